@@ -1,0 +1,38 @@
+/**
+ * The one small database interface the engine talks to. Two adapters implement it: PostgreSQL through
+ * postgres.js (`postgres.ts`) and the embedded PGlite (`pglite.ts`). Parameters always travel as text
+ * (or null) and every placeholder in engine SQL carries a cast, so both adapters see the same SQL.
+ */
+export type Row = Record<string, unknown>;
+export type Param = string | null;
+
+export interface Queryable {
+  query(text: string, params?: readonly Param[]): Promise<Row[]>;
+  /** Several statements without parameters (migrations, seed scripts). */
+  exec(script: string): Promise<void>;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  /** Runs `fn` inside BEGIN/COMMIT on one connection; rolls back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** A PostgreSQL error as both drivers report it, reduced to what the engine needs. */
+export interface DbError {
+  code?: string;
+  message: string;
+  detail?: string;
+  constraint?: string;
+}
+
+export function asDbError(err: unknown): DbError | undefined {
+  if (!err || typeof err !== 'object') return undefined;
+  const e = err as Record<string, unknown>;
+  const code = typeof e.code === 'string' ? e.code : undefined;
+  // postgres.js names the constraint `constraint_name`, PGlite `constraint`.
+  const constraint = (e.constraint_name ?? e.constraint) as string | undefined;
+  if (!code || !/^[0-9A-Z]{5}$/.test(code)) return undefined;
+  return { code, message: String(e.message ?? ''), detail: e.detail as string | undefined, constraint };
+}

@@ -1,0 +1,31 @@
+import * as fs from 'node:fs';
+import { PGlite } from '@electric-sql/pglite';
+import type { Database, Param, Queryable, Row } from './database';
+
+/**
+ * The embedded default: PostgreSQL in WebAssembly, in this process, one connection. PGlite queues
+ * queries itself and `transaction` holds that single connection until it ends.
+ * `dataDir` is a folder on disk, or `memory://` for a throw-away database.
+ */
+export async function openPglite(dataDir: string, opts: { statementTimeoutMs: number }): Promise<Database> {
+  if (!dataDir.startsWith('memory://')) fs.mkdirSync(dataDir, { recursive: true });
+  const db = await PGlite.create(dataDir);
+  await db.exec(`SET statement_timeout = ${Math.trunc(opts.statementTimeoutMs)}`);
+  const wrap = (q: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
+    async query(text: string, params: readonly Param[] = []): Promise<Row[]> {
+      const res = await q.query<Row>(text, params as Param[]);
+      return res.rows;
+    },
+    async exec(script: string): Promise<void> {
+      await q.exec(script);
+    },
+  });
+  const base = wrap(db);
+  return {
+    kind: 'pglite',
+    query: base.query,
+    exec: base.exec,
+    transaction: <T>(fn: (tx: Queryable) => Promise<T>) => db.transaction((tx) => fn(wrap(tx))),
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,61 @@
+import type { DocumentNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
+import type { RuntimeCheck } from '../plan/context';
+import type { RootField } from '../plan/ir';
+import { graphqlOnlyDocument, planOperation, type GraphqlRootField } from '../plan/plan-operation';
+import type { Variables } from '../plan/values';
+import type { RoleSchema } from '../schema/role-schema';
+import { mutationStatement } from '../sql/mutation';
+import { queryStatement } from '../sql/query';
+import type { ParamSlot } from '../sql/writer';
+
+export interface Statement { text: string; params: ParamSlot[] }
+
+/** Where each response key's value comes from when the plan runs. */
+export type ResponseField =
+  | { alias: string; from: 'query'; column: string }
+  | { alias: string; from: 'graphql' };
+
+/** Mutations run one step at a time, in document order, in one transaction. */
+export type MutationStep =
+  | { kind: 'sql'; alias: string; statement: Statement }
+  | { kind: 'graphql'; alias: string; document: DocumentNode };
+
+export interface ExecutablePlan {
+  operation: 'query' | 'mutation';
+  fields: ResponseField[];
+  /** All table fields of a query, one statement. */
+  query?: Statement;
+  /** The query's action and introspection fields, for graphql-js. */
+  graphql?: DocumentNode;
+  steps: MutationStep[];
+  checks: RuntimeCheck[];
+}
+
+const isRead = (f: RootField | GraphqlRootField): f is Extract<RootField, { kind: 'select' | 'selectByPk' | 'aggregate' }> =>
+  f.kind === 'select' || f.kind === 'selectByPk' || f.kind === 'aggregate';
+
+/** GraphQL operation -> IR -> SQL text, once per (role, document, operation, variable shape). */
+export function compile(role: RoleSchema, operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>, variables: Variables, limits: { maxRows: number; maxDepth: number }): ExecutablePlan {
+  const ir = planOperation({ role, operation, fragments, variables, ...limits });
+  const plan: ExecutablePlan = { operation: ir.operation, fields: [], steps: [], checks: ir.checks };
+  if (ir.operation === 'mutation') {
+    for (const f of ir.fields) {
+      if (f.kind === 'graphql') plan.steps.push({ kind: 'graphql', alias: f.alias, document: graphqlOnlyDocument(operation, fragments, f.nodes) });
+      else if (f.kind === 'insert' || f.kind === 'update' || f.kind === 'delete') {
+        const s = mutationStatement(f);
+        plan.steps.push({ kind: 'sql', alias: f.alias, statement: { text: s.text, params: s.writer.params } });
+      }
+    }
+    return plan;
+  }
+  const reads = ir.fields.filter(isRead);
+  if (reads.length) {
+    const s = queryStatement(reads);
+    plan.query = { text: s.text, params: s.writer.params };
+  }
+  const others = ir.fields.filter((f): f is GraphqlRootField => f.kind === 'graphql');
+  if (others.length) plan.graphql = graphqlOnlyDocument(operation, fragments, others.flatMap((f) => f.nodes));
+  let column = 0;
+  plan.fields = ir.fields.map((f): ResponseField => (isRead(f) ? { alias: f.alias, from: 'query', column: `f${column++}` } : { alias: f.alias, from: 'graphql' }));
+  return plan;
+}

@@ -1,0 +1,208 @@
+import {
+  execute, getVariableValues, GraphQLError, Kind, parse, validate,
+  type DocumentNode, type FragmentDefinitionNode, type GraphQLInputType, type OperationDefinitionNode, typeFromAST,
+} from 'graphql';
+import type { Session } from '../auth/session';
+import type { EngineConfig } from '../config/config';
+import { asDbError, type Database, type Queryable } from '../db/database';
+import type { Model } from '../metadata/model';
+import { RequestError } from '../plan/errors';
+import { variableShape, type Variables } from '../plan/values';
+import { buildActionTypes } from '../schema/action-types';
+import { buildRoleSchema, type RoleSchema } from '../schema/role-schema';
+import { actionResolver, loadHandler, type ActionContext, type ActionHandler } from './actions';
+import { compile, type ExecutablePlan } from './compile';
+import { Lru } from './lru';
+import { bindParams, resolveSource } from './params';
+
+export interface GraphqlRequest {
+  query?: unknown;
+  variables?: unknown;
+  operationName?: unknown;
+}
+
+export interface EngineResponse {
+  status: number;
+  /** JSON text of the response. */
+  body: string;
+}
+
+/** A parsed, validated document of one role, with what plan keys need from it. */
+interface DocumentEntry {
+  document: DocumentNode;
+  fragments: Record<string, FragmentDefinitionNode>;
+  operations: Map<string | undefined, OperationDefinitionNode>;
+}
+
+/** Turns a Hasura-shaped error into the response body. */
+export function errorBody(errors: { message: string; code: string; path: string; internal?: unknown }[]): string {
+  return JSON.stringify({
+    errors: errors.map((e) => ({ message: e.message, extensions: { path: e.path, code: e.code, ...(e.internal ? { internal: e.internal } : {}) } })),
+  });
+}
+
+export class Engine {
+  private schemas = new Map<string, RoleSchema>();
+  private documents: Lru<string, DocumentEntry>;
+  private plans: Lru<string, ExecutablePlan>;
+  private handlers = new Map<string, ActionHandler>();
+  private actionTypes;
+  /** Counts how often SQL was generated; tests use it to show the plan cache works. */
+  compilations = 0;
+
+  constructor(readonly model: Model, readonly db: Database, readonly config: EngineConfig, private log: (entry: Record<string, unknown>) => void = () => undefined) {
+    this.documents = new Lru(config.limits.planCacheSize);
+    this.plans = new Lru(config.limits.planCacheSize);
+    this.actionTypes = buildActionTypes(model.metadata.actionsSdl, model.metadata.actions);
+    for (const a of model.metadata.actions) this.handlers.set(a.name, loadHandler(a));
+  }
+
+  /** The role's schema, built on first use. An unknown role is refused. */
+  schemaFor(role: string): RoleSchema {
+    let s = this.schemas.get(role);
+    if (!s) {
+      if (!this.model.roles.includes(role)) throw new RequestError('access-denied', `role "${role}" is not defined in the metadata`, '$', 400);
+      s = buildRoleSchema(this.model, role, this.actionTypes, actionResolver(this.handlers) as never);
+      this.schemas.set(role, s);
+    }
+    return s;
+  }
+
+  private documentFor(role: RoleSchema, query: string): DocumentEntry {
+    const key = `${role.role}\u0000${query}`;
+    let entry = this.documents.get(key);
+    if (entry) return entry;
+    let document: DocumentNode;
+    try {
+      document = parse(query);
+    } catch (err) {
+      throw new RequestError('validation-failed', (err as GraphQLError).message, '$.query');
+    }
+    const errors = validate(role.schema, document);
+    if (errors.length) throw new RequestError('validation-failed', errors[0].message, errorPath(errors[0]));
+    const fragments: Record<string, FragmentDefinitionNode> = {};
+    const operations = new Map<string | undefined, OperationDefinitionNode>();
+    for (const d of document.definitions) {
+      if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
+      else if (d.kind === Kind.OPERATION_DEFINITION) operations.set(d.name?.value, d);
+    }
+    entry = { document, fragments, operations };
+    this.documents.set(key, entry);
+    return entry;
+  }
+
+  private operationOf(entry: DocumentEntry, name: unknown): OperationDefinitionNode {
+    if (name !== undefined && name !== null && typeof name !== 'string') throw new RequestError('validation-failed', 'operationName must be a string', '$.operationName');
+    if (typeof name === 'string') {
+      const op = entry.operations.get(name);
+      if (!op) throw new RequestError('validation-failed', `no such operation found in the document: "${name}"`, '$.operationName');
+      return op;
+    }
+    if (entry.operations.size !== 1) throw new RequestError('validation-failed', 'exactly one operation has to be present in the document when operationName is not specified', '$');
+    return entry.operations.values().next().value as OperationDefinitionNode;
+  }
+
+  /** Runs one GraphQL request for a session and returns the response text. */
+  async run(request: GraphqlRequest, session: Session): Promise<EngineResponse> {
+    try {
+      return await this.runUnsafe(request, session);
+    } catch (err) {
+      return this.failure(err, session);
+    }
+  }
+
+  private async runUnsafe(request: GraphqlRequest, session: Session): Promise<EngineResponse> {
+    if (typeof request.query !== 'string' || request.query.trim() === '') throw new RequestError('bad-request', 'the request body needs a "query" string', '$.query', 400);
+    if (request.variables !== undefined && request.variables !== null && (typeof request.variables !== 'object' || Array.isArray(request.variables))) {
+      throw new RequestError('bad-request', '"variables" must be an object', '$.variables', 400);
+    }
+    const role = this.schemaFor(session.role);
+    const entry = this.documentFor(role, request.query);
+    const operation = this.operationOf(entry, request.operationName);
+    const coerced = getVariableValues(role.schema, operation.variableDefinitions ?? [], (request.variables ?? {}) as Record<string, unknown>);
+    if (coerced.errors) throw new RequestError('validation-failed', coerced.errors[0].message, '$.variableValues');
+    const vars = coerced.coerced;
+    const plan = this.planFor(role, request.query, operation, entry, vars);
+    for (const c of plan.checks) {
+      const v = resolveSource(c.source, vars, session);
+      if (typeof v === 'number' && v < 0) throw new RequestError('validation-failed', 'expecting a non-negative integer', c.path);
+    }
+    return plan.operation === 'mutation' ? this.runMutation(plan, vars, session) : this.runQuery(plan, vars, session);
+  }
+
+  private planFor(role: RoleSchema, query: string, operation: OperationDefinitionNode, entry: DocumentEntry, vars: Variables): ExecutablePlan {
+    // Only variables that change the SQL's shape join the key; scalar values never do.
+    let shape = '';
+    for (const def of operation.variableDefinitions ?? []) {
+      const type = typeFromAST(role.schema, def.type as never) as GraphQLInputType;
+      shape += `${def.variable.name.value}=${variableShape(vars[def.variable.name.value], type)};`;
+    }
+    const key = `${role.role}\u0000${operation.name?.value ?? ''}\u0000${shape}\u0000${query}`;
+    let plan = this.plans.get(key);
+    if (!plan) {
+      plan = compile(role, operation, entry.fragments, vars, this.config.limits);
+      this.compilations++;
+      this.plans.set(key, plan);
+    }
+    return plan;
+  }
+
+  private async runGraphql(document: DocumentNode, role: RoleSchema, vars: Variables, ctx: ActionContext): Promise<Record<string, unknown>> {
+    const result = await execute({ schema: role.schema, document, variableValues: vars, contextValue: ctx });
+    if (result.errors?.length) throw result.errors[0].originalError instanceof RequestError ? result.errors[0].originalError : new RequestError('action-error', result.errors[0].message, `$.selectionSet.${result.errors[0].path?.join('.') ?? ''}`);
+    return (result.data ?? {}) as Record<string, unknown>;
+  }
+
+  private async runQuery(plan: ExecutablePlan, vars: Variables, session: Session): Promise<EngineResponse> {
+    const role = this.schemaFor(session.role);
+    const [rows, other] = await Promise.all([
+      plan.query ? this.db.query(plan.query.text, bindParams(plan.query.params, vars, session)) : Promise.resolve([]),
+      plan.graphql ? this.runGraphql(plan.graphql, role, vars, { db: this.db, session }) : Promise.resolve({} as Record<string, unknown>),
+    ]);
+    const row = rows[0] ?? {};
+    const parts = plan.fields.map((f) => `${JSON.stringify(f.alias)}:${f.from === 'query' ? (row[f.column] as string | null) ?? 'null' : JSON.stringify(other[f.alias] ?? null)}`);
+    return { status: 200, body: `{"data":{${parts.join(',')}}}` };
+  }
+
+  private async runMutation(plan: ExecutablePlan, vars: Variables, session: Session): Promise<EngineResponse> {
+    const role = this.schemaFor(session.role);
+    const parts = await this.db.transaction(async (tx: Queryable) => {
+      const out: string[] = [];
+      for (const step of plan.steps) {
+        let value: string;
+        if (step.kind === 'sql') {
+          const [row] = await tx.query(step.statement.text, bindParams(step.statement.params, vars, session));
+          if (row.ok === false || row.ok === 'f') throw new RequestError('permission-error', 'check constraint of an insert/update permission has failed', `$.selectionSet.${step.alias}`);
+          value = (row.out as string | null) ?? 'null';
+        } else {
+          const data = await this.runGraphql(step.document, role, vars, { db: tx, session });
+          value = JSON.stringify(data[step.alias] ?? null);
+        }
+        out.push(`${JSON.stringify(step.alias)}:${value}`);
+      }
+      return out;
+    });
+    return { status: 200, body: `{"data":{${parts.join(',')}}}` };
+  }
+
+  /** Maps any failure to Hasura's error shape; internal details only for admin-secret callers. */
+  failure(err: unknown, session?: Session): EngineResponse {
+    if (err instanceof RequestError) return { status: err.status, body: errorBody([{ message: err.message, code: err.code, path: err.path }]) };
+    const db = asDbError(err);
+    if (db) {
+      const cls = db.code!.slice(0, 2);
+      if (cls === '23') return { status: 200, body: errorBody([{ message: db.message, code: 'constraint-violation', path: '$' }]) };
+      if (cls === '22') return { status: 200, body: errorBody([{ message: db.message, code: 'data-exception', path: '$' }]) };
+      this.log({ level: 'error', msg: 'database error', code: db.code, error: db.message });
+      const message = db.code === '57014' ? 'the query took longer than the statement timeout' : session?.isAdmin ? db.message : 'database query error';
+      return { status: 200, body: errorBody([{ message, code: 'postgres-error', path: '$', internal: session?.isAdmin ? { code: db.code, detail: db.detail } : undefined }]) };
+    }
+    this.log({ level: 'error', msg: 'unexpected error', error: (err as Error)?.stack ?? String(err) });
+    return { status: 500, body: errorBody([{ message: session?.isAdmin ? `unexpected error: ${(err as Error)?.message}` : 'unexpected error', code: 'unexpected', path: '$' }]) };
+  }
+}
+
+function errorPath(err: GraphQLError): string {
+  const loc = err.locations?.[0];
+  return loc ? `$.query:${loc.line}:${loc.column}` : '$';
+}

@@ -1,0 +1,43 @@
+import type { Context } from 'hono';
+import { adminSession, type Session } from '../auth/session';
+import type { Engine, EngineResponse, GraphqlRequest } from '../execute/engine';
+import { errorBody } from '../execute/engine';
+import { RequestError } from '../plan/errors';
+
+const json = (c: Context, r: EngineResponse) => c.body(r.body, r.status as 200, { 'content-type': 'application/json; charset=utf-8' });
+
+/**
+ * POST /api/graphql: body `{query, variables?, operationName?}` (or a list of them, a batch). The
+ * engine's answer is JSON text already; it is written as it is.
+ */
+export function graphqlRoute(engine: Engine, resolveSession: (headers: Headers) => Promise<Session> | Session) {
+  return async (c: Context) => {
+    let session: Session;
+    try {
+      session = await resolveSession(c.req.raw.headers);
+    } catch (err) {
+      return json(c, engine.failure(err));
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(await c.req.text());
+    } catch {
+      return json(c, { status: 400, body: errorBody([{ message: 'the request body is not valid JSON', code: 'invalid-json', path: '$' }]) });
+    }
+    if (Array.isArray(body)) {
+      const results = await Promise.all(body.map((b) => engine.run(asRequest(b), session)));
+      return json(c, { status: 200, body: `[${results.map((r) => r.body).join(',')}]` });
+    }
+    return json(c, await engine.run(asRequest(body), session));
+  };
+}
+
+function asRequest(body: unknown): GraphqlRequest {
+  if (!body || typeof body !== 'object') return { query: undefined };
+  return body as GraphqlRequest;
+}
+
+/** The default session resolver: the admin secret; sign-in methods are added in front of it. */
+export const adminSecretSessions = (secret: string | undefined) => (headers: Headers) => adminSession(headers, secret);
+
+export { RequestError };

@@ -1,0 +1,120 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import YAML from 'yaml';
+import type { ActionJson, MetadataJson, SourceJson, TableJson } from './metadata-types';
+import { actionsSchema, sourcesSchema, tableSchema } from './metadata-schema';
+
+/** A metadata problem, always naming the file and the place inside it. */
+export class MetadataError extends Error {
+  constructor(readonly file: string, readonly where: string, problem: string) {
+    super(`metadata ${file}${where ? ` at ${where}` : ''}: ${problem}`);
+  }
+}
+
+const ajv = new Ajv({ allErrors: false, strict: false });
+const validators = {
+  table: ajv.compile(tableSchema),
+  sources: ajv.compile(sourcesSchema),
+  actions: ajv.compile(actionsSchema),
+};
+
+function describe(err: ErrorObject): string {
+  if (err.keyword === 'additionalProperties') return `unknown key "${(err.params as { additionalProperty: string }).additionalProperty}"`;
+  if (err.keyword === 'required') return `missing key "${(err.params as { missingProperty: string }).missingProperty}"`;
+  if (err.keyword === 'enum') return `${err.message}: ${(err.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+  return err.message ?? 'invalid';
+}
+
+function check<T>(validate: ValidateFunction, value: unknown, file: string, root: string): T {
+  if (!validate(value)) {
+    const err = validate.errors![0];
+    throw new MetadataError(file, root + err.instancePath.replace(/\//g, '.'), describe(err));
+  }
+  return value as T;
+}
+
+const INCLUDE = /^!include\s+(.+)$/;
+
+/**
+ * Reads a YAML file, replacing every `"!include other.yaml"` string (Hasura's form) and every
+ * `!include other.yaml` tag with the parsed content of that file, relative to the including file.
+ */
+export function readYaml(file: string, seen: string[] = []): unknown {
+  if (seen.includes(file)) throw new MetadataError(file, '', `circular !include through ${seen.map((f) => path.basename(f)).join(' -> ')}`);
+  if (!fs.existsSync(file)) throw new MetadataError(seen.length ? seen[seen.length - 1] : file, '', `file not found: ${file}`);
+  let doc: unknown;
+  try {
+    doc = YAML.parse(fs.readFileSync(file, 'utf8'), {
+      customTags: [{ tag: '!include', resolve: (value: string) => `!include ${value}` }],
+    });
+  } catch (err) {
+    throw new MetadataError(file, '', `invalid YAML: ${(err as Error).message}`);
+  }
+  const expand = (value: unknown): unknown => {
+    if (typeof value === 'string') {
+      const m = INCLUDE.exec(value.trim());
+      return m ? readYaml(path.resolve(path.dirname(file), m[1].trim()), [...seen, file]) : value;
+    }
+    if (Array.isArray(value)) return value.map(expand);
+    return value;
+  };
+  // Includes are expanded where Hasura puts them: a value, or an element of a list.
+  if (doc && typeof doc === 'object' && !Array.isArray(doc)) {
+    return Object.fromEntries(Object.entries(doc).map(([k, v]) => [k, expand(v)]));
+  }
+  return expand(doc);
+}
+
+/** Like readYaml, but table entries remember which file they came from, for error messages. */
+function readTables(file: string, source: string): { table: TableJson; file: string }[] {
+  const doc = YAML.parse(fs.readFileSync(file, 'utf8'), { customTags: [{ tag: '!include', resolve: (v: string) => `!include ${v}` }] }) ?? [];
+  if (!Array.isArray(doc)) throw new MetadataError(file, '', 'expected a list of tables');
+  return doc.map((entry: unknown, i: number) => {
+    const m = typeof entry === 'string' ? INCLUDE.exec(entry.trim()) : null;
+    const from = m ? path.resolve(path.dirname(file), m[1].trim()) : file;
+    const value = m ? readYaml(from, [file]) : entry;
+    return { table: check<TableJson>(validators.table, value, from, m ? '' : `[${i}]`), file: from };
+  }).map((t) => ({ ...t, source }));
+}
+
+export interface LoadedMetadata extends MetadataJson {
+  /** The file each table came from, by `schema.name`. */
+  tableFiles: Map<string, string>;
+}
+
+/** Loads and validates a metadata directory in Hasura's config v3 layout. */
+export function loadMetadata(dir: string): LoadedMetadata {
+  if (!fs.existsSync(dir)) throw new MetadataError(dir, '', 'metadata directory not found');
+  const versionFile = path.join(dir, 'version.yaml');
+  const version = fs.existsSync(versionFile) ? Number((readYaml(versionFile) as { version?: number })?.version ?? 3) : 3;
+  if (version !== 3) throw new MetadataError(versionFile, 'version', `only config version 3 is supported, got ${version}`);
+
+  const databasesFile = path.join(dir, 'databases', 'databases.yaml');
+  const tableFiles = new Map<string, string>();
+  let sources: SourceJson[] = [];
+  if (fs.existsSync(databasesFile)) {
+    const raw = YAML.parse(fs.readFileSync(databasesFile, 'utf8')) ?? [];
+    check(validators.sources, raw, databasesFile, '');
+    sources = (raw as (SourceJson & { tables: unknown })[]).map((src) => {
+      let tables: { table: TableJson; file: string }[] = [];
+      const inc = typeof src.tables === 'string' ? INCLUDE.exec((src.tables as string).trim()) : null;
+      if (inc) tables = readTables(path.resolve(path.dirname(databasesFile), inc[1].trim()), src.name);
+      else if (Array.isArray(src.tables)) {
+        tables = src.tables.map((t, i) => ({ table: check<TableJson>(validators.table, t, databasesFile, `[${src.name}].tables[${i}]`), file: databasesFile }));
+      }
+      for (const t of tables) tableFiles.set(`${t.table.table.schema ?? 'public'}.${t.table.table.name}`, t.file);
+      return { ...src, tables: tables.map((t) => t.table) };
+    });
+  }
+
+  const actionsFile = path.join(dir, 'actions.yaml');
+  const actionsSdlFile = path.join(dir, 'actions.graphql');
+  let actions: ActionJson[] = [];
+  if (fs.existsSync(actionsFile)) {
+    const raw = readYaml(actionsFile) ?? {};
+    actions = check<{ actions?: ActionJson[] }>(validators.actions, raw, actionsFile, '').actions ?? [];
+  }
+  const actionsSdl = fs.existsSync(actionsSdlFile) ? fs.readFileSync(actionsSdlFile, 'utf8') : '';
+  return { version, sources, actions, actionsSdl, tableFiles };
+}

@@ -1,0 +1,56 @@
+import {
+  getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, Kind,
+  type FieldNode, type FragmentDefinitionNode, type GraphQLObjectType, type SelectionSetNode,
+} from 'graphql';
+import type { Variables } from './values';
+
+export interface CollectContext {
+  fragments: Record<string, FragmentDefinitionNode>;
+  variables: Variables;
+}
+
+function included(node: { directives?: readonly import('graphql').DirectiveNode[] }, vars: Variables): boolean {
+  const skip = getDirectiveValues(GraphQLSkipDirective, node, vars);
+  if (skip?.if === true) return false;
+  const include = getDirectiveValues(GraphQLIncludeDirective, node, vars);
+  return include?.if !== false;
+}
+
+/**
+ * The fields of a selection set on `type`, grouped by response key in first-seen order, with
+ * fragments spread and @include/@skip applied (as graphql-js's own CollectFields does).
+ */
+export function collectFields(
+  type: GraphQLObjectType,
+  selections: readonly SelectionSetNode[],
+  ctx: CollectContext,
+): Map<string, FieldNode[]> {
+  const out = new Map<string, FieldNode[]>();
+  const visited = new Set<string>();
+  const walk = (set: SelectionSetNode) => {
+    for (const sel of set.selections) {
+      if (!included(sel, ctx.variables)) continue;
+      if (sel.kind === Kind.FIELD) {
+        const key = sel.alias?.value ?? sel.name.value;
+        const list = out.get(key);
+        if (list) list.push(sel);
+        else out.set(key, [sel]);
+      } else if (sel.kind === Kind.INLINE_FRAGMENT) {
+        if (!sel.typeCondition || sel.typeCondition.name.value === type.name) walk(sel.selectionSet);
+      } else {
+        const name = sel.name.value;
+        if (visited.has(name)) continue;
+        visited.add(name);
+        const frag = ctx.fragments[name];
+        if (frag && frag.typeCondition.name.value === type.name) walk(frag.selectionSet);
+      }
+    }
+  };
+  for (const s of selections) walk(s);
+  return out;
+}
+
+/** The merged sub-selections of every node that shares one response key. */
+export function subSelections(nodes: FieldNode[]): SelectionSetNode[] {
+  return nodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : []));
+}

@@ -1,0 +1,115 @@
+import {
+  getNamedType, GraphQLEnumType, GraphQLInputObjectType, isEnumType, isInputObjectType, isListType, isNonNullType,
+  isScalarType, Kind, valueFromAST, type GraphQLInputType, type ValueNode,
+} from 'graphql';
+import type { ValueSource } from './ir';
+
+/**
+ * An argument value as the planner sees it: structure (objects, lists, enum values) resolved, scalar
+ * leaves left as sources to be bound when the plan runs. Structure that comes from a variable is part
+ * of the plan's cache key (see `variableShape`), so the SQL text never depends on a scalar's value.
+ */
+export type Arg =
+  | { kind: 'null' }
+  | { kind: 'leaf'; source: ValueSource }
+  | { kind: 'enum'; value: unknown }
+  | { kind: 'list'; items: Arg[] }
+  | { kind: 'object'; fields: Map<string, Arg> };
+
+export type Variables = Record<string, unknown>;
+
+/** A list whose elements are scalars is bound whole, as one array parameter. */
+function isScalarList(type: GraphQLInputType): boolean {
+  const t = isNonNullType(type) ? type.ofType : type;
+  return isListType(t) && isScalarType(getNamedType(t));
+}
+
+function fromRuntime(value: unknown, type: GraphQLInputType, name: string, path: (string | number)[]): Arg {
+  if (value === null || value === undefined) return { kind: 'null' };
+  if (isNonNullType(type)) return fromRuntime(value, type.ofType, name, path);
+  if (isScalarType(type) || isScalarList(type)) return { kind: 'leaf', source: { from: 'variable', name, path } };
+  if (isListType(type)) {
+    const items = Array.isArray(value) ? value : [value];
+    return { kind: 'list', items: items.map((v, i) => fromRuntime(v, type.ofType, name, [...path, i])) };
+  }
+  if (isEnumType(type)) return { kind: 'enum', value };
+  const fields = new Map<string, Arg>();
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    const f = (type as GraphQLInputObjectType).getFields()[k];
+    if (f) fields.set(k, fromRuntime(v, f.type, name, [...path, k]));
+  }
+  return { kind: 'object', fields };
+}
+
+/**
+ * Resolves an argument's AST (already validated against the schema) against coerced variables.
+ * Returns undefined for a variable that was not provided, which counts as an absent argument.
+ */
+export function resolveArg(node: ValueNode, type: GraphQLInputType, vars: Variables): Arg | undefined {
+  if (node.kind === Kind.VARIABLE) {
+    const name = node.name.value;
+    if (!(name in vars)) return undefined;
+    return fromRuntime(vars[name], type, name, []);
+  }
+  if (node.kind === Kind.NULL) return { kind: 'null' };
+  if (isNonNullType(type)) return resolveArg(node, type.ofType, vars);
+  if (isScalarList(type) || isScalarType(type)) return scalarLeaf(node, type, vars);
+  if (isListType(type)) {
+    const items = node.kind === Kind.LIST ? node.values : [node];
+    return { kind: 'list', items: items.map((n) => resolveArg(n, type.ofType, vars) ?? { kind: 'null' }) };
+  }
+  if (isEnumType(type)) return { kind: 'enum', value: (type as GraphQLEnumType).parseLiteral(node, vars) };
+  if (node.kind !== Kind.OBJECT) return { kind: 'null' };
+  const fields = new Map<string, Arg>();
+  const defs = (type as GraphQLInputObjectType).getFields();
+  for (const f of node.fields) {
+    const def = defs[f.name.value];
+    const arg = def && resolveArg(f.value, def.type, vars);
+    if (arg) fields.set(f.name.value, arg);
+  }
+  return { kind: 'object', fields };
+}
+
+/** A scalar, or a list of scalars, that may hold variables among literals. */
+function scalarLeaf(node: ValueNode, type: GraphQLInputType, vars: Variables): Arg {
+  if (node.kind === Kind.LIST && !node.values.some(hasVariable)) {
+    return { kind: 'leaf', source: { from: 'literal', value: valueFromAST(node, type) } };
+  }
+  if (node.kind === Kind.LIST) {
+    const itemType = (isNonNullType(type) ? type.ofType : type) as { ofType: GraphQLInputType };
+    const items = node.values.map((n): ValueSource => {
+      if (n.kind === Kind.VARIABLE) return { from: 'variable', name: n.name.value, path: [] };
+      return { from: 'literal', value: valueFromAST(n, itemType.ofType, vars) };
+    });
+    return { kind: 'leaf', source: { from: 'list', items } };
+  }
+  return { kind: 'leaf', source: { from: 'literal', value: valueFromAST(node, type, vars) } };
+}
+
+function hasVariable(node: ValueNode): boolean {
+  if (node.kind === Kind.VARIABLE) return true;
+  if (node.kind === Kind.LIST) return node.values.some(hasVariable);
+  if (node.kind === Kind.OBJECT) return node.fields.some((f) => hasVariable(f.value));
+  return false;
+}
+
+/**
+ * The part of a variable's value that changes the SQL: object keys, list lengths, enum values and
+ * booleans (they may drive @include/@skip); other scalars stand as `?`. Plans are cached per shape.
+ */
+export function variableShape(value: unknown, type: GraphQLInputType): string {
+  if (value === null || value === undefined) return 'n';
+  if (isNonNullType(type)) return variableShape(value, type.ofType);
+  if (isScalarType(type)) return type.name === 'Boolean' ? String(value) : '?';
+  if (isScalarList(type)) return '?';
+  if (isListType(type)) {
+    const items = Array.isArray(value) ? value : [value];
+    return `[${items.map((v) => variableShape(v, type.ofType)).join(',')}]`;
+  }
+  if (isEnumType(type)) return JSON.stringify(value);
+  if (isInputObjectType(type)) {
+    const defs = type.getFields();
+    return `{${Object.entries(value as Record<string, unknown>).map(([k, v]) => `${k}:${defs[k] ? variableShape(v, defs[k].type) : '?'}`).join(',')}}`;
+  }
+  return '?';
+}

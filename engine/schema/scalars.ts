@@ -1,0 +1,133 @@
+import {
+  GraphQLBoolean, GraphQLError, GraphQLFloat, GraphQLInt, GraphQLScalarType, GraphQLString, Kind,
+  type GraphQLScalarTypeConfig, type ValueNode,
+} from 'graphql';
+import { GraphQLJSON } from 'graphql-scalars';
+
+/**
+ * The scalars of generated schemas, named as Hasura names them. Every one checks its input, so that a
+ * bad value is a `validation-failed` error naming the type, not a database error later.
+ */
+
+type Check = (value: unknown) => unknown;
+
+function invalid(type: string, value: unknown, why = ''): never {
+  throw new GraphQLError(`invalid value for ${type}: ${JSON.stringify(value)}${why ? ` (${why})` : ''}`);
+}
+
+/** A scalar whose literal is a string or number, checked by `check` and passed on as it is. */
+function scalar(name: string, description: string, check: Check): GraphQLScalarType {
+  const literal = (node: ValueNode): unknown => {
+    switch (node.kind) {
+      case Kind.STRING: return check(node.value);
+      case Kind.INT: return check(Number(node.value) > Number.MAX_SAFE_INTEGER || Number(node.value) < -Number.MAX_SAFE_INTEGER ? node.value : Number(node.value));
+      case Kind.FLOAT: return check(Number(node.value));
+      case Kind.BOOLEAN: return check(node.value);
+      default: return invalid(name, (node as { value?: unknown }).value ?? node.kind);
+    }
+  };
+  const config: GraphQLScalarTypeConfig<unknown, unknown> = {
+    name,
+    description,
+    serialize: (v) => v,
+    parseValue: check,
+    parseLiteral: literal,
+  };
+  return new GraphQLScalarType(config);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?\s*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
+const TIME = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?\s*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
+const NUMERIC = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+const INTEGER = /^\s*[-+]?\d+\s*$/;
+
+function validDate(y: string, m: string, d: string): boolean {
+  const date = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d)));
+  return date.getUTCFullYear() === Number(y) && date.getUTCMonth() === Number(m) - 1 && date.getUTCDate() === Number(d);
+}
+
+const string = (type: string): Check => (v) => (typeof v === 'string' ? v : invalid(type, v, 'expected a string'));
+
+const checks: Record<string, [string, Check]> = {
+  uuid: ['A UUID', (v) => (typeof v === 'string' && UUID.test(v) ? v.toLowerCase() : invalid('uuid', v))],
+  bigint: ['A 64-bit integer (a number, or a string of digits beyond 2^53)', (v) => {
+    if (typeof v === 'number' && Number.isInteger(v)) return v;
+    if (typeof v === 'string' && INTEGER.test(v)) return v.trim();
+    return invalid('bigint', v);
+  }],
+  smallint: ['A 16-bit integer', (v) => (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) <= 32767 ? v : invalid('smallint', v))],
+  numeric: ['An arbitrary-precision number (a number or a numeric string)', (v) => {
+    if (typeof v === 'number' && Number.isFinite(v)) return v;
+    if (typeof v === 'string' && (NUMERIC.test(v) || /^(NaN|-?Infinity)$/.test(v))) return v.trim();
+    return invalid('numeric', v);
+  }],
+  float8: ['A double-precision number', (v) => {
+    if (typeof v === 'number') return v;
+    if (typeof v === 'string' && (NUMERIC.test(v) || /^(NaN|-?Infinity)$/.test(v))) return v.trim();
+    return invalid('float8', v);
+  }],
+  money: ['An amount of money', (v) => (typeof v === 'number' || (typeof v === 'string' && v !== '') ? v : invalid('money', v))],
+  date: ['A calendar date, YYYY-MM-DD', (v) => {
+    const m = typeof v === 'string' ? DATE.exec(v) : null;
+    return m && validDate(m[1], m[2], m[3]) ? v : invalid('date', v, 'expected YYYY-MM-DD');
+  }],
+  timestamp: ['A date and time without time zone, ISO 8601', timestampCheck('timestamp')],
+  timestamptz: ['A date and time with time zone, ISO 8601', timestampCheck('timestamptz')],
+  time: ['A time of day', (v) => (typeof v === 'string' && TIME.test(v) ? v : invalid('time', v))],
+  timetz: ['A time of day with time zone', (v) => (typeof v === 'string' && TIME.test(v) ? v : invalid('timetz', v))],
+  citext: ['Case-insensitive text', string('citext')],
+  interval: ['A time interval (PostgreSQL syntax)', string('interval')],
+  bytea: ['Binary data, hex (\\x...)', string('bytea')],
+  inet: ['An IP address', string('inet')],
+};
+
+function timestampCheck(type: string): Check {
+  return (v) => {
+    const m = typeof v === 'string' ? TIMESTAMP.exec(v) : null;
+    if (!m || !validDate(m[1], m[2], m[3])) return invalid(type, v, 'expected ISO 8601, e.g. 2026-01-31T23:59:59');
+    if (m[4] !== undefined && (Number(m[4]) > 24 || Number(m[5]) > 59 || Number(m[6] ?? 0) > 60)) return invalid(type, v, 'time out of range');
+    return v;
+  };
+}
+
+const cache = new Map<string, GraphQLScalarType>([
+  ['Int', GraphQLInt],
+  ['Float', GraphQLFloat],
+  ['String', GraphQLString],
+  ['Boolean', GraphQLBoolean],
+  ['jsonb', new GraphQLScalarType({ ...GraphQLJSON.toConfig(), name: 'jsonb', description: 'A JSON value (stored as jsonb)', specifiedByURL: undefined })],
+  ['json', new GraphQLScalarType({ ...GraphQLJSON.toConfig(), name: 'json', description: 'A JSON value', specifiedByURL: undefined })],
+]);
+
+/** The scalar type of that name; unknown names become pass-through string scalars. */
+export function scalarType(name: string): GraphQLScalarType {
+  let t = cache.get(name);
+  if (!t) {
+    const [description, check] = checks[name] ?? [`A value of PostgreSQL type ${name}`, (v: unknown) => v];
+    t = scalar(name, description, check);
+    cache.set(name, t);
+  }
+  return t;
+}
+
+/**
+ * The type of a column that references a lookup table. Unlike Hasura's GraphQL enum, it accepts the
+ * values both as strings ("Open", as the platform's own examples write them) and as bare enum names
+ * (Open); anything else is refused with the list of allowed values.
+ */
+export function lookupScalarType(name: string, values: readonly string[]): GraphQLScalarType {
+  const allowed = new Set(values);
+  const check = (v: unknown) => {
+    if (typeof v === 'string' && allowed.has(v)) return v;
+    throw new GraphQLError(`unexpected value ${JSON.stringify(v)} for ${name}; allowed values: ${values.join(', ')}`);
+  };
+  return new GraphQLScalarType({
+    name,
+    description: `A value of a lookup table: ${values.join(', ')}`,
+    serialize: (v) => v,
+    parseValue: check,
+    parseLiteral: (node) => (node.kind === Kind.STRING || node.kind === Kind.ENUM ? check(node.value) : check((node as { value?: unknown }).value ?? node.kind)),
+  });
+}

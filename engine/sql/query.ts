@@ -1,0 +1,21 @@
+import type { RootField } from '../plan/ir';
+import { aggregateJson, listJson, singleRowJson } from './select';
+import { SqlWriter } from './writer';
+
+type ReadField = Extract<RootField, { kind: 'select' | 'selectByPk' | 'aggregate' }>;
+
+/**
+ * All table fields of a query as ONE statement: one output column per field (`f0`, `f1`, ...), each
+ * the field's JSON as text, which the engine writes into the response without parsing.
+ */
+export function queryStatement(fields: ReadField[]): { text: string; writer: SqlWriter } {
+  const w = new SqlWriter();
+  const columns = fields.map((f, i) => {
+    const alias = w.alias();
+    const json = f.kind === 'select' ? listJson(f.rows, f.fields, alias, w)
+      : f.kind === 'aggregate' ? aggregateJson(f.rows, f.fields, alias, w)
+      : singleRowJson(f.table, f.where, f.fields, alias, w);
+    return `(${json})::text AS "f${i}"`;
+  });
+  return { text: `SELECT ${columns.join(', ')}`, writer: w };
+}
