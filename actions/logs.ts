@@ -21,12 +21,12 @@ export function selectorSql(sel: LogSelector, params: unknown[]): string[] {
   const equal = Object.fromEntries(sel.matchers.filter((m) => m.op === '=' && m.value !== '').map((m) => [m.label, m.value]));
   if (Object.keys(equal).length) where.push(`labels @> ${bind(JSON.stringify(equal), 'jsonb')}`);
   for (const m of sel.matchers) {
-    const label = `coalesce(labels ->> ${bind(m.label, 'text')}, '')`;
-    if (m.op === '=' && m.value === '') where.push(`${label} = ''`);
-    if (m.op === '!=') where.push(`${label} <> ${bind(m.value, 'text')}`);
+    const label = () => `coalesce(labels ->> ${bind(m.label, 'text')}, '')`;
+    if (m.op === '=' && m.value === '') where.push(`${label()} = ''`);
+    if (m.op === '!=') where.push(`${label()} <> ${bind(m.value, 'text')}`);
     // Loki anchors label regular expressions at both ends.
-    if (m.op === '=~') where.push(`${label} ~ ${bind(`^(?:${m.value})$`, 'text')}`);
-    if (m.op === '!~') where.push(`${label} !~ ${bind(`^(?:${m.value})$`, 'text')}`);
+    if (m.op === '=~') where.push(`${label()} ~ ${bind(`^(?:${m.value})$`, 'text')}`);
+    if (m.op === '!~') where.push(`${label()} !~ ${bind(`^(?:${m.value})$`, 'text')}`);
   }
   for (const f of sel.filters) {
     if (f.op === '|=') where.push(`strpos(message, ${bind(f.value, 'text')}) > 0`);

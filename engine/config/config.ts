@@ -68,7 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): EngineConfig {
   return {
     port: int(env, 'PORT', 8080),
     databaseUrl,
-    dataDir: path.resolve(root, env.DATA_DIR || 'data/pglite'),
+    dataDir: env.DATA_DIR?.startsWith('memory://') ? env.DATA_DIR : path.resolve(root, env.DATA_DIR || 'data/pglite'),
     metadataDir: path.resolve(root, env.METADATA_DIR || 'metadata'),
     migrationsDir: path.resolve(root, env.MIGRATIONS_DIR || 'sql'),
     adminSecret: env.ADMIN_SECRET || undefined,

@@ -6,6 +6,7 @@ import type { Session } from '../auth/session';
 import type { EngineConfig } from '../config/config';
 import { asDbError, type Database, type Queryable } from '../db/database';
 import type { Model } from '../metadata/model';
+import { errorPath } from '../plan/error-path';
 import { RequestError } from '../plan/errors';
 import { variableShape, type Variables } from '../plan/values';
 import { buildActionTypes } from '../schema/action-types';
@@ -76,10 +77,10 @@ export class Engine {
     try {
       document = parse(query);
     } catch (err) {
-      throw new RequestError('validation-failed', (err as GraphQLError).message, '$.query');
+      throw new RequestError('validation-failed', (err as GraphQLError).message, errorPath(undefined, err as GraphQLError));
     }
     const errors = validate(role.schema, document);
-    if (errors.length) throw new RequestError('validation-failed', errors[0].message, errorPath(errors[0]));
+    if (errors.length) throw new RequestError('validation-failed', errors[0].message, errorPath(document, errors[0]));
     const fragments: Record<string, FragmentDefinitionNode> = {};
     const operations = new Map<string | undefined, OperationDefinitionNode>();
     for (const d of document.definitions) {
@@ -200,9 +201,4 @@ export class Engine {
     this.log({ level: 'error', msg: 'unexpected error', error: (err as Error)?.stack ?? String(err) });
     return { status: 500, body: errorBody([{ message: session?.isAdmin ? `unexpected error: ${(err as Error)?.message}` : 'unexpected error', code: 'unexpected', path: '$' }]) };
   }
-}
-
-function errorPath(err: GraphQLError): string {
-  const loc = err.locations?.[0];
-  return loc ? `$.query:${loc.line}:${loc.column}` : '$';
 }

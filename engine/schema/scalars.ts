@@ -15,9 +15,19 @@ function invalid(type: string, value: unknown, why = ''): never {
   throw new GraphQLError(`invalid value for ${type}: ${JSON.stringify(value)}${why ? ` (${why})` : ''}`);
 }
 
+/** Runs a check on a literal, so that its error points at the literal (and so has a path). */
+function atNode<T>(node: ValueNode, run: () => T): T {
+  try {
+    return run();
+  } catch (err) {
+    if (err instanceof GraphQLError && !err.nodes) throw new GraphQLError(err.message, { nodes: node });
+    throw err;
+  }
+}
+
 /** A scalar whose literal is a string or number, checked by `check` and passed on as it is. */
 function scalar(name: string, description: string, check: Check): GraphQLScalarType {
-  const literal = (node: ValueNode): unknown => {
+  const literal = (node: ValueNode): unknown => atNode(node, () => {
     switch (node.kind) {
       case Kind.STRING: return check(node.value);
       case Kind.INT: return check(Number(node.value) > Number.MAX_SAFE_INTEGER || Number(node.value) < -Number.MAX_SAFE_INTEGER ? node.value : Number(node.value));
@@ -25,7 +35,7 @@ function scalar(name: string, description: string, check: Check): GraphQLScalarT
       case Kind.BOOLEAN: return check(node.value);
       default: return invalid(name, (node as { value?: unknown }).value ?? node.kind);
     }
-  };
+  });
   const config: GraphQLScalarTypeConfig<unknown, unknown> = {
     name,
     description,
@@ -128,6 +138,6 @@ export function lookupScalarType(name: string, values: readonly string[]): Graph
     description: `A value of a lookup table: ${values.join(', ')}`,
     serialize: (v) => v,
     parseValue: check,
-    parseLiteral: (node) => (node.kind === Kind.STRING || node.kind === Kind.ENUM ? check(node.value) : check((node as { value?: unknown }).value ?? node.kind)),
+    parseLiteral: (node) => atNode(node, () => check(node.kind === Kind.STRING || node.kind === Kind.ENUM ? node.value : (node as { value?: unknown }).value ?? node.kind)),
   });
 }
