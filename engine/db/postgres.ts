@@ -1,11 +1,24 @@
 import postgres from 'postgres';
 import type { Database, Param, Queryable, Row } from './database';
 
-/** PostgreSQL 15+ through postgres.js: a pool, prepared statements, no type parsing of engine output. */
+/**
+ * The engine binds every parameter as text and casts it in SQL. postgres.js would otherwise serialise
+ * by the described parameter type (JSON.stringify a jsonb string, `new Date()` a timestamp in local
+ * time, 'f' for the string 'true'), so those serialisers pass text through unchanged.
+ */
+const passThrough = (x: unknown) => x;
+const TEXT_PARAMS = {
+  json: { to: 114, from: [114, 3802], serialize: passThrough, parse: (x: string) => JSON.parse(x) },
+  boolean: { to: 16, from: [16], serialize: passThrough, parse: (x: string) => x === 't' },
+  date: { to: 1184, from: [1082, 1114, 1184], serialize: passThrough, parse: (x: string) => new Date(x) },
+};
+
+/** PostgreSQL 15+ through postgres.js: a pool, prepared statements, parameters as text. */
 export function connectPostgres(url: string, opts: { poolSize: number; statementTimeoutMs: number }): Database {
   const sql = postgres(url, {
     max: opts.poolSize,
     prepare: true,
+    types: TEXT_PARAMS as never,
     onnotice: () => undefined,
     connection: { statement_timeout: opts.statementTimeoutMs, application_name: 'graphql-engine' },
   });
