@@ -25,14 +25,15 @@ export function selectorSql(sel: LogSelector, params: unknown[]): string[] {
     if (m.op === '=' && m.value === '') where.push(`${label()} = ''`);
     if (m.op === '!=') where.push(`${label()} <> ${bind(m.value, 'text')}`);
     // Loki anchors label regular expressions at both ends.
-    if (m.op === '=~') where.push(`${label()} ~ ${bind(`^(?:${m.value})$`, 'text')}`);
-    if (m.op === '!~') where.push(`${label()} !~ ${bind(`^(?:${m.value})$`, 'text')}`);
+    const ci = m.insensitive ? '*' : '';
+    if (m.op === '=~') where.push(`${label()} ~${ci} ${bind(`^(?:${m.value})$`, 'text')}`);
+    if (m.op === '!~') where.push(`${label()} !~${ci} ${bind(`^(?:${m.value})$`, 'text')}`);
   }
   for (const f of sel.filters) {
     if (f.op === '|=') where.push(`strpos(message, ${bind(f.value, 'text')}) > 0`);
     if (f.op === '!=') where.push(`strpos(message, ${bind(f.value, 'text')}) = 0`);
-    if (f.op === '|~') where.push(`message ~ ${bind(f.value, 'text')}`);
-    if (f.op === '!~') where.push(`message !~ ${bind(f.value, 'text')}`);
+    if (f.op === '|~') where.push(`message ~${f.insensitive ? '*' : ''} ${bind(f.value, 'text')}`);
+    if (f.op === '!~') where.push(`message !~${f.insensitive ? '*' : ''} ${bind(f.value, 'text')}`);
   }
   return where;
 }

@@ -8,8 +8,9 @@ import { RequestError } from '../../engine/plan/errors';
  */
 export type MatchOp = '=' | '!=' | '=~' | '!~';
 export type LineOp = '|=' | '!=' | '|~' | '!~';
-export interface LabelMatcher { label: string; op: MatchOp; value: string }
-export interface LineFilter { op: LineOp; value: string }
+/** `insensitive`: the regular expression began with Go's `(?i)` flag, which is taken off `value`. */
+export interface LabelMatcher { label: string; op: MatchOp; value: string; insensitive?: boolean }
+export interface LineFilter { op: LineOp; value: string; insensitive?: boolean }
 export interface LogSelector { matchers: LabelMatcher[]; filters: LineFilter[] }
 
 class Reader {
@@ -71,12 +72,16 @@ class Reader {
   }
 }
 
-function checkRegex(value: string, r: Reader): void {
+/** Loki's regular expressions are Go's (RE2); a leading `(?i)` is the one flag commonly used. */
+function regex(value: string, r: Reader): { value: string; insensitive?: boolean } {
+  const insensitive = value.startsWith('(?i)');
+  const body = insensitive ? value.slice(4) : value;
   try {
-    new RegExp(value);
+    new RegExp(body);
   } catch {
     r.fail(`invalid regular expression ${JSON.stringify(value)}`);
   }
+  return insensitive ? { value: body, insensitive } : { value: body };
 }
 
 export function parseSelector(text: string): LogSelector {
@@ -88,8 +93,7 @@ export function parseSelector(text: string): LogSelector {
       const label = r.label();
       const op = r.oneOf(['=~', '!~', '!=', '='] as const) ?? r.fail('expected one of = != =~ !~');
       const value = r.string();
-      if (op === '=~' || op === '!~') checkRegex(value, r);
-      matchers.push({ label, op, value });
+      matchers.push(op === '=~' || op === '!~' ? { label, op, ...regex(value, r) } : { label, op, value });
     } while (r.eat(','));
     if (!r.eat('}')) r.fail('expected , or }');
   }
@@ -99,8 +103,7 @@ export function parseSelector(text: string): LogSelector {
     if (r.pos >= text.length) break;
     const op = r.oneOf(['|=', '!=', '|~', '!~'] as const) ?? r.fail('expected a line filter (|= != |~ !~)');
     const value = r.string();
-    if (op === '|~' || op === '!~') checkRegex(value, r);
-    filters.push({ op, value });
+    filters.push(op === '|~' || op === '!~' ? { op, ...regex(value, r) } : { op, value });
   }
   if (!matchers.some((m) => m.op === '=' || m.op === '=~')) {
     r.pos = 0;
