@@ -32,7 +32,12 @@ export interface EngineResponse {
 interface DocumentEntry {
   document: DocumentNode;
   fragments: Record<string, FragmentDefinitionNode>;
-  operations: Map<string | undefined, OperationDefinitionNode>;
+  operations: Map<string | undefined, OperationEntry>;
+}
+interface OperationEntry {
+  node: OperationDefinitionNode;
+  /** Variable names and input types, for the plan key. */
+  variables: [string, GraphQLInputType][];
 }
 
 /** Turns a Hasura-shaped error into the response body. */
@@ -82,17 +87,20 @@ export class Engine {
     const errors = validate(role.schema, document);
     if (errors.length) throw new RequestError('validation-failed', errors[0].message, errorPath(document, errors[0]));
     const fragments: Record<string, FragmentDefinitionNode> = {};
-    const operations = new Map<string | undefined, OperationDefinitionNode>();
+    const operations = new Map<string | undefined, OperationEntry>();
     for (const d of document.definitions) {
       if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
-      else if (d.kind === Kind.OPERATION_DEFINITION) operations.set(d.name?.value, d);
+      else if (d.kind === Kind.OPERATION_DEFINITION) {
+        const variables = (d.variableDefinitions ?? []).map((v): [string, GraphQLInputType] => [v.variable.name.value, typeFromAST(role.schema, v.type as never) as GraphQLInputType]);
+        operations.set(d.name?.value, { node: d, variables });
+      }
     }
     entry = { document, fragments, operations };
     this.documents.set(key, entry);
     return entry;
   }
 
-  private operationOf(entry: DocumentEntry, name: unknown): OperationDefinitionNode {
+  private operationOf(entry: DocumentEntry, name: unknown): OperationEntry {
     if (name !== undefined && name !== null && typeof name !== 'string') throw new RequestError('validation-failed', 'operationName must be a string', '$.operationName');
     if (typeof name === 'string') {
       const op = entry.operations.get(name);
@@ -100,7 +108,7 @@ export class Engine {
       return op;
     }
     if (entry.operations.size !== 1) throw new RequestError('validation-failed', 'exactly one operation has to be present in the document when operationName is not specified', '$');
-    return entry.operations.values().next().value as OperationDefinitionNode;
+    return entry.operations.values().next().value as OperationEntry;
   }
 
   /** Runs one GraphQL request for a session and returns the response text. */
@@ -120,7 +128,7 @@ export class Engine {
     const role = this.schemaFor(session.role);
     const entry = this.documentFor(role, request.query);
     const operation = this.operationOf(entry, request.operationName);
-    const coerced = getVariableValues(role.schema, operation.variableDefinitions ?? [], (request.variables ?? {}) as Record<string, unknown>);
+    const coerced = getVariableValues(role.schema, operation.node.variableDefinitions ?? [], (request.variables ?? {}) as Record<string, unknown>);
     if (coerced.errors) throw new RequestError('validation-failed', coerced.errors[0].message, '$.variableValues');
     const vars = coerced.coerced;
     const plan = this.planFor(role, request.query, operation, entry, vars);
@@ -131,17 +139,14 @@ export class Engine {
     return plan.operation === 'mutation' ? this.runMutation(plan, vars, session) : this.runQuery(plan, vars, session);
   }
 
-  private planFor(role: RoleSchema, query: string, operation: OperationDefinitionNode, entry: DocumentEntry, vars: Variables): ExecutablePlan {
+  private planFor(role: RoleSchema, query: string, operation: OperationEntry, entry: DocumentEntry, vars: Variables): ExecutablePlan {
     // Only variables that change the SQL's shape join the key; scalar values never do.
     let shape = '';
-    for (const def of operation.variableDefinitions ?? []) {
-      const type = typeFromAST(role.schema, def.type as never) as GraphQLInputType;
-      shape += `${def.variable.name.value}=${variableShape(vars[def.variable.name.value], type)};`;
-    }
-    const key = `${role.role}\u0000${operation.name?.value ?? ''}\u0000${shape}\u0000${query}`;
+    for (const [name, type] of operation.variables) shape += `${name}=${variableShape(vars[name], type)};`;
+    const key = `${role.role}\u0000${operation.node.name?.value ?? ''}\u0000${shape}\u0000${query}`;
     let plan = this.plans.get(key);
     if (!plan) {
-      plan = compile(role, operation, entry.fragments, vars, this.config.limits);
+      plan = compile(role, operation.node, entry.fragments, vars, this.config.limits);
       this.compilations++;
       this.plans.set(key, plan);
     }

@@ -2,7 +2,6 @@ import type { Context } from 'hono';
 import { adminSession, type Session } from '../auth/session';
 import type { Engine, EngineResponse, GraphqlRequest } from '../execute/engine';
 import { errorBody } from '../execute/engine';
-import { RequestError } from '../plan/errors';
 
 const json = (c: Context, r: EngineResponse) => c.body(r.body, r.status as 200, { 'content-type': 'application/json; charset=utf-8' });
 
@@ -39,5 +38,3 @@ function asRequest(body: unknown): GraphqlRequest {
 
 /** The default session resolver: the admin secret; sign-in methods are added in front of it. */
 export const adminSecretSessions = (secret: string | undefined) => (headers: Headers) => adminSession(headers, secret);
-
-export { RequestError };

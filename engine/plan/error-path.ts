@@ -12,9 +12,10 @@ export function errorPath(document: DocumentNode | undefined, err: GraphQLError)
   }
   let found: string | undefined;
   visit(document, {
-    enter(node, _key, _parent, _path, ancestors) {
+    enter(node, _key, parent, _path, ancestors) {
       if (found || node !== target) return undefined;
-      const chain = [...(ancestors as readonly (ASTNode | readonly ASTNode[])[]), node].filter((a): a is ASTNode => !Array.isArray(a) && 'kind' in (a as object));
+      // graphql-js's `ancestors` stops above the parent, so the parent is added here.
+      const chain = [...(ancestors as readonly (ASTNode | readonly ASTNode[])[]), parent as ASTNode | readonly ASTNode[], node].filter((a): a is ASTNode => !!a && !Array.isArray(a) && 'kind' in (a as object));
       const parts: string[] = ['$'];
       for (const a of chain) {
         if (a.kind === Kind.FIELD) parts.push('selectionSet', a.alias?.value ?? a.name.value);

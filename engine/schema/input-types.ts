@@ -1,5 +1,5 @@
 import {
-  GraphQLBoolean, GraphQLEnumType, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLString,
+  GraphQLBoolean, GraphQLEnumType, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLString,
   type GraphQLInputFieldConfigMap, type GraphQLInputType, type GraphQLScalarType,
 } from 'graphql';
 import type { Column } from '../metadata/model';
@@ -70,9 +70,10 @@ export class SharedInputs {
     return t;
   }
 
-  readonly intComparison = (): GraphQLInputObjectType =>
-    this.comparison({ scalar: 'Int' } as Column);
+  /** Int_comparison_exp, for aggregate predicates (count). */
+  intComparison(): GraphQLInputObjectType {
+    return this.comparison({ scalar: 'Int' } as Column);
+  }
 }
 
 export const nonNullList = (t: GraphQLInputType) => new GraphQLList(new GraphQLNonNull(t));
-export { GraphQLInt };
