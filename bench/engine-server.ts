@@ -1,0 +1,145 @@
+import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { serve } from '@hono/node-server';
+import { getVariableValues, Kind, parse, validate, type OperationDefinitionNode } from 'graphql';
+import { adminSession, type Session } from '../engine/auth/session';
+import { loadConfig } from '../engine/config/config';
+import { compile } from '../engine/execute/compile';
+import { bindParams } from '../engine/execute/params';
+import { startEngine, type Started } from '../engine/server';
+import { serveCalls } from './ipc';
+import { extraSpendsSql } from './data';
+import { BENCH_ROLE, BENCH_TENANT, WORKLOADS } from './workloads';
+
+/** The statement the engine runs for one workload, as its own modules compile and bind it. */
+export interface CompiledWorkload {
+  name: string;
+  text: string;
+  params: (string | null)[];
+  /** Response keys in order, each with the output column that holds its JSON text. */
+  fields: { alias: string; column: string }[];
+}
+
+export interface EngineStart {
+  databaseUrl: string;
+  adminSecret: string;
+  extraSpendDays: number;
+  /** Also serve `Engine.run` on a bare node:http server (no Hono), to split the engine's cost. */
+  direct: boolean;
+}
+
+export interface EngineStarted {
+  port: number;
+  /** The bare node:http route to `Engine.run`, when asked for. */
+  directPort?: number;
+  poolSize: number;
+  statementTimeoutMs: number;
+  spendsRows: number;
+  workloads: CompiledWorkload[];
+}
+
+let started: Started | undefined;
+let server: Server | undefined;
+let direct: Server | undefined;
+
+/**
+ * Diagnosis only: the same engine and session logic behind a plain node:http listener, so that the
+ * gap between the engine and the floor splits into the HTTP layer (Hono, web Request/Response) and
+ * the engine itself (document cache, variable coercion, plan lookup, binding, query).
+ */
+function directServer(s: Started, adminSecret: string): Server {
+  return createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      let r: { status: number; body: string };
+      try {
+        const headers = {
+          get: (name: string) => {
+            const v = req.headers[name.toLowerCase()];
+            return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+          },
+          forEach: (fn: (value: string, name: string) => void) => {
+            for (const [name, v] of Object.entries(req.headers)) if (v !== undefined) fn(Array.isArray(v) ? v.join(', ') : v, name);
+          },
+        } as unknown as Headers;
+        r = await s.engine.run(JSON.parse(Buffer.concat(chunks).toString('utf8')), adminSession(headers, adminSecret));
+      } catch (err) {
+        r = s.engine.failure(err);
+      }
+      res.writeHead(r.status, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(r.body);
+    });
+  });
+}
+
+async function listen(srv: Server): Promise<number> {
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', () => resolve()));
+  return (srv.address() as AddressInfo).port;
+}
+
+async function shut(srv: Server | undefined): Promise<void> {
+  if (!srv) return;
+  const closed = new Promise<void>((resolve) => srv.close(() => resolve()));
+  srv.closeAllConnections();
+  await closed;
+}
+
+/** GraphQL document -> the engine's plan (compile.ts) -> SQL text and bound parameters. */
+function compileWorkloads(s: Started): CompiledWorkload[] {
+  const role = s.engine.schemaFor(BENCH_ROLE);
+  const session: Session = { role: BENCH_ROLE, vars: { 'x-hasura-role': BENCH_ROLE, 'x-hasura-tenant-id': BENCH_TENANT }, isAdmin: true };
+  return WORKLOADS.map((w) => {
+    const document = parse(w.query);
+    const errors = validate(role.schema, document);
+    if (errors.length) throw new Error(`workload ${w.name}: ${errors[0].message}`);
+    const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
+    const coerced = getVariableValues(role.schema, operation.variableDefinitions ?? [], w.variables);
+    if (coerced.errors) throw new Error(`workload ${w.name}: ${coerced.errors[0].message}`);
+    const plan = compile(role, operation, {}, coerced.coerced, s.engine.config.limits);
+    if (!plan.query || plan.fields.some((f) => f.from !== 'query')) throw new Error(`workload ${w.name} does not compile to one SQL statement`);
+    return {
+      name: w.name,
+      text: plan.query.text,
+      params: bindParams(plan.query.params, coerced.coerced, session),
+      fields: plan.fields.map((f) => ({ alias: f.alias, column: (f as { column: string }).column })),
+    };
+  });
+}
+
+serveCalls({
+  async start(p: EngineStart): Promise<EngineStarted> {
+    const errorsOnly = (e: Record<string, unknown>) => {
+      if (e.level === 'error') process.stderr.write(`engine: ${JSON.stringify(e)}\n`);
+    };
+    const config = loadConfig({ DATABASE_URL: p.databaseUrl, ADMIN_SECRET: p.adminSecret, SEED_DEMO_DATA: 'true' });
+    started = await startEngine(config, errorsOnly);
+    if (p.extraSpendDays > 0) await started.db.exec(extraSpendsSql(p.extraSpendDays));
+    await started.db.exec('ANALYZE');
+    const [count] = await started.db.query('SELECT count(*)::int AS n FROM spends');
+    server = serve({ fetch: started.app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+    await new Promise<void>((resolve) => (server!.listening ? resolve() : server!.once('listening', () => resolve())));
+    if (p.direct) direct = directServer(started, p.adminSecret);
+    return {
+      port: (server.address() as AddressInfo).port,
+      directPort: direct ? await listen(direct) : undefined,
+      poolSize: config.poolSize,
+      statementTimeoutMs: config.limits.statementTimeoutMs,
+      spendsRows: Number(count.n),
+      workloads: compileWorkloads(started),
+    };
+  },
+  cpu: () => process.cpuUsage(),
+  /** With `gc` (the process runs with --expose-gc), a full collection first. */
+  stats: (p?: { gc?: boolean }) => {
+    const gc = (globalThis as { gc?: () => void }).gc;
+    if (p?.gc && gc) gc();
+    return { memory: process.memoryUsage(), compilations: started?.engine.compilations ?? 0 };
+  },
+  async stop() {
+    await Promise.all([shut(server), shut(direct)]);
+    await started?.close();
+    setImmediate(() => process.exit(0));
+    return true;
+  },
+});

@@ -1,0 +1,253 @@
+/**
+ * `npm run bench`: the engine against its floor, on real PostgreSQL, over real HTTP.
+ *
+ * A scratch database is created, migrated and seeded by starting the engine on it, and dropped at
+ * the end. Three child processes do the work, each with an event loop of its own: the engine behind
+ * @hono/node-server, the floor (a bare node:http route that runs the engine's own SQL through
+ * postgres.js as a prepared statement), and the autocannon load generator. Each workload is sent
+ * by a fixed number of keep-alive connections for a warm-up and then a measured period, first to
+ * one server and then to the other.
+ *
+ * Settings (environment): BENCH_DATABASE_URL or DATABASE_URL (a server where databases may be
+ * created), BENCH_CONNECTIONS (32), BENCH_WARMUP_SECONDS (2), BENCH_DURATION_SECONDS (10),
+ * BENCH_ROUNDS (2; rounds rotate which server goes first and are merged), BENCH_EXTRA_SPEND_DAYS
+ * (365 days of spend lines added before the demo's), BENCH_WORKLOADS (comma list, default all),
+ * BENCH_DIAGNOSE=1 (also load `Engine.run` behind a bare node:http route, without Hono, to split
+ * the engine's overhead into HTTP layer and engine), BENCH_CPU_PROF (a folder: the engine and floor
+ * processes write V8 CPU profiles there when they stop; summarise with dist/bench/profile-top.js).
+ */
+import { randomBytes } from 'node:crypto';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import postgres from 'postgres';
+import type { EngineStart, EngineStarted } from './engine-server';
+import type { FloorStart } from './floor-server';
+import { forkChild, type Child } from './ipc';
+import { summarize, type LoadResult, type LoadRun } from './load';
+import { requestBody, sessionHeaders, WORKLOADS, type Workload } from './workloads';
+
+const env = process.env;
+const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+function intSetting(name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return n;
+}
+
+const settings = {
+  baseUrl: env.BENCH_DATABASE_URL || env.DATABASE_URL || DEFAULT_URL,
+  connections: intSetting('BENCH_CONNECTIONS', 32, 1),
+  warmupSeconds: intSetting('BENCH_WARMUP_SECONDS', 2),
+  durationSeconds: intSetting('BENCH_DURATION_SECONDS', 10, 1),
+  rounds: intSetting('BENCH_ROUNDS', 2, 1),
+  extraSpendDays: intSetting('BENCH_EXTRA_SPEND_DAYS', 365),
+  workloads: env.BENCH_WORKLOADS ? env.BENCH_WORKLOADS.split(',').map((s) => s.trim()) : WORKLOADS.map((w) => w.name),
+  cpuProfDir: env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : undefined,
+  diagnose: /^(1|true|yes|on)$/i.test(env.BENCH_DIAGNOSE ?? ''),
+};
+
+type Target = 'engine' | 'floor' | 'engine.run';
+const TARGET_LABEL: Record<Target, string> = { engine: 'engine', floor: 'floor', 'engine.run': 'engine.run, no Hono' };
+
+/** The server's address without credentials, for the report. */
+function where(url: string): string {
+  const u = new URL(url);
+  return `${u.hostname}:${u.port || '5432'}`;
+}
+
+function withDatabase(url: string, name: string): string {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
+
+async function post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+  const res = await fetch(url, { method: 'POST', headers, body });
+  return { status: res.status, text: await res.text() };
+}
+
+function shorten(s: string, n = 600): string {
+  return s.length > n ? `${s.slice(0, n)}... (${s.length} chars)` : s;
+}
+
+/** Both servers must give the same answer, byte for byte, and it must be a real answer. */
+async function verifySameBodies(w: Workload, engineUrl: string, floorUrl: string, headers: Record<string, string>): Promise<number> {
+  const body = requestBody(w);
+  const [e, f] = await Promise.all([post(engineUrl, headers, body), post(floorUrl, headers, body)]);
+  const problems: string[] = [];
+  if (e.status !== 200) problems.push(`engine answered ${e.status}`);
+  if (f.status !== 200) problems.push(`floor answered ${f.status}`);
+  if (e.text !== f.text) problems.push('the response bodies differ');
+  let data: Record<string, unknown> | undefined;
+  try {
+    data = JSON.parse(e.text).data;
+  } catch {
+    problems.push('the engine body is not JSON');
+  }
+  if (!data || Object.values(data).some((v) => v === null || (Array.isArray(v) && v.length === 0))) problems.push('the engine answered no data');
+  if (problems.length) {
+    throw new Error(`workload ${w.name}: ${problems.join('; ')}\n  engine: ${shorten(e.text)}\n  floor:  ${shorten(f.text)}`);
+  }
+  return e.text.length;
+}
+
+interface Row { workload: Workload; bytes: number; results: Partial<Record<Target, LoadResult>> }
+
+function merge(results: LoadResult[]): LoadResult {
+  const sum = (f: (r: LoadResult) => number) => results.reduce((a, r) => a + f(r), 0);
+  return summarize(results.flatMap((r) => r.latencies), sum((r) => r.seconds), sum((r) => r.errors), sum((r) => r.non2xx), sum((r) => r.serverCpuMicros));
+}
+
+const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+const fmt = (n: number, digits = 2) => n.toFixed(digits);
+const cpuPerRequest = (r: LoadResult) => r.serverCpuMicros / (r.ok || 1);
+
+function table(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+function report(rows: Row[], started: EngineStarted, memory: { before: NodeJS.MemoryUsage; after: NodeJS.MemoryUsage; collected: NodeJS.MemoryUsage }, compilations: number, pgVersion: string): void {
+  const out: string[] = [];
+  out.push('');
+  out.push(`PostgreSQL ${pgVersion} at ${where(settings.baseUrl)}; ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}); node ${process.version}`);
+  out.push(`${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s measured` +
+    `${settings.rounds > 1 ? ` x ${settings.rounds} rounds` : ''}; pool size ${started.poolSize} (engine and floor); spends rows: ${started.spendsRows}`);
+  out.push('');
+  const body: string[][] = [];
+  const ratio = (name: string, a: LoadResult, b: LoadResult, workload: string, aim: boolean) => {
+    const tp = a.rps / b.rps;
+    return [workload, name, `${fmt(tp)}x${aim && tp < 0.8 ? ' (<0.8)' : ''}`, `${fmt(a.p50 / b.p50)}x`, `${fmt(a.p90 / b.p90)}x`, `${fmt(a.p99 / b.p99)}x`, `${fmt(cpuPerRequest(a) / cpuPerRequest(b))}x`, '', ''];
+  };
+  for (const r of rows) {
+    for (const t of ['engine', 'floor', 'engine.run'] as const) {
+      const x = r.results[t];
+      if (x) body.push([r.workload.name, TARGET_LABEL[t], fmt(x.rps, 0), fmt(x.p50), fmt(x.p90), fmt(x.p99), fmt(cpuPerRequest(x), 0), String(x.ok), String(x.errors + x.non2xx)]);
+    }
+    body.push(ratio('engine/floor', r.results.engine!, r.results.floor!, r.workload.name, true));
+    if (r.results['engine.run']) body.push(ratio('engine.run/floor', r.results['engine.run'], r.results.floor!, r.workload.name, false));
+  }
+  out.push(table(['workload', 'server', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'server CPU µs/req', 'requests', 'failed'], body));
+  out.push('');
+  out.push('server CPU µs/req: user + system CPU time of the server process during the measured runs, per answered request.');
+  for (const r of rows) out.push(`${r.workload.name}: ${r.workload.description}; identical ${r.bytes}-byte bodies from engine and floor`);
+  out.push(`engine process memory: RSS ${mib(memory.after.rss)} after the run (${mib(memory.before.rss)} before the load); heap used ${mib(memory.after.heapUsed)}, external ${mib(memory.after.external)}, ` +
+    `${mib(memory.collected.heapUsed)} after a full GC (RSS then ${mib(memory.collected.rss)})`);
+  out.push(`engine plan compilations during the whole run: ${compilations} (plan cache hits for everything else)`);
+  out.push('');
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+async function main(): Promise<number> {
+  const selected = WORKLOADS.filter((w) => settings.workloads.includes(w.name));
+  if (!selected.length) throw new Error(`BENCH_WORKLOADS names none of: ${WORKLOADS.map((w) => w.name).join(', ')}`);
+  const admin = postgres(settings.baseUrl, { max: 1, onnotice: () => undefined });
+  const dbName = `bench_${randomBytes(6).toString('hex')}`;
+  const children: Child[] = [];
+  let created = false;
+  let cleaning: Promise<void> | undefined;
+  const cleanup = () => (cleaning ??= (async () => {
+    for (const c of children) c.kill();
+    await Promise.all(children.map((c) => c.exited));
+    if (created) {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+      log(`dropped database ${dbName}`);
+    }
+    await admin.end({ timeout: 5 });
+  })());
+  const onSignal = () => {
+    log('interrupted, cleaning up');
+    cleanup().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const [{ server_version: pgVersion }] = await admin.unsafe('SHOW server_version');
+    await admin.unsafe(`CREATE DATABASE ${dbName}`);
+    created = true;
+    const databaseUrl = withDatabase(settings.baseUrl, dbName);
+    const adminSecret = randomBytes(16).toString('hex');
+    const headers = sessionHeaders(adminSecret);
+    log(`created database ${dbName} on ${where(settings.baseUrl)}; starting the engine (migrations, demo data, ${settings.extraSpendDays} extra spend days)`);
+
+    const profArgs = settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [];
+    const engine = forkChild('engine-server.js', [...profArgs, '--expose-gc']);
+    children.push(engine);
+    const started = await engine.call<EngineStarted>('start', {
+      databaseUrl, adminSecret, extraSpendDays: settings.extraSpendDays, direct: settings.diagnose,
+    } satisfies EngineStart);
+    const floor = forkChild('floor-server.js', profArgs);
+    children.push(floor);
+    if (settings.cpuProfDir) log(`CPU profiles: engine process ${engine.pid}, floor process ${floor.pid}`);
+    const { port: floorPort } = await floor.call<{ port: number }>('start', {
+      databaseUrl, poolSize: started.poolSize, statementTimeoutMs: started.statementTimeoutMs, workloads: started.workloads,
+    } satisfies FloorStart);
+    const load = forkChild('load.js');
+    children.push(load);
+
+    const engineUrl = `http://127.0.0.1:${started.port}/api/graphql`;
+    const floorUrl = (w: Workload) => `http://127.0.0.1:${floorPort}/floor/${w.name}`;
+    const directUrl = `http://127.0.0.1:${started.directPort}/`;
+    const urlOf = (t: Target, w: Workload) => (t === 'engine' ? engineUrl : t === 'floor' ? floorUrl(w) : directUrl);
+    const targets: Target[] = settings.diagnose ? ['engine', 'floor', 'engine.run'] : ['engine', 'floor'];
+    const bytes = new Map<string, number>();
+    for (const w of selected) {
+      bytes.set(w.name, await verifySameBodies(w, engineUrl, floorUrl(w), headers));
+      if (settings.diagnose) await verifySameBodies(w, directUrl, floorUrl(w), headers);
+    }
+    log('engine and floor give identical bodies for every workload');
+
+    const before = (await engine.call<{ memory: NodeJS.MemoryUsage }>('stats')).memory;
+    const rows: Row[] = [];
+    for (const w of selected) {
+      const results = new Map<Target, LoadResult[]>(targets.map((t) => [t, []]));
+      for (let round = 0; round < settings.rounds; round++) {
+        const order = [...targets.slice(round % targets.length), ...targets.slice(0, round % targets.length)];
+        for (const target of order) {
+          const url = urlOf(target, w);
+          log(`${w.name}: loading ${TARGET_LABEL[target]} (round ${round + 1}/${settings.rounds})`);
+          const server = target === 'floor' ? floor : engine;
+          const run = { url, headers, body: requestBody(w), connections: settings.connections };
+          if (settings.warmupSeconds > 0) await load.call<LoadResult>('run', { ...run, seconds: settings.warmupSeconds, measure: false } satisfies LoadRun);
+          const cpu0 = await server.call<NodeJS.CpuUsage>('cpu');
+          const r = await load.call<LoadResult>('run', { ...run, seconds: settings.durationSeconds, measure: true } satisfies LoadRun);
+          const cpu1 = await server.call<NodeJS.CpuUsage>('cpu');
+          r.serverCpuMicros = cpu1.user - cpu0.user + cpu1.system - cpu0.system;
+          log(`${w.name}: ${target} ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms`);
+          results.get(target)!.push(r);
+        }
+      }
+      rows.push({ workload: w, bytes: bytes.get(w.name)!, results: Object.fromEntries([...results].map(([t, rs]) => [t, merge(rs)])) });
+    }
+    const stats = await engine.call<{ memory: NodeJS.MemoryUsage; compilations: number }>('stats');
+    const collected = (await engine.call<{ memory: NodeJS.MemoryUsage }>('stats', { gc: true })).memory;
+    // Still the same answers after the load.
+    for (const w of selected) await verifySameBodies(w, engineUrl, floorUrl(w), headers);
+
+    await Promise.all([engine.call('stop'), floor.call('stop')]);
+    await Promise.all([engine.exited, floor.exited]);
+    if (settings.cpuProfDir) log(`CPU profiles written to ${settings.cpuProfDir}`);
+    report(rows, started, { before, after: stats.memory, collected }, stats.compilations, pgVersion);
+    const failed = rows.filter((r) => Object.values(r.results).some((x) => x.errors + x.non2xx > 0));
+    if (failed.length) throw new Error(`requests failed under load in: ${failed.map((r) => r.workload.name).join(', ')}`);
+    return 0;
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    await cleanup();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`bench failed: ${(err as Error)?.stack ?? err}\n`);
+    process.exit(1);
+  },
+);
