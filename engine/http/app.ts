@@ -26,7 +26,8 @@ export function createApp(opts: AppOptions): Hono {
   });
   const limit = bodyLimit({
     maxSize: opts.bodyBytes,
-    onError: (c) => c.body(errorBody([{ message: `the request body is larger than ${opts.bodyBytes} bytes`, code: 'request-too-large', path: '$' }]), 413, { 'content-type': 'application/json' }),
+    // The unread rest of the body makes the connection unusable: say so, or a keep-alive client reuses it and fails.
+    onError: (c) => c.body(errorBody([{ message: `the request body is larger than ${opts.bodyBytes} bytes`, code: 'request-too-large', path: '$' }]), 413, { 'content-type': 'application/json', connection: 'close' }),
   });
   const handler = graphqlRoute(opts.engine, opts.resolveSession ?? adminSecretSessions(opts.adminSecret));
   for (const path of ['/api/graphql', '/v1/graphql']) app.post(path, limit, handler);

@@ -26,15 +26,43 @@ function describe(err: ErrorObject): string {
   return err.message ?? 'invalid';
 }
 
+/** ajv's `/select_permissions/0/permission` as `select_permissions[0].permission`, after `root`. */
+function jsonPath(root: string, pointer: string): string {
+  let out = root;
+  for (const part of pointer.split('/').slice(1)) {
+    const key = part.replace(/~1/g, '/').replace(/~0/g, '~');
+    out += /^\d+$/.test(key) ? `[${key}]` : out ? `.${key}` : key;
+  }
+  return out;
+}
+
 function check<T>(validate: ValidateFunction, value: unknown, file: string, root: string): T {
   if (!validate(value)) {
     const err = validate.errors![0];
-    throw new MetadataError(file, root + err.instancePath.replace(/\//g, '.'), describe(err));
+    throw new MetadataError(file, jsonPath(root, err.instancePath), describe(err));
   }
   return value as T;
 }
 
 const INCLUDE = /^!include\s+(.+)$/;
+
+/** Parses one YAML file; a syntax error names the file, and YAML's message the line and column. */
+function parseYamlFile(file: string): unknown {
+  try {
+    return YAML.parse(fs.readFileSync(file, 'utf8'), {
+      customTags: [{ tag: '!include', resolve: (value: string) => `!include ${value}` }],
+    });
+  } catch (err) {
+    throw new MetadataError(file, '', `invalid YAML: ${(err as Error).message}`);
+  }
+}
+
+/** The file an `!include` names, relative to the including file; a missing one is reported where it is included. */
+function includedFile(from: string, where: string, name: string): string {
+  const target = path.resolve(path.dirname(from), name);
+  if (!fs.existsSync(target)) throw new MetadataError(from, where, `!include ${name}: file not found`);
+  return target;
+}
 
 /**
  * Reads a YAML file, replacing every `"!include other.yaml"` string (Hasura's form) and every
@@ -43,36 +71,29 @@ const INCLUDE = /^!include\s+(.+)$/;
 export function readYaml(file: string, seen: string[] = []): unknown {
   if (seen.includes(file)) throw new MetadataError(file, '', `circular !include through ${seen.map((f) => path.basename(f)).join(' -> ')}`);
   if (!fs.existsSync(file)) throw new MetadataError(seen.length ? seen[seen.length - 1] : file, '', `file not found: ${file}`);
-  let doc: unknown;
-  try {
-    doc = YAML.parse(fs.readFileSync(file, 'utf8'), {
-      customTags: [{ tag: '!include', resolve: (value: string) => `!include ${value}` }],
-    });
-  } catch (err) {
-    throw new MetadataError(file, '', `invalid YAML: ${(err as Error).message}`);
-  }
-  const expand = (value: unknown): unknown => {
+  const doc = parseYamlFile(file);
+  const expand = (value: unknown, where: string): unknown => {
     if (typeof value === 'string') {
       const m = INCLUDE.exec(value.trim());
-      return m ? readYaml(path.resolve(path.dirname(file), m[1].trim()), [...seen, file]) : value;
+      return m ? readYaml(includedFile(file, where, m[1].trim()), [...seen, file]) : value;
     }
-    if (Array.isArray(value)) return value.map(expand);
+    if (Array.isArray(value)) return value.map((v, i) => expand(v, `${where}[${i}]`));
     return value;
   };
   // Includes are expanded where Hasura puts them: a value, or an element of a list.
   if (doc && typeof doc === 'object' && !Array.isArray(doc)) {
-    return Object.fromEntries(Object.entries(doc).map(([k, v]) => [k, expand(v)]));
+    return Object.fromEntries(Object.entries(doc).map(([k, v]) => [k, expand(v, k)]));
   }
-  return expand(doc);
+  return expand(doc, '');
 }
 
 /** Like readYaml, but table entries remember which file they came from, for error messages. */
 function readTables(file: string, source: string): { table: TableJson; file: string }[] {
-  const doc = YAML.parse(fs.readFileSync(file, 'utf8'), { customTags: [{ tag: '!include', resolve: (v: string) => `!include ${v}` }] }) ?? [];
+  const doc = parseYamlFile(file) ?? [];
   if (!Array.isArray(doc)) throw new MetadataError(file, '', 'expected a list of tables');
   return doc.map((entry: unknown, i: number) => {
     const m = typeof entry === 'string' ? INCLUDE.exec(entry.trim()) : null;
-    const from = m ? path.resolve(path.dirname(file), m[1].trim()) : file;
+    const from = m ? includedFile(file, `[${i}]`, m[1].trim()) : file;
     const value = m ? readYaml(from, [file]) : entry;
     return { table: check<TableJson>(validators.table, value, from, m ? '' : `[${i}]`), file: from };
   }).map((t) => ({ ...t, source }));
@@ -94,12 +115,12 @@ export function loadMetadata(dir: string): LoadedMetadata {
   const tableFiles = new Map<string, string>();
   let sources: SourceJson[] = [];
   if (fs.existsSync(databasesFile)) {
-    const raw = YAML.parse(fs.readFileSync(databasesFile, 'utf8')) ?? [];
+    const raw = parseYamlFile(databasesFile) ?? [];
     check(validators.sources, raw, databasesFile, '');
-    sources = (raw as (SourceJson & { tables: unknown })[]).map((src) => {
+    sources = (raw as (SourceJson & { tables: unknown })[]).map((src, s) => {
       let tables: { table: TableJson; file: string }[] = [];
       const inc = typeof src.tables === 'string' ? INCLUDE.exec((src.tables as string).trim()) : null;
-      if (inc) tables = readTables(path.resolve(path.dirname(databasesFile), inc[1].trim()), src.name);
+      if (inc) tables = readTables(includedFile(databasesFile, `[${s}].tables`, inc[1].trim()), src.name);
       else if (Array.isArray(src.tables)) {
         tables = src.tables.map((t, i) => ({ table: check<TableJson>(validators.table, t, databasesFile, `[${src.name}].tables[${i}]`), file: databasesFile }));
       }
