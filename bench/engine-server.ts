@@ -54,16 +54,7 @@ function directServer(s: Started, adminSecret: string): Server {
     req.on('end', async () => {
       let r: { status: number; body: string };
       try {
-        const headers = {
-          get: (name: string) => {
-            const v = req.headers[name.toLowerCase()];
-            return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
-          },
-          forEach: (fn: (value: string, name: string) => void) => {
-            for (const [name, v] of Object.entries(req.headers)) if (v !== undefined) fn(Array.isArray(v) ? v.join(', ') : v, name);
-          },
-        } as unknown as Headers;
-        r = await s.engine.run(JSON.parse(Buffer.concat(chunks).toString('utf8')), adminSession(headers, adminSecret));
+        r = await s.engine.run(JSON.parse(Buffer.concat(chunks).toString('utf8')), adminSession(req.headers, adminSecret));
       } catch (err) {
         r = s.engine.failure(err);
       }

@@ -17,7 +17,7 @@ export type ResponseField =
 
 /** Mutations run one step at a time, in document order, in one transaction. */
 export type MutationStep =
-  | { kind: 'sql'; alias: string; statement: Statement }
+  | { kind: 'sql'; alias: string; statement: Statement; output?: Statement }
   | { kind: 'graphql'; alias: string; document: DocumentNode };
 
 export interface ExecutablePlan {
@@ -43,7 +43,8 @@ export function compile(role: RoleSchema, operation: OperationDefinitionNode, fr
       if (f.kind === 'graphql') plan.steps.push({ kind: 'graphql', alias: f.alias, document: graphqlOnlyDocument(operation, fragments, f.nodes) });
       else if (f.kind === 'insert' || f.kind === 'update' || f.kind === 'delete') {
         const s = mutationStatement(f);
-        plan.steps.push({ kind: 'sql', alias: f.alias, statement: { text: s.text, params: s.writer.params } });
+        const output = s.output && { text: s.output.text, params: s.output.writer.params };
+        plan.steps.push({ kind: 'sql', alias: f.alias, statement: { text: s.text, params: s.writer.params }, output });
       }
     }
     return plan;

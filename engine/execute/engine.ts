@@ -1,5 +1,5 @@
 import {
-  execute, getVariableValues, GraphQLError, Kind, parse, validate,
+  execute, getVariableValues, GraphQLError, getNamedType, isListType, isNonNullType, isScalarType, Kind, parse, validate,
   type DocumentNode, type FragmentDefinitionNode, type GraphQLInputType, type OperationDefinitionNode, typeFromAST,
 } from 'graphql';
 import type { Session } from '../auth/session';
@@ -15,6 +15,7 @@ import { actionResolver, loadHandler, type ActionContext, type ActionHandler } f
 import { compile, type ExecutablePlan } from './compile';
 import { Lru } from './lru';
 import { bindParams, resolveSource } from './params';
+import { ROWS_VARIABLE } from '../sql/mutation';
 
 export interface GraphqlRequest {
   query?: unknown;
@@ -36,8 +37,23 @@ interface DocumentEntry {
 }
 interface OperationEntry {
   node: OperationDefinitionNode;
-  /** Variable names and input types, for the plan key. */
-  variables: [string, GraphQLInputType][];
+  /** Every variable, and whether its value (not only its presence) can change the SQL. */
+  variables: { name: string; type: GraphQLInputType; structural: boolean }[];
+  /** Compiled plans by variable shape ('' when no variable is structural). */
+  plans: Map<string, ExecutablePlan>;
+}
+
+/** Plans kept per operation: one per shape of its structural variables. */
+const PLANS_PER_OPERATION = 64;
+
+/**
+ * Whether a variable's value can change the SQL: objects, enums and lists of them do; so do Booleans
+ * (they may drive @include/@skip). Scalars and lists of scalars are bound as parameters.
+ */
+function isStructural(type: GraphQLInputType): boolean {
+  const t = isNonNullType(type) ? type.ofType : type;
+  if (isListType(t)) return !isScalarType(getNamedType(t));
+  return !isScalarType(t) || t.name === 'Boolean';
 }
 
 /** Turns a Hasura-shaped error into the response body. */
@@ -49,16 +65,14 @@ export function errorBody(errors: { message: string; code: string; path: string;
 
 export class Engine {
   private schemas = new Map<string, RoleSchema>();
-  private documents: Lru<string, DocumentEntry>;
-  private plans: Lru<string, ExecutablePlan>;
+  /** Parsed and validated documents of each role, by query text. */
+  private documents = new Map<string, Lru<string, DocumentEntry>>();
   private handlers = new Map<string, ActionHandler>();
   private actionTypes;
   /** Counts how often SQL was generated; tests use it to show the plan cache works. */
   compilations = 0;
 
   constructor(readonly model: Model, readonly db: Database, readonly config: EngineConfig, private log: (entry: Record<string, unknown>) => void = () => undefined) {
-    this.documents = new Lru(config.limits.planCacheSize);
-    this.plans = new Lru(config.limits.planCacheSize);
     this.actionTypes = buildActionTypes(model.metadata.actionsSdl, model.metadata.actions);
     for (const a of model.metadata.actions) this.handlers.set(a.name, loadHandler(a));
   }
@@ -75,13 +89,19 @@ export class Engine {
   }
 
   private documentFor(role: RoleSchema, query: string): DocumentEntry {
-    const key = `${role.role}\u0000${query}`;
-    let entry = this.documents.get(key);
+    let cache = this.documents.get(role.role);
+    if (!cache) {
+      cache = new Lru(this.config.limits.planCacheSize);
+      this.documents.set(role.role, cache);
+    }
+    let entry = cache.get(query);
     if (entry) return entry;
     let document: DocumentNode;
     try {
       document = parse(query);
     } catch (err) {
+      // The parser recurses: a document nested thousands of levels deep overflows the stack first.
+      if (err instanceof RangeError) throw new RequestError('validation-failed', 'the query is nested too deeply to be parsed', '$.query');
       throw new RequestError('validation-failed', (err as GraphQLError).message, errorPath(undefined, err as GraphQLError));
     }
     const errors = validate(role.schema, document);
@@ -92,11 +112,11 @@ export class Engine {
       if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
       else if (d.kind === Kind.OPERATION_DEFINITION) {
         const variables = (d.variableDefinitions ?? []).map((v): [string, GraphQLInputType] => [v.variable.name.value, typeFromAST(role.schema, v.type as never) as GraphQLInputType]);
-        operations.set(d.name?.value, { node: d, variables });
+        operations.set(d.name?.value, { node: d, variables: variables.map(([name, type]) => ({ name, type, structural: isStructural(type) })), plans: new Map() });
       }
     }
     entry = { document, fragments, operations };
-    this.documents.set(key, entry);
+    cache.set(query, entry);
     return entry;
   }
 
@@ -131,7 +151,7 @@ export class Engine {
     const coerced = getVariableValues(role.schema, operation.node.variableDefinitions ?? [], (request.variables ?? {}) as Record<string, unknown>);
     if (coerced.errors) throw new RequestError('validation-failed', coerced.errors[0].message, '$.variableValues');
     const vars = coerced.coerced;
-    const plan = this.planFor(role, request.query, operation, entry, vars);
+    const plan = this.planFor(role, operation, entry, vars);
     for (const c of plan.checks) {
       const v = resolveSource(c.source, vars, session);
       if (typeof v === 'number' && v < 0) throw new RequestError('validation-failed', 'expecting a non-negative integer', c.path);
@@ -139,16 +159,17 @@ export class Engine {
     return plan.operation === 'mutation' ? this.runMutation(plan, vars, session) : this.runQuery(plan, vars, session);
   }
 
-  private planFor(role: RoleSchema, query: string, operation: OperationEntry, entry: DocumentEntry, vars: Variables): ExecutablePlan {
-    // Only variables that change the SQL's shape join the key; scalar values never do.
+  /** The plan of an operation for these variables' shape; SQL is generated once per shape. */
+  private planFor(role: RoleSchema, operation: OperationEntry, entry: DocumentEntry, vars: Variables): ExecutablePlan {
+    // A scalar variable left out is an absent argument (no LIMIT, no comparison): presence counts.
     let shape = '';
-    for (const [name, type] of operation.variables) shape += `${name}=${variableShape(vars[name], type)};`;
-    const key = `${role.role}\u0000${operation.node.name?.value ?? ''}\u0000${shape}\u0000${query}`;
-    let plan = this.plans.get(key);
+    for (const v of operation.variables) shape += v.structural ? `${variableShape(vars[v.name], v.type)};` : v.name in vars ? 'p;' : 'a;';
+    let plan = operation.plans.get(shape);
     if (!plan) {
       plan = compile(role, operation.node, entry.fragments, vars, this.config.limits);
       this.compilations++;
-      this.plans.set(key, plan);
+      if (operation.plans.size >= PLANS_PER_OPERATION) operation.plans.clear();
+      operation.plans.set(shape, plan);
     }
     return plan;
   }
@@ -179,7 +200,10 @@ export class Engine {
         if (step.kind === 'sql') {
           const [row] = await tx.query(step.statement.text, bindParams(step.statement.params, vars, session));
           if (row.ok === false || row.ok === 'f') throw new RequestError('permission-error', 'check constraint of an insert/update permission has failed', `$.selectionSet.${step.alias}`);
-          value = (row.out as string | null) ?? 'null';
+          if (step.output) {
+            const [o] = await tx.query(step.output.text, bindParams(step.output.params, { ...vars, [ROWS_VARIABLE]: row.rows }, session));
+            value = (o.out as string | null) ?? 'null';
+          } else value = (row.out as string | null) ?? 'null';
         } else {
           const data = await this.runGraphql(step.document, role, vars, { db: tx, session });
           value = JSON.stringify(data[step.alias] ?? null);

@@ -1,16 +1,14 @@
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
-import type { Session } from '../auth/session';
 import type { Database } from '../db/database';
 import { errorBody, type Engine } from '../execute/engine';
-import { adminSecretSessions, graphqlRoute } from './graphql-route';
+import { adminSecretSessions, graphqlRoute, type SessionResolver } from './graphql-route';
 
 export interface AppOptions {
   engine: Engine;
   db: Database;
   bodyBytes: number;
   adminSecret?: string;
-  resolveSession?: (headers: Headers) => Promise<Session> | Session;
+  resolveSession?: SessionResolver;
 }
 
 /** The HTTP surface: health, and GraphQL at /api/graphql (and Hasura's /v1/graphql). */
@@ -24,13 +22,8 @@ export function createApp(opts: AppOptions): Hono {
       return c.json({ status: 'unavailable', database: opts.db.kind }, 503);
     }
   });
-  const limit = bodyLimit({
-    maxSize: opts.bodyBytes,
-    // The unread rest of the body makes the connection unusable: say so, or a keep-alive client reuses it and fails.
-    onError: (c) => c.body(errorBody([{ message: `the request body is larger than ${opts.bodyBytes} bytes`, code: 'request-too-large', path: '$' }]), 413, { 'content-type': 'application/json', connection: 'close' }),
-  });
-  const handler = graphqlRoute(opts.engine, opts.resolveSession ?? adminSecretSessions(opts.adminSecret));
-  for (const path of ['/api/graphql', '/v1/graphql']) app.post(path, limit, handler);
+  const handler = graphqlRoute(opts.engine, opts.resolveSession ?? adminSecretSessions(opts.adminSecret), opts.bodyBytes);
+  for (const path of ['/api/graphql', '/v1/graphql']) app.post(path, handler);
   app.notFound((c) => c.body(errorBody([{ message: `no route for ${c.req.method} ${new URL(c.req.url).pathname}`, code: 'not-found' as never, path: '$' }]), 404, { 'content-type': 'application/json' }));
   app.onError((err, c) => {
     const r = opts.engine.failure(err);

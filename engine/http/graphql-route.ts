@@ -2,24 +2,34 @@ import type { Context } from 'hono';
 import { adminSession, type Session } from '../auth/session';
 import type { Engine, EngineResponse, GraphqlRequest } from '../execute/engine';
 import { errorBody } from '../execute/engine';
+import { readBody, requestHeaders, type HeaderBag } from './read-request';
 
-const json = (c: Context, r: EngineResponse) => c.body(r.body, r.status as 200, { 'content-type': 'application/json; charset=utf-8' });
+export type SessionResolver = (headers: HeaderBag) => Promise<Session> | Session;
+
+const json = (c: Context, r: EngineResponse, extra: Record<string, string> = {}) =>
+  c.body(r.body, r.status as 200, { 'content-type': 'application/json; charset=utf-8', ...extra });
 
 /**
  * POST /api/graphql: body `{query, variables?, operationName?}` (or a list of them, a batch). The
  * engine's answer is JSON text already; it is written as it is.
  */
-export function graphqlRoute(engine: Engine, resolveSession: (headers: Headers) => Promise<Session> | Session) {
+export function graphqlRoute(engine: Engine, resolveSession: SessionResolver, maxBytes: number) {
   return async (c: Context) => {
+    const read = await readBody(c, maxBytes);
+    if (!read.ok) {
+      // The unread rest of the body makes the connection unusable: say so, or a keep-alive client reuses it and fails.
+      const body = errorBody([{ message: `the request body is larger than ${maxBytes} bytes`, code: 'request-too-large', path: '$' }]);
+      return json(c, { status: 413, body }, { connection: 'close' });
+    }
     let session: Session;
     try {
-      session = await resolveSession(c.req.raw.headers);
+      session = await resolveSession(requestHeaders(c));
     } catch (err) {
       return json(c, engine.failure(err));
     }
     let body: unknown;
     try {
-      body = JSON.parse(await c.req.text());
+      body = JSON.parse(read.text);
     } catch {
       return json(c, { status: 400, body: errorBody([{ message: 'the request body is not valid JSON', code: 'invalid-json', path: '$' }]) });
     }
@@ -37,4 +47,4 @@ function asRequest(body: unknown): GraphqlRequest {
 }
 
 /** The default session resolver: the admin secret; sign-in methods are added in front of it. */
-export const adminSecretSessions = (secret: string | undefined) => (headers: Headers) => adminSession(headers, secret);
+export const adminSecretSessions = (secret: string | undefined): SessionResolver => (headers) => adminSession(headers, secret);

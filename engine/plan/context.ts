@@ -48,6 +48,9 @@ export function booleanValue(arg: Arg | undefined, vars: Record<string, unknown>
   if (!arg || arg.kind !== 'leaf') return undefined;
   const s = arg.source;
   if (s.from === 'literal') return s.value === null ? undefined : Boolean(s.value);
-  if (s.from === 'variable' && s.path.length === 0) return vars[s.name] == null ? undefined : Boolean(vars[s.name]);
-  return undefined;
+  if (s.from !== 'variable') return undefined;
+  // A Boolean inside a variable's object (`$where` holding `distinct: true`) is read at its path.
+  let v: unknown = vars[s.name];
+  for (const p of s.path) v = v == null ? undefined : (v as Record<string | number, unknown>)[p];
+  return v == null ? undefined : Boolean(v);
 }

@@ -31,7 +31,7 @@ function planOutput(table: Table, type: GraphQLObjectType, nodes: FieldNode[], o
   if (one) return { visible, fields: planFields(table, type, subSelections(nodes), ctx, path, 1) };
   const fields: MutationOutput['fields'] = [];
   for (const [alias, ns] of collectFields(type, subSelections(nodes), ctx)) {
-    const here = `${path}.${alias}`;
+    const here = `${path}.selectionSet.${alias}`;
     if (ns[0].name.value === '__typename') {
       fields.push({ kind: 'typename', alias, name: type.name });
       continue;

@@ -17,7 +17,7 @@ export function planFields(table: Table, type: GraphQLObjectType, sets: Selectio
   const out: Field[] = [];
   for (const [alias, nodes] of collectFields(type, sets, ctx)) {
     const node = nodes[0];
-    const here = `${path}.${alias}`;
+    const here = `${path}.selectionSet.${alias}`;
     if (node.name.value === '__typename') {
       out.push({ kind: 'typename', alias, name: type.name });
       continue;
@@ -131,7 +131,7 @@ export function planAggregate(table: Table, type: GraphQLObjectType, sets: Selec
   const out: AggregateField[] = [];
   for (const [alias, nodes] of collectFields(type, sets, ctx)) {
     const node = nodes[0];
-    const here = `${path}.${alias}`;
+    const here = `${path}.selectionSet.${alias}`;
     if (node.name.value === '__typename') {
       out.push({ kind: 'typename', alias, name: type.name });
       continue;
@@ -151,7 +151,7 @@ function planAggregateItems(table: Table, type: GraphQLObjectType, sets: Selecti
   const out: AggregateItem[] = [];
   for (const [alias, nodes] of collectFields(type, sets, ctx)) {
     const node = nodes[0];
-    const here = `${path}.${alias}`;
+    const here = `${path}.selectionSet.${alias}`;
     if (node.name.value === '__typename') {
       out.push({ kind: 'typename', alias, name: type.name });
       continue;
@@ -166,7 +166,7 @@ function planAggregateItems(table: Table, type: GraphQLObjectType, sets: Selecti
       const fnType = objectTypeOf(def.type);
       const fields = [...collectFields(fnType, subSelections(nodes), ctx)].map(([a, ns]) => {
         if (ns[0].name.value === '__typename') return { kind: 'typename' as const, alias: a, name: fnType.name };
-        const col = meaningOf(fieldDef(fnType, ns[0], `${here}.${a}`));
+        const col = meaningOf(fieldDef(fnType, ns[0], `${here}.selectionSet.${a}`));
         return { kind: 'column' as const, alias: a, column: (col as { column: Column }).column };
       });
       out.push({ kind: 'function', alias, fn: m.fn, fields });

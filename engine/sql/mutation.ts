@@ -6,9 +6,23 @@ import { ident, stringLiteral, tableName, SqlWriter } from './writer';
 
 export interface MutationStatement {
   alias: string;
-  /** Returns one row: `out` (the field's JSON as text) and `ok` (the permission check held). */
+  /**
+   * Returns one row: `out` (the field's JSON as text) and `ok` (the permission check held); when
+   * `output` is set, `rows` (the changed rows as JSON text) instead of `out`.
+   */
   text: string;
   writer: SqlWriter;
+  /** The output, computed in a second statement over the changed rows bound as ROWS_VARIABLE. */
+  output?: { text: string; writer: SqlWriter };
+}
+
+/** Where the second statement of a mutation finds the changed rows among its variables (no GraphQL name has a space). */
+export const ROWS_VARIABLE = ' rows';
+
+/** Relationships in the output read tables, which a statement sees as they were before its own changes. */
+function readsRelationships(out: MutationOutput): boolean {
+  const relationship = (f: { kind: string }) => f.kind === 'object' || f.kind === 'array' || f.kind === 'arrayAggregate';
+  return out.fields.some((f) => relationship(f) || (f.kind === 'returning' && f.fields.some(relationship)));
 }
 
 function insertSql(m: Extract<MutationField, { kind: 'insert' }>, w: SqlWriter): string {
@@ -68,8 +82,18 @@ function outputSql(out: MutationOutput, one: boolean, w: SqlWriter): string {
 export function mutationStatement(m: MutationField): MutationStatement {
   const w = new SqlWriter();
   const change = m.kind === 'insert' ? insertSql(m, w) : m.kind === 'update' ? updateSql(m, w) : deleteSql(m, w);
-  const out = outputSql(m.output, m.one, w);
   const c = w.alias();
   const check = m.kind === 'delete' ? 'true' : `(SELECT coalesce(bool_and(${boolExpSql(m.check, c, w)}), true) FROM "_m" AS ${c})`;
-  return { alias: m.alias, text: `WITH "_m" AS (${change}) SELECT (${out})::text AS "out", ${check} AS "ok"`, writer: w };
+  if (!readsRelationships(m.output)) {
+    const out = outputSql(m.output, m.one, w);
+    return { alias: m.alias, text: `WITH "_m" AS (${change}) SELECT (${out})::text AS "out", ${check} AS "ok"`, writer: w };
+  }
+  // As Hasura does: change and fetch the rows, then build the output in a statement that sees the change.
+  const r = w.alias();
+  const text = `WITH "_m" AS (${change}) SELECT (SELECT coalesce(json_agg(${r}), '[]'::json) FROM "_m" AS ${r})::text AS "rows", ${check} AS "ok"`;
+  const ow = new SqlWriter();
+  const rows = ow.bind({ source: { from: 'variable', name: ROWS_VARIABLE, path: [] }, sqlType: 'text' });
+  const out = outputSql(m.output, m.one, ow);
+  const outputText = `WITH "_m" AS (SELECT * FROM json_populate_recordset(NULL::${tableName(m.table)}, ${rows}::json)) SELECT (${out})::text AS "out"`;
+  return { alias: m.alias, text, writer: w, output: { text: outputText, writer: ow } };
 }
