@@ -1,9 +1,10 @@
-// Tests are transpiled by SWC (no type checking: `npm run typecheck` does that with tsc).
+// Tests are transpiled by ts-jest without type checking (isolatedModules): `npm run typecheck`
+// type-checks with tsc. ts-jest is plain JavaScript, so installs need no native binaries.
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
+  transform: { '^.+\\.tsx?$': ['ts-jest', { tsconfig: { isolatedModules: true, module: 'commonjs', target: 'es2022', esModuleInterop: true }, diagnostics: false }] },
   testTimeout: 60000,
   maxWorkers: 2,
 };
