@@ -25,9 +25,11 @@ function isScalarList(type: GraphQLInputType): boolean {
 }
 
 function fromRuntime(value: unknown, type: GraphQLInputType, name: string, path: (string | number)[]): Arg {
-  if (value === null || value === undefined) return { kind: 'null' };
   if (isNonNullType(type)) return fromRuntime(value, type.ofType, name, path);
+  // A scalar stays a parameter even when this request's value is null: the plan is shared by every
+  // value of the variable, so null must mean the same thing in all of them (SQL NULL).
   if (isScalarType(type) || isScalarList(type)) return { kind: 'leaf', source: { from: 'variable', name, path } };
+  if (value === null || value === undefined) return { kind: 'null' };
   if (isListType(type)) {
     const items = Array.isArray(value) ? value : [value];
     return { kind: 'list', items: items.map((v, i) => fromRuntime(v, type.ofType, name, [...path, i])) };
