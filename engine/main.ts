@@ -13,6 +13,7 @@ async function main(): Promise<void> {
       tables: started.engine.model.tables.length,
       adminSecret: config.adminSecret ? 'set' : 'unset (admin access off)',
     });
+    process.stdout.write(welcome(info.port, config.adminSecret !== undefined));
   });
   const stop = async () => {
     server.close();
@@ -21,6 +22,21 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+}
+
+/** How to reach the running platform, for a person at the terminal. */
+function welcome(port: number, adminSecret: boolean): string {
+  const base = `http://localhost:${port}`;
+  return [
+    '',
+    `  Sign in:       ${base}/signin   (User Settings -> API Tokens)`,
+    `  GraphQL:       ${base}/api/graphql   (console: ${base}/console)`,
+    `  Token exchange: POST ${base}/api/auth/token {"email", "secret"}`,
+    '  A password for a demo user (Acme Corp, tenant 11111111-0000-4000-8000-000000000001):',
+    '    npm run admin -- set-password --email alice.admin@acme.example.com --password-stdin',
+    adminSecret ? '  Admin secret: send x-hasura-admin-secret, with x-hasura-role and x-hasura-tenant-id to act as a tenant role.' : '  Set ADMIN_SECRET to query as admin with x-hasura-admin-secret.',
+    '',
+  ].join('\n') + '\n';
 }
 
 main().catch((err) => {

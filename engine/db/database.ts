@@ -16,6 +16,12 @@ export interface Database extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   /** Runs `fn` inside BEGIN/COMMIT on one connection; rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * LISTEN on a channel: `onNotify` gets each NOTIFY payload sent after the transaction that sent it
+   * commits; `onListen` runs each time the listener is (re)connected, since notices sent while it was
+   * not are lost. Resolves once listening, to a function that stops.
+   */
+  listen(channel: string, onNotify: (payload: string) => void, onListen?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

@@ -26,6 +26,14 @@ export async function openPglite(dataDir: string, opts: { statementTimeoutMs: nu
     query: base.query,
     exec: base.exec,
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) => db.transaction((tx) => fn(wrap(tx))),
+    // In-process: the one connection hears its own notices; it never reconnects.
+    async listen(channel, onNotify, onListen) {
+      const stop = await db.listen(channel, onNotify);
+      onListen?.();
+      return async () => {
+        if (!db.closed) await stop();
+      };
+    },
     close: () => db.close(),
   };
 }

@@ -37,6 +37,11 @@ export function connectPostgres(url: string, opts: { poolSize: number; statement
     query: base.query,
     exec: base.exec,
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) => sql.begin((tx) => fn(wrap(tx))) as Promise<T>,
+    // postgres.js keeps a connection of its own for LISTEN and reconnects it; onListen runs each time.
+    async listen(channel, onNotify, onListen) {
+      const { unlisten } = await sql.listen(channel, onNotify, onListen);
+      return () => unlisten().catch(() => undefined);
+    },
     close: () => sql.end({ timeout: 5 }),
   };
 }

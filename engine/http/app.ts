@@ -1,6 +1,9 @@
 import { Hono } from 'hono';
 import type { Database } from '../db/database';
 import { errorBody, type Engine } from '../execute/engine';
+import type { AuthConfig } from '../config/config';
+import { mountWebRoutes } from '../web/routes';
+import { mountAuthRoutes } from './auth-routes';
 import { adminSecretSessions, graphqlRoute, type SessionResolver } from './graphql-route';
 
 export interface AppOptions {
@@ -9,9 +12,11 @@ export interface AppOptions {
   bodyBytes: number;
   adminSecret?: string;
   resolveSession?: SessionResolver;
+  /** Sign-in settings: with them, POST /api/auth/token (the API-token exchange) is served. */
+  auth?: AuthConfig;
 }
 
-/** The HTTP surface: health, and GraphQL at /api/graphql (and Hasura's /v1/graphql). */
+/** The HTTP surface: health, the token exchange, and GraphQL at /api/graphql (and Hasura's /v1/graphql). */
 export function createApp(opts: AppOptions): Hono {
   const app = new Hono();
   app.get('/healthz', async (c) => {
@@ -22,6 +27,11 @@ export function createApp(opts: AppOptions): Hono {
       return c.json({ status: 'unavailable', database: opts.db.kind }, 503);
     }
   });
+  if (opts.auth) {
+    mountAuthRoutes(app, { db: opts.db, auth: opts.auth });
+    // SAML arrives with its own issue; until then the button stays hidden.
+    mountWebRoutes(app, { db: opts.db, config: { auth: opts.auth }, samlEnabled: () => false });
+  }
   const handler = graphqlRoute(opts.engine, opts.resolveSession ?? adminSecretSessions(opts.adminSecret), opts.bodyBytes);
   for (const path of ['/api/graphql', '/v1/graphql']) app.post(path, handler);
   app.notFound((c) => c.body(errorBody([{ message: `no route for ${c.req.method} ${new URL(c.req.url).pathname}`, code: 'not-found' as never, path: '$' }]), 404, { 'content-type': 'application/json' }));

@@ -1,0 +1,32 @@
+import { createApiToken, deleteApiToken, listApiTokens } from '../engine/auth/api-tokens';
+import type { ActionContext } from '../engine/execute/actions';
+import { RequestError } from '../engine/plan/errors';
+import { tenantOf, uuidArg } from './session';
+
+/**
+ * The signed-in user's API tokens (User Settings, API Tokens). Always the caller's own: the user and
+ * tenant come from the session (a JWT, the session cookie, or the admin secret's x-hasura-user-id),
+ * never from arguments.
+ */
+function userOf(ctx: ActionContext): string {
+  const id = ctx.session.vars['x-hasura-user-id'];
+  if (!id || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
+    throw new RequestError('access-denied', 'this operation needs a signed-in user (x-hasura-user-id)');
+  }
+  return id.toLowerCase();
+}
+
+export async function api_tokens(_args: Record<string, unknown>, ctx: ActionContext) {
+  const tokens = await listApiTokens(ctx.db, userOf(ctx));
+  return tokens.map((t) => ({ id: t.id, name: t.name, prefix: t.prefix, created_at: t.createdAt, last_used_at: t.lastUsedAt }));
+}
+
+export async function create_api_token(args: Record<string, unknown>, ctx: ActionContext) {
+  const t = await createApiToken(ctx.db, { userId: userOf(ctx), tenantId: tenantOf(ctx) }, args.name as string);
+  return { id: t.id, name: t.name, prefix: t.prefix, created_at: t.createdAt, secret: t.secret };
+}
+
+export async function delete_api_token(args: Record<string, unknown>, ctx: ActionContext) {
+  const id = uuidArg(args.id, 'id');
+  return { id, deleted: await deleteApiToken(ctx.db, userOf(ctx), id) };
+}

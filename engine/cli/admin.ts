@@ -1,0 +1,244 @@
+import { parseArgs } from 'node:util';
+import { createApiToken, type CreatedApiToken } from '../auth/api-tokens';
+import { hashPassword, MAX_PASSWORD_LENGTH } from '../auth/passwords';
+import { loadUserSession, normaliseEmail, TENANT_ROLES } from '../auth/users';
+import { loadConfig } from '../config/config';
+import { connectDatabase } from '../db/connect';
+import type { Database, Queryable } from '../db/database';
+import { migrate } from '../db/migrate';
+
+/**
+ * Operators' commands: `npm run admin -- <command> [options]`. Each works on the database of the
+ * engine's configuration (DATABASE_URL, or the embedded PGlite in DATA_DIR: stop the engine first, as
+ * PGlite is one process's alone) after applying the migrations. The functions are exported for tests.
+ */
+
+/** created_by of rows an operator makes from the command line: nobody in particular. */
+export const OPERATOR_ID = '00000000-0000-0000-0000-000000000000';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+
+export class AdminError extends Error {}
+
+export async function createTenant(db: Queryable, opts: { name: string; type?: string }): Promise<{ id: string; name: string }> {
+  const name = opts.name?.trim();
+  if (!name) throw new AdminError('--name is required');
+  const taken = await db.query('SELECT id FROM tenant WHERE lower(name) = lower($1::text)', [name]);
+  if (taken.length) throw new AdminError(`a tenant named "${name}" exists already`);
+  const [row] = await db.query(
+    'INSERT INTO tenant (name, type, created_by, updated_by) VALUES ($1::text, $2::text, $3::uuid, $3::uuid) RETURNING id::text AS id',
+    [name, opts.type ?? 'Customer', OPERATOR_ID],
+  );
+  return { id: row.id as string, name };
+}
+
+async function tenantId(db: Queryable, idOrName: string): Promise<string> {
+  if (!idOrName) throw new AdminError('--tenant is required (a tenant id or name)');
+  const rows = UUID.test(idOrName)
+    ? await db.query('SELECT id::text AS id FROM tenant WHERE id = $1::uuid', [idOrName])
+    : await db.query('SELECT id::text AS id FROM tenant WHERE lower(name) = lower($1::text)', [idOrName]);
+  if (!rows.length) throw new AdminError(`no tenant "${idOrName}"`);
+  return rows[0].id as string;
+}
+
+async function userId(db: Queryable, email: string): Promise<string> {
+  if (!email) throw new AdminError('--email is required');
+  const rows = await db.query('SELECT id::text AS id FROM users WHERE lower(username) = $1::text', [normaliseEmail(email)]);
+  if (!rows.length) throw new AdminError(`no user with the e-mail ${email}`);
+  return rows[0].id as string;
+}
+
+function checkPassword(password: string | undefined): string {
+  if (!password) throw new AdminError('a password is required: --password <password> or --password-stdin');
+  if (password.length < 8) throw new AdminError('the password must be at least 8 characters long');
+  if (password.length > MAX_PASSWORD_LENGTH) throw new AdminError(`the password must be at most ${MAX_PASSWORD_LENGTH} characters long`);
+  return password;
+}
+
+export interface NewUser {
+  tenant: string;
+  email: string;
+  name: string;
+  role: string;
+  /** Omitted: the user signs in through SSO only. */
+  password?: string;
+}
+
+/** A user who is a member of the tenant with the role; their default tenant when it is their first. */
+export async function createUser(db: Database, u: NewUser): Promise<{ id: string; tenantId: string }> {
+  if (!u.email || !EMAIL.test(u.email.trim())) throw new AdminError('--email must be an e-mail address');
+  if (!u.name?.trim()) throw new AdminError('--name (the display name) is required');
+  if (!(TENANT_ROLES as readonly string[]).includes(u.role)) throw new AdminError(`--role must be one of ${TENANT_ROLES.join(', ')}`);
+  const hash = u.password === undefined ? null : await hashPassword(checkPassword(u.password));
+  const email = u.email.trim();
+  return db.transaction(async (tx) => {
+    const tenant = await tenantId(tx, u.tenant);
+    const taken = await tx.query('SELECT 1 FROM users WHERE lower(username) = $1::text', [normaliseEmail(email)]);
+    if (taken.length) throw new AdminError(`a user with the e-mail ${email} exists already`);
+    const [row] = await tx.query(
+      `INSERT INTO users (username, display_name, status, password_hash, created_by, updated_by) VALUES ($1::text, $2::text, 'active', $3::text, $4::uuid, $4::uuid)
+       RETURNING id::text AS id`,
+      [email, u.name.trim(), hash, OPERATOR_ID],
+    );
+    const id = row.id as string;
+    await tx.query(
+      `INSERT INTO tenant_users (tenant, "user", is_default, is_owner, created_by, updated_by) VALUES ($1::uuid, $2::uuid, true, false, $3::uuid, $3::uuid)`,
+      [tenant, id, OPERATOR_ID],
+    );
+    await tx.query(
+      `INSERT INTO user_roles (user_id, role, entity_type, entity_id, tenant_id, created_by) VALUES ($1::uuid, $2::text, 'tenant', $3::text, $3::uuid, $4::uuid)`,
+      [id, u.role, tenant, OPERATOR_ID],
+    );
+    return { id, tenantId: tenant };
+  });
+}
+
+/** Sets (or replaces) the user's built-in password. */
+export async function setPassword(db: Queryable, email: string, password: string): Promise<void> {
+  const hash = await hashPassword(checkPassword(password));
+  await db.query('UPDATE users SET password_hash = $2::text, updated_at = now() WHERE id = $1::uuid', [await userId(db, email), hash]);
+}
+
+async function setStatus(db: Queryable, email: string, status: 'active' | 'suspended'): Promise<void> {
+  // A trigger tells every running engine (NOTIFY platform_auth): the user's JWTs and sessions stop at once.
+  await db.query('UPDATE users SET status = $2::text, updated_at = now() WHERE id = $1::uuid', [await userId(db, email), status]);
+}
+
+/** Sign-in is refused from now on, and the user's JWTs and sessions stop working on every instance. */
+export const suspendUser = (db: Queryable, email: string) => setStatus(db, email, 'suspended');
+export const activateUser = (db: Queryable, email: string) => setStatus(db, email, 'active');
+
+/** An API token of the user in their default tenant (or `tenant`); the secret is in the answer only. */
+export async function createTokenFor(db: Queryable, opts: { email: string; name: string; tenant?: string }): Promise<CreatedApiToken & { tenantId: string }> {
+  if (!opts.name) throw new AdminError('--name (the token name) is required');
+  const id = await userId(db, opts.email);
+  let tenant: string | undefined;
+  if (opts.tenant) tenant = await tenantId(db, opts.tenant);
+  else {
+    const rows = await db.query('SELECT tenant::text AS tenant FROM tenant_users WHERE "user" = $1::uuid ORDER BY is_default DESC, created_at LIMIT 1', [id]);
+    tenant = rows[0]?.tenant as string | undefined;
+  }
+  const session = tenant ? await loadUserSession(db, id, tenant) : null;
+  if (!session) throw new AdminError(`${opts.email} is not active or holds no role in ${opts.tenant ?? 'any tenant'}`);
+  const token = await createApiToken(db, { userId: id, tenantId: session.tenantId }, opts.name);
+  return { ...token, tenantId: session.tenantId };
+}
+
+const USAGE = `usage: npm run admin -- <command> [options]
+
+commands:
+  create-tenant --name <name> [--type Customer|Demo|QA]
+  create-user   --tenant <id|name> --email <e-mail> --name <display name>
+                --role ${TENANT_ROLES.join('|')} [--password <password> | --password-stdin]
+  set-password  --email <e-mail> (--password <password> | --password-stdin)
+  suspend-user  --email <e-mail>
+  activate-user --email <e-mail>
+  create-token  --email <e-mail> --name <token name> [--tenant <id|name>]
+
+--password-stdin reads the password from the first line of standard input (it keeps it out of the
+shell history and the process list). The database is the engine's: DATABASE_URL, or the embedded
+PGlite in DATA_DIR (stop the engine first).`;
+
+export interface AdminIo {
+  env: NodeJS.ProcessEnv;
+  out: (line: string) => void;
+  err: (line: string) => void;
+  /** The whole of standard input, for --password-stdin. */
+  readStdin: () => Promise<string>;
+  /** A database already open (tests); otherwise the configuration's is opened and migrated. */
+  database?: Database;
+}
+
+/** Runs one command; the exit code. Errors are reported without any secret in them. */
+export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    io.out(USAGE);
+    return command ? 0 : 2;
+  }
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    values = parseArgs({
+      args: rest,
+      options: {
+        name: { type: 'string' }, type: { type: 'string' }, tenant: { type: 'string' }, email: { type: 'string' },
+        role: { type: 'string' }, password: { type: 'string' }, 'password-stdin': { type: 'boolean' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+  } catch (err) {
+    io.err(`${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const str = (k: string) => values[k] as string | undefined;
+  const password = async () => (values['password-stdin'] ? (await io.readStdin()).split(/\r?\n/)[0] : str('password'));
+  const commands: Record<string, (db: Database) => Promise<void>> = {
+    'create-tenant': async (db) => {
+      const t = await createTenant(db, { name: str('name') ?? '', type: str('type') });
+      io.out(`created tenant "${t.name}": ${t.id}`);
+    },
+    'create-user': async (db) => {
+      const pw = values.password !== undefined || values['password-stdin'] ? await password() : undefined;
+      const u = await createUser(db, { tenant: str('tenant') ?? '', email: str('email') ?? '', name: str('name') ?? '', role: str('role') ?? '', password: pw });
+      io.out(`created user ${str('email')} (${str('role')} in tenant ${u.tenantId}): ${u.id}${pw === undefined ? ' (no password: SSO only)' : ''}`);
+    },
+    'set-password': async (db) => {
+      await setPassword(db, str('email') ?? '', (await password()) ?? '');
+      io.out(`password set for ${str('email')}`);
+    },
+    'suspend-user': async (db) => {
+      await suspendUser(db, str('email') ?? '');
+      io.out(`suspended ${str('email')}`);
+    },
+    'activate-user': async (db) => {
+      await activateUser(db, str('email') ?? '');
+      io.out(`activated ${str('email')}`);
+    },
+    'create-token': async (db) => {
+      const t = await createTokenFor(db, { email: str('email') ?? '', name: str('name') ?? '', tenant: str('tenant') });
+      io.out(`created API token "${t.name}" (${t.prefix}...) for ${str('email')} in tenant ${t.tenantId}: ${t.id}`);
+      io.out('the secret, shown this once (exchange it at POST /api/auth/token):');
+      io.out(t.secret);
+    },
+  };
+  const run = commands[command];
+  if (!run) {
+    io.err(`unknown command "${command}"\n\n${USAGE}`);
+    return 2;
+  }
+  let opened: Database | undefined;
+  try {
+    let db = io.database;
+    if (!db) {
+      const config = loadConfig(io.env);
+      db = opened = await connectDatabase(config);
+      await migrate(db, config.migrationsDir);
+    }
+    await run(db);
+    return 0;
+  } catch (err) {
+    io.err(`error: ${(err as Error).message}`);
+    return 1;
+  } finally {
+    await opened?.close().catch(() => undefined);
+  }
+}
+
+function readStdin(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    process.stdin.on('data', (c: Buffer) => chunks.push(c));
+    process.stdin.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    process.stdin.once('error', reject);
+  });
+}
+
+if (require.main === module) {
+  runAdmin(process.argv.slice(2), {
+    env: process.env,
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+    readStdin,
+  }).then((code) => process.exit(code));
+}

@@ -1,0 +1,67 @@
+import { html, raw } from 'hono/html';
+import type { HtmlEscapedString } from 'hono/utils/html';
+
+type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+
+const STYLE = `
+:root { --ink:#1f2430; --muted:#6b7280; --line:#e5e7eb; --bg:#f7f8fa; --accent:#2563eb; --danger:#dc2626; --warn-bg:#fff7e6; --warn:#b45309; }
+* { box-sizing: border-box; }
+body { margin:0; font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color:var(--ink); background:var(--bg); }
+a { color: var(--accent); }
+.center { min-height:100vh; display:flex; align-items:center; justify-content:center; }
+.card { background:#fff; border:1px solid var(--line); border-radius:10px; padding:28px; width:360px; box-shadow:0 1px 2px rgba(0,0,0,.04); }
+h1 { font-size:20px; margin:0 0 18px; } h2 { font-size:16px; margin:0 0 12px; }
+label { display:block; font-weight:600; margin:12px 0 4px; }
+input[type=text], input[type=email], input[type=password] { width:100%; padding:8px 10px; border:1px solid var(--line); border-radius:6px; font:inherit; }
+button, .button { display:inline-block; padding:8px 14px; border-radius:6px; border:1px solid var(--accent); background:var(--accent); color:#fff; font:inherit; cursor:pointer; text-decoration:none; }
+button.secondary, .button.secondary { background:#fff; color:var(--ink); border-color:var(--line); }
+button.danger { background:var(--danger); border-color:var(--danger); }
+button.icon { background:none; border:none; color:var(--muted); padding:4px 6px; }
+button.icon:hover { color:var(--danger); }
+.full { width:100%; margin-top:18px; }
+.error { color:var(--danger); margin-top:12px; }
+.divider { text-align:center; color:var(--muted); margin:16px 0 0; }
+.shell { display:flex; min-height:100vh; }
+.sidebar { width:64px; background:#111827; color:#cbd5e1; display:flex; flex-direction:column; align-items:center; padding:14px 0; }
+.sidebar a { color:#cbd5e1; display:block; padding:10px; border-radius:8px; }
+.sidebar a:hover, .sidebar a.active { background:#1f2937; color:#fff; }
+.sidebar .bottom { margin-top:auto; }
+.main { flex:1; padding:32px; }
+.overlay { position:fixed; top:0; right:0; bottom:0; left:64px; background:rgba(17,24,39,.35); display:flex; align-items:flex-start; justify-content:center; padding-top:8vh; }
+.dialog { background:#fff; border-radius:12px; width:720px; max-width:95vw; display:flex; overflow:hidden; box-shadow:0 10px 30px rgba(0,0,0,.2); }
+.dialog nav { width:170px; border-right:1px solid var(--line); padding:18px 10px; background:#fafafa; }
+.dialog nav a { display:block; padding:7px 10px; border-radius:6px; color:var(--ink); text-decoration:none; }
+.dialog nav a.active { background:#e8efff; color:var(--accent); font-weight:600; }
+.dialog section { flex:1; padding:22px 24px; }
+.dialog header { display:flex; justify-content:space-between; align-items:center; margin-bottom:12px; }
+table { width:100%; border-collapse:collapse; margin-top:12px; }
+th, td { text-align:left; padding:8px 6px; border-bottom:1px solid var(--line); }
+th { color:var(--muted); font-weight:600; font-size:12px; text-transform:uppercase; letter-spacing:.03em; }
+.secret { display:flex; gap:8px; margin:10px 0; }
+.secret code { flex:1; padding:8px 10px; background:#f3f4f6; border-radius:6px; word-break:break-all; font-size:13px; }
+.warning { background:var(--warn-bg); color:var(--warn); border:1px solid #fde68a; padding:10px 12px; border-radius:6px; }
+.muted { color:var(--muted); }
+.row { display:flex; gap:8px; align-items:flex-end; }
+.row > div { flex:1; }
+`;
+
+export function page(title: string, body: Html): Html {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${raw(STYLE)}</style>
+</head>
+<body>${body}</body>
+</html>`;
+}
+
+/** Icons drawn inline (no network for assets). */
+export const ICONS = {
+  gear: raw('<svg width="22" height="22" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" aria-hidden="true"><circle cx="12" cy="12" r="3"/><path d="M19.4 15a1.7 1.7 0 0 0 .3 1.8l.1.1a2 2 0 1 1-2.8 2.8l-.1-.1a1.7 1.7 0 0 0-1.8-.3 1.7 1.7 0 0 0-1 1.5V21a2 2 0 1 1-4 0v-.1a1.7 1.7 0 0 0-1.1-1.5 1.7 1.7 0 0 0-1.8.3l-.1.1a2 2 0 1 1-2.8-2.8l.1-.1a1.7 1.7 0 0 0 .3-1.8 1.7 1.7 0 0 0-1.5-1H3a2 2 0 1 1 0-4h.1a1.7 1.7 0 0 0 1.5-1.1 1.7 1.7 0 0 0-.3-1.8l-.1-.1a2 2 0 1 1 2.8-2.8l.1.1a1.7 1.7 0 0 0 1.8.3H9a1.7 1.7 0 0 0 1-1.5V3a2 2 0 1 1 4 0v.1a1.7 1.7 0 0 0 1 1.5 1.7 1.7 0 0 0 1.8-.3l.1-.1a2 2 0 1 1 2.8 2.8l-.1.1a1.7 1.7 0 0 0-.3 1.8V9a1.7 1.7 0 0 0 1.5 1H21a2 2 0 1 1 0 4h-.1a1.7 1.7 0 0 0-1.5 1z"/></svg>'),
+  console: raw('<svg width="22" height="22" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" aria-hidden="true"><polyline points="4 17 10 11 4 5"/><line x1="12" y1="19" x2="20" y2="19"/></svg>'),
+  trash: raw('<svg width="18" height="18" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" aria-hidden="true"><polyline points="3 6 5 6 21 6"/><path d="M19 6l-1 14a2 2 0 0 1-2 2H8a2 2 0 0 1-2-2L5 6"/><path d="M10 11v6M14 11v6"/><path d="M9 6V4a1 1 0 0 1 1-1h4a1 1 0 0 1 1 1v2"/></svg>'),
+  signout: raw('<svg width="22" height="22" viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" aria-hidden="true"><path d="M9 21H5a2 2 0 0 1-2-2V5a2 2 0 0 1 2-2h4"/><polyline points="16 17 21 12 16 7"/><line x1="21" y1="12" x2="9" y2="12"/></svg>'),
+};
