@@ -97,6 +97,12 @@ maybe(`settings page in Chromium on ${backendName}`, () => {
     await page.goto(`${server.url}/console`);
     await page.waitForSelector('.graphiql-container', { timeout: 30_000 });
     await shot('05-console');
+    // What the console's fetcher does: same-origin fetch, so the session cookie is the credential.
+    const answer = await page.evaluate(async () => {
+      const res = await fetch('/api/graphql', { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ cloud_accounts_aggregate { aggregate { count } } }' }) });
+      return res.json();
+    });
+    expect(answer).toEqual({ data: { cloud_accounts_aggregate: { aggregate: { count: DEMO.perTenant.cloudAccounts } } } });
   });
 
   test('signing out ends the session', async () => {
