@@ -13,7 +13,7 @@ async function main(): Promise<void> {
       tables: started.engine.model.tables.length,
       adminSecret: config.adminSecret ? 'set' : 'unset (admin access off)',
     });
-    process.stdout.write(welcome(info.port, config.adminSecret !== undefined));
+    process.stdout.write(welcome(info.port, config.adminSecret !== undefined, started.db.kind === 'pglite'));
   });
   const stop = async () => {
     server.close();
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
 }
 
 /** How to reach the running platform, for a person at the terminal. */
-function welcome(port: number, adminSecret: boolean): string {
+function welcome(port: number, adminSecret: boolean, embedded: boolean): string {
   const base = `http://localhost:${port}`;
   return [
     '',
@@ -34,9 +34,10 @@ function welcome(port: number, adminSecret: boolean): string {
     `  Token exchange: POST ${base}/api/auth/token {"email", "secret"}`,
     '  A password for a demo user (Acme Corp, tenant 11111111-0000-4000-8000-000000000001):',
     '    npm run admin -- set-password --email alice.admin@acme.example.com --password-stdin',
+    embedded ? '    (stop this server first: the embedded database serves one process at a time)' : '',
     adminSecret ? '  Admin secret: send x-hasura-admin-secret, with x-hasura-role and x-hasura-tenant-id to act as a tenant role.' : '  Set ADMIN_SECRET to query as admin with x-hasura-admin-secret.',
     '',
-  ].join('\n') + '\n';
+  ].filter((line, i, all) => line !== '' || i === 0 || i === all.length - 1).join('\n') + '\n';
 }
 
 main().catch((err) => {
