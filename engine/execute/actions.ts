@@ -1,4 +1,4 @@
-import type { GraphQLFieldResolver } from 'graphql';
+import type { GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';
 import type { Queryable } from '../db/database';
 import type { ActionJson } from '../metadata/metadata-types';
 import type { Session } from '../auth/session';
@@ -11,7 +11,8 @@ export interface ActionContext {
   session: Session;
 }
 
-export type ActionHandler = (args: Record<string, unknown>, ctx: ActionContext) => unknown;
+/** `info` (the GraphQL resolver's) tells a handler which fields the caller selected. */
+export type ActionHandler = (args: Record<string, unknown>, ctx: ActionContext, info?: GraphQLResolveInfo) => unknown;
 
 /**
  * An action's handler, from `definition.handler` in actions.yaml:
@@ -53,6 +54,6 @@ export function actionResolver(handlers: Map<string, ActionHandler>): GraphQLFie
   return (_root, args, ctx, info) => {
     const handler = handlers.get(info.fieldName);
     if (!handler) throw new RequestError('unexpected', `no handler for action ${info.fieldName}`);
-    return handler(args, ctx);
+    return handler(args, ctx, info);
   };
 }
