@@ -1,4 +1,7 @@
+import type { ActionContext } from '../engine/execute/actions';
 import { analyticOperation } from './analytics/operation';
+import { invalid, unknownName } from './analytics/errors';
+import { tenantOf, uuidArg } from './session';
 import { jsonbWhere, whereOf, type Dataset, type Field } from './analytics/dataset';
 
 /**
@@ -136,3 +139,96 @@ export const events: Dataset = {
 
 export const event_groupings_v2 = analyticOperation(eventGroupings);
 export const events_v2 = analyticOperation(events);
+
+/**
+ * event_get_filter_values: for each requested filter type, the distinct values the caller's events
+ * take in a time range (created_at from start_time to end_time, both inclusive, either optional),
+ * optionally in one account, with the number of events of each value: the most frequent first (then
+ * by value), at most `limit` (default 100, at most 1000) per type; `total` is the number of distinct
+ * values before the limit. Empty and null values are left out. `label` needs label_key and gives
+ * that label's values; `label_key` gives the label names.
+ */
+const WORKLOAD_KINDS = ['cronjob', 'daemonset', 'deployment', 'job', 'replicaset', 'rollout', 'statefulset'];
+const FILTER_VALUE_SQL: Record<string, string> = {
+  account_id: 'e.cloud_account_id::text',
+  category: 'e.category',
+  cluster: 'e.cluster',
+  computed_priority: 'e.computed_priority',
+  finding_type: 'e.finding_type',
+  namespace: 'e.subject_namespace',
+  nb_status: 'e.nb_status',
+  node: 'e.subject_node',
+  priority: 'e.priority',
+  service_key: 'e.service_key',
+  severity: 'e.severity',
+  source: 'e.source',
+  status: 'e.status',
+  subject_name: 'e.subject_name',
+  subject_type: 'e.subject_type',
+  // The workload of the event: its subject's owner (a pod's workload), or the subject itself when
+  // it is a workload.
+  workload: `coalesce(e.subject_owner, CASE WHEN lower(e.subject_type) IN (${WORKLOAD_KINDS.map((k) => `'${k}'`).join(', ')}) THEN e.subject_name END)`,
+};
+const LABEL = 'label';
+const LABEL_KEY = 'label_key';
+const FILTER_TYPES = [...Object.keys(FILTER_VALUE_SQL), LABEL, LABEL_KEY];
+export const FILTER_VALUES_DEFAULT_LIMIT = 100;
+export const FILTER_VALUES_MAX_LIMIT = 1000;
+
+interface EventFilterValuesRequest {
+  account_id?: string | null;
+  end_time?: string | null;
+  filter_types: readonly string[];
+  label_key?: string | null;
+  limit?: number | null;
+  start_time?: string | null;
+}
+
+export async function event_get_filter_values(args: { request: EventFilterValuesRequest }, ctx: ActionContext) {
+  const tenant = tenantOf(ctx).toLowerCase();
+  const req = args.request;
+  const limit = req.limit ?? FILTER_VALUES_DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > FILTER_VALUES_MAX_LIMIT) {
+    throw invalid(`limit must be an integer from 1 to ${FILTER_VALUES_MAX_LIMIT}`, '$.request.limit');
+  }
+  for (const key of ['start_time', 'end_time'] as const) {
+    const v = req[key];
+    if (v !== null && v !== undefined && Number.isNaN(Date.parse(v))) throw invalid(`${key} is not a date-time: ${JSON.stringify(v)}`, `$.request.${key}`);
+  }
+  if (req.start_time && req.end_time && Date.parse(req.start_time) > Date.parse(req.end_time)) {
+    throw invalid('start_time is after end_time', '$.request.start_time');
+  }
+  const account = req.account_id === null || req.account_id === undefined ? null : uuidArg(req.account_id, 'request.account_id');
+  const types = req.filter_types.map((t, i) => {
+    if (!FILTER_TYPES.includes(t)) throw unknownName('filter type', t, FILTER_TYPES, `$.request.filter_types[${i}]`);
+    if (t === LABEL && !req.label_key) throw invalid('filter type "label" needs label_key', `$.request.filter_types[${i}]`);
+    return t;
+  }).filter((t, i, all) => all.indexOf(t) === i);
+
+  const params: (string | null)[] = [tenant];
+  const conds = ['e.tenant = $1::uuid'];
+  if (req.start_time) conds.push(`e.created_at >= ($${params.push(req.start_time)}::timestamptz AT TIME ZONE 'UTC')`);
+  if (req.end_time) conds.push(`e.created_at <= ($${params.push(req.end_time)}::timestamptz AT TIME ZONE 'UTC')`);
+  if (account) conds.push(`e.cloud_account_id = $${params.push(account)}::uuid`);
+  // Only the label statement takes label_key, as its last parameter.
+  const labelParams = [...params, req.label_key ?? null];
+  const labelParam = `$${labelParams.length}::text`;
+
+  const filters = [];
+  for (const type of types) {
+    const from = type === LABEL_KEY
+      ? `events e CROSS JOIN LATERAL jsonb_object_keys(CASE WHEN jsonb_typeof(e.labels) = 'object' THEN e.labels ELSE '{}'::jsonb END) AS k(v)`
+      : 'events e';
+    const value = type === LABEL ? `(e.labels ->> ${labelParam})` : type === LABEL_KEY ? 'k.v' : FILTER_VALUE_SQL[type];
+    const text = `SELECT x.v AS value, count(*)::int AS n, (count(*) OVER ())::int AS total
+      FROM (SELECT ${value} AS v FROM ${from} WHERE ${conds.join(' AND ')}) x
+      WHERE x.v IS NOT NULL AND x.v <> '' GROUP BY x.v ORDER BY n DESC, x.v LIMIT ${limit}`;
+    const rows = await ctx.db.query(text, type === LABEL ? labelParams : params);
+    filters.push({
+      filter_type: type,
+      total: rows.length ? Number(rows[0].total) : 0,
+      values: rows.map((r) => ({ value: String(r.value), count: Number(r.n) })),
+    });
+  }
+  return { account_id: req.account_id ?? null, filters };
+}

@@ -1,4 +1,6 @@
+import type { ActionContext } from '../engine/execute/actions';
 import { analyticOperation } from './analytics/operation';
+import { tenantOf } from './session';
 import { jsonbWhere, whereOf, type Dataset, type Field } from './analytics/dataset';
 
 /**
@@ -182,3 +184,32 @@ export const k8s_pods_v2 = analyticOperation(k8sPods);
 export const k8s_namespace_groupings_v2 = analyticOperation(k8sNamespaceGroupings);
 export const k8s_namespaces_v2 = analyticOperation(k8sNamespaces);
 export const k8s_cluster_groupings_v2 = analyticOperation(k8sClusterGroupings);
+
+/**
+ * k8s_versions: the upstream Kubernetes minor releases the platform knows, newest first, with the
+ * date each was released (YYYY-MM-DD). A fixed catalogue, the same for every tenant; extend it as
+ * releases come out.
+ */
+export const K8S_VERSIONS: readonly { version: string; release_date: string }[] = [
+  { version: '1.34', release_date: '2025-08-27' },
+  { version: '1.33', release_date: '2025-04-23' },
+  { version: '1.32', release_date: '2024-12-11' },
+  { version: '1.31', release_date: '2024-08-13' },
+  { version: '1.30', release_date: '2024-04-17' },
+  { version: '1.29', release_date: '2023-12-13' },
+  { version: '1.28', release_date: '2023-08-15' },
+  { version: '1.27', release_date: '2023-04-11' },
+  { version: '1.26', release_date: '2022-12-09' },
+  { version: '1.25', release_date: '2022-08-23' },
+  { version: '1.24', release_date: '2022-05-03' },
+  { version: '1.23', release_date: '2021-12-07' },
+  { version: '1.22', release_date: '2021-08-04' },
+  { version: '1.21', release_date: '2021-04-08' },
+  { version: '1.20', release_date: '2020-12-08' },
+];
+
+export async function k8s_versions(_args: Record<string, unknown>, ctx: ActionContext) {
+  // Tenant users only, like every other Kubernetes operation.
+  tenantOf(ctx);
+  return K8S_VERSIONS.map((v) => ({ ...v }));
+}
