@@ -8,6 +8,8 @@ import { Engine } from './execute/engine';
 import { createApp } from './http/app';
 import { loadMetadata } from './metadata/load';
 import { buildModel } from './metadata/model';
+import { readLicense, type License } from './saml/license';
+import { samlAvailable } from './saml/health';
 import { seedDemoData, seedDemoScale } from '../sql/demo/seed';
 
 export type Logger = (entry: Record<string, unknown>) => void;
@@ -45,8 +47,18 @@ export async function startEngine(config: EngineConfig, log: Logger = jsonLogger
     }
     const revocations = new Revocations(db, config.auth, log);
     await revocations.start();
+    // SAML: the license (on-premise) and configuration problems, told once at start-up.
+    let license: License | undefined;
+    if (config.edition !== 'community' && config.deploymentMode === 'onprem' && config.saml.enabled) license = await readLicense(config.saml);
+    if (samlAvailable(config)) {
+      if (config.saml.missing.length > 0) log({ level: 'error', msg: `SAML not configured: ${config.saml.missing.join(', ')} missing` });
+      for (const problem of config.saml.problems) log({ level: 'warn', msg: problem });
+      if (license && !license.ok) log({ level: 'warn', msg: `license: ${license.problem}` });
+    } else if (config.saml.enabled) {
+      log({ level: 'warn', msg: 'SAML_ENABLED is set, but SAML single sign-on is not available in the Community edition' });
+    }
     const resolveSession = createSessionResolver({ auth: config.auth, revocations, adminSecret: config.adminSecret });
-    const app = createApp({ engine, db, bodyBytes: config.limits.bodyBytes, adminSecret: config.adminSecret, resolveSession, auth: config.auth });
+    const app = createApp({ engine, db, bodyBytes: config.limits.bodyBytes, adminSecret: config.adminSecret, resolveSession, auth: config.auth, saml: { config, license: () => license, log } });
     const close = async () => {
       await revocations.stop();
       if (!existingDb) await db.close();

@@ -37,6 +37,49 @@ export interface EngineConfig {
   /** Log SQL and errors in detail (never secrets). */
   devMode: boolean;
   auth: AuthConfig;
+  /** Product edition: SAML single sign-on exists in enterprise and cloud only. */
+  edition: Edition;
+  /** onprem: one licensed tenant; saas: tenants found by e-mail domain. */
+  deploymentMode: DeploymentMode;
+  saml: SamlConfig;
+}
+
+export type Edition = 'community' | 'enterprise' | 'cloud';
+export type DeploymentMode = 'onprem' | 'saas';
+
+/**
+ * SAML 2.0 single sign-on. Problems that should not stop the engine (a missing variable, a group
+ * mapping that is not JSON) are collected in `problems`: the health endpoint and the log show them,
+ * and login refuses while any of the required variables is missing.
+ */
+export interface SamlConfig {
+  /** SAML_ENABLED=true. */
+  enabled: boolean;
+  /** SAML_ENTRY_POINT: the IdP's single sign-on URL (HTTP-Redirect binding). */
+  entryPoint?: string;
+  /** SAML_ISSUER: the IdP's entity ID; responses must carry it as Issuer. */
+  issuer?: string;
+  /** SAML_CERT, normalised to a PEM with BEGIN/END lines and 64-character lines. */
+  cert?: string;
+  /** SAML_AUDIENCE: the audience assertions must name; also this service provider's entity ID. */
+  audience?: string;
+  /** {NEXTAUTH_URL}/api/auth/saml/acs */
+  callbackUrl: string;
+  /** SAML_GROUP_MAPPING: IdP group name -> tenant role (exact, case-sensitive). */
+  groupMapping: Record<string, string>;
+  syncRolesOnLogin: boolean;
+  removeOldRoles: boolean;
+  includeUnmappedGroups: boolean;
+  /** AUTH_DEFAULT_ROLE: role of users created on-premise (and the fallback of a tenant without auth_default_role). */
+  defaultRole: string;
+  /** LICENSE_FILE: the on-premise license, a JWT signed by the vendor. */
+  licenseFile?: string;
+  /** LICENSE_PUBLIC_KEY (PEM) or LICENSE_PUBLIC_KEY_FILE: the vendor's key that signs licenses. */
+  licensePublicKey?: string;
+  /** Variables of SAML_ENTRY_POINT, SAML_ISSUER, SAML_CERT, SAML_AUDIENCE that are not set. */
+  missing: string[];
+  /** Configuration problems to report (health `messages`, start-up log). */
+  problems: string[];
 }
 
 /** Sign-in: browser sessions, the token exchange and the JWTs it mints, failed-attempt limits. */
@@ -134,10 +177,88 @@ function authConfig(env: NodeJS.ProcessEnv, port: number): AuthConfig {
   };
 }
 
+const CERT_BEGIN = '-----BEGIN CERTIFICATE-----';
+const CERT_END = '-----END CERTIFICATE-----';
+
+/**
+ * A certificate as PEM, whether it was given with or without the BEGIN/END lines, on one line or many,
+ * with \\n escapes (as some deployment tools write them) or with spaces.
+ */
+export function normaliseCertificate(raw: string): string {
+  const body = raw
+    .replace(/\\n/g, '\n')
+    .replace(CERT_BEGIN, '')
+    .replace(CERT_END, '')
+    .replace(/[^A-Za-z0-9+/=]/g, '');
+  const lines = body.match(/.{1,64}/g) ?? [];
+  return `${CERT_BEGIN}\n${lines.join('\n')}\n${CERT_END}\n`;
+}
+
+const TENANT_ROLE_NAMES = ['tenant_admin', 'tenant_admin_readonly'];
+
+function samlConfig(env: NodeJS.ProcessEnv, baseUrl: string): SamlConfig {
+  const problems: string[] = [];
+  const text = (name: string) => (env[name] ?? '').trim() || undefined;
+  const required = { SAML_ENTRY_POINT: text('SAML_ENTRY_POINT'), SAML_ISSUER: text('SAML_ISSUER'), SAML_CERT: text('SAML_CERT'), SAML_AUDIENCE: text('SAML_AUDIENCE') };
+  const missing = Object.entries(required).filter(([, v]) => v === undefined).map(([k]) => k);
+  let groupMapping: Record<string, string> = {};
+  const rawMapping = text('SAML_GROUP_MAPPING');
+  if (rawMapping) {
+    try {
+      const parsed: unknown = JSON.parse(rawMapping);
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
+      for (const [group, role] of Object.entries(parsed as Record<string, unknown>)) {
+        if (typeof role === 'string' && TENANT_ROLE_NAMES.includes(role)) groupMapping[group] = role;
+        else problems.push(`SAML_GROUP_MAPPING: group "${group}" maps to ${JSON.stringify(role)}, which is not one of ${TENANT_ROLE_NAMES.join(', ')}; the entry is ignored`);
+      }
+    } catch (err) {
+      groupMapping = {};
+      problems.push(`SAML_GROUP_MAPPING is not a valid JSON object (${(err as Error).message}); no group is mapped to a role`);
+    }
+  }
+  const defaultRole = text('AUTH_DEFAULT_ROLE') ?? 'tenant_admin_readonly';
+  if (!TENANT_ROLE_NAMES.includes(defaultRole)) throw new Error(`AUTH_DEFAULT_ROLE must be one of ${TENANT_ROLE_NAMES.join(', ')}, got "${defaultRole}"`);
+  let licensePublicKey = text('LICENSE_PUBLIC_KEY')?.replace(/\\n/g, '\n');
+  const keyFile = text('LICENSE_PUBLIC_KEY_FILE');
+  if (!licensePublicKey && keyFile) {
+    try {
+      licensePublicKey = fs.readFileSync(keyFile, 'utf8');
+    } catch (err) {
+      problems.push(`LICENSE_PUBLIC_KEY_FILE cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  return {
+    enabled: bool(env, 'SAML_ENABLED', false),
+    entryPoint: required.SAML_ENTRY_POINT,
+    issuer: required.SAML_ISSUER,
+    cert: required.SAML_CERT ? normaliseCertificate(required.SAML_CERT) : undefined,
+    audience: required.SAML_AUDIENCE,
+    callbackUrl: `${baseUrl}/api/auth/saml/acs`,
+    groupMapping,
+    syncRolesOnLogin: bool(env, 'SAML_SYNC_ROLES_ON_LOGIN', true),
+    removeOldRoles: bool(env, 'SAML_REMOVE_OLD_ROLES', true),
+    includeUnmappedGroups: bool(env, 'SAML_INCLUDE_UNMAPPED_GROUPS', false),
+    defaultRole,
+    licenseFile: text('LICENSE_FILE'),
+    licensePublicKey,
+    missing,
+    problems,
+  };
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '') return fallback;
+  if (!(values as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${values.join(', ')}, got "${env[name]}"`);
+  return raw as T;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): EngineConfig {
   const root = projectRoot();
   const databaseUrl = env.DATABASE_URL || undefined;
   const port = int(env, 'PORT', 8080);
+  const auth = authConfig(env, port);
+  const edition = oneOf<Edition>(env, 'EDITION', ['community', 'enterprise', 'cloud'], 'community');
   return {
     port,
     databaseUrl,
@@ -157,6 +278,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): EngineConfig {
     },
     poolSize: int(env, 'DATABASE_POOL_SIZE', 10),
     devMode: bool(env, 'DEV_MODE', false),
-    auth: authConfig(env, port),
+    auth,
+    edition,
+    deploymentMode: oneOf<DeploymentMode>(env, 'DEPLOYMENT_MODE', ['onprem', 'saas'], edition === 'cloud' ? 'saas' : 'onprem'),
+    saml: samlConfig(env, auth.baseUrl),
   };
 }

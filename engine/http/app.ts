@@ -2,6 +2,8 @@ import { Hono } from 'hono';
 import type { Database } from '../db/database';
 import { errorBody, type Engine } from '../execute/engine';
 import type { AuthConfig } from '../config/config';
+import { samlAvailable } from '../saml/health';
+import { mountSamlRoutes, type SamlDeps } from '../saml/routes';
 import { mountWebRoutes } from '../web/routes';
 import { mountAuthRoutes } from './auth-routes';
 import { adminSecretSessions, graphqlRoute, type SessionResolver } from './graphql-route';
@@ -14,6 +16,8 @@ export interface AppOptions {
   resolveSession?: SessionResolver;
   /** Sign-in settings: with them, POST /api/auth/token (the API-token exchange) is served. */
   auth?: AuthConfig;
+  /** SAML settings and the license: with them (and `auth`), the /api/auth/saml routes are served. */
+  saml?: Omit<SamlDeps, 'db'>;
 }
 
 /** The HTTP surface: health, the token exchange, and GraphQL at /api/graphql (and Hasura's /v1/graphql). */
@@ -29,8 +33,9 @@ export function createApp(opts: AppOptions): Hono {
   });
   if (opts.auth) {
     mountAuthRoutes(app, { db: opts.db, auth: opts.auth });
-    // SAML arrives with its own issue; until then the button stays hidden.
-    mountWebRoutes(app, { db: opts.db, config: { auth: opts.auth }, samlEnabled: () => false });
+    const saml = opts.saml;
+    if (saml) mountSamlRoutes(app, { ...saml, db: opts.db });
+    mountWebRoutes(app, { db: opts.db, config: { auth: opts.auth }, samlEnabled: () => (saml ? samlAvailable(saml.config) : false) });
   }
   const handler = graphqlRoute(opts.engine, opts.resolveSession ?? adminSecretSessions(opts.adminSecret), opts.bodyBytes);
   for (const path of ['/api/graphql', '/v1/graphql']) app.post(path, handler);
