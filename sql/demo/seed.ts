@@ -1,3 +1,6 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { projectRoot } from '../../engine/config/config';
 import type { Database, Queryable } from '../../engine/db/database';
 import { DEMO, demoDataSql } from './demo-data';
 import { insertTarget, QuietProgress, type BulkTarget, type Progress, type TableReport } from './load';
@@ -12,9 +15,19 @@ export async function seedDemoData(db: Database): Promise<boolean> {
   if (!row.present) return false;
   const [count] = await db.query('SELECT count(*)::int AS n FROM public.tenant');
   if (Number(count.n) > 0) return false;
-  await db.transaction((tx) => tx.exec(demoDataSql()));
+  await db.transaction(async (tx) => {
+    await tx.exec(demoDataSql());
+    // Tables of later families keep their demo rows in SQL files of their own, where present.
+    for (const file of DEMO_SQL_FILES) {
+      const full = path.join(projectRoot(), 'sql', 'demo', file);
+      if (fs.existsSync(full)) await tx.exec(fs.readFileSync(full, 'utf8'));
+    }
+  });
   return true;
 }
+
+/** Demo rows written as SQL (read from the sources, so they need no build step). */
+const DEMO_SQL_FILES = ['workflows.sql'];
 
 // ---------------------------------------------------------------------------------------------
 // Generated data at a scale (sql/demo/scale.ts), on top of the fixed set
