@@ -7,9 +7,14 @@ import { loadConfig } from '../engine/config/config';
 import { compile } from '../engine/execute/compile';
 import { bindParams } from '../engine/execute/params';
 import { startEngine, type Started } from '../engine/server';
+import postgres from 'postgres';
+import { buildQuery } from '../actions/analytics/builder';
+import { spendGroupings } from '../actions/cost';
+import { copyTarget } from '../sql/demo/load';
+import { seedDemoScale } from '../sql/demo/seed';
 import { serveCalls } from './ipc';
 import { extraSpendsSql } from './data';
-import { BENCH_ROLE, BENCH_TENANT, WORKLOADS } from './workloads';
+import { BENCH_ROLE, BENCH_TENANT, WORKLOADS, type Workload } from './workloads';
 
 /** The statement the engine runs for one workload, as its own modules compile and bind it. */
 export interface CompiledWorkload {
@@ -24,6 +29,10 @@ export interface EngineStart {
   databaseUrl: string;
   adminSecret: string;
   extraSpendDays: number;
+  /** Generated demo data of this scale (sql/demo/seed.ts, through COPY) on top of the demo set; 0: none. */
+  scale: number;
+  /** The workloads to compile and explain. */
+  workloads: string[];
   /** Also serve `Engine.run` on a bare node:http server (no Hono), to split the engine's cost. */
   direct: boolean;
 }
@@ -36,6 +45,10 @@ export interface EngineStarted {
   statementTimeoutMs: number;
   spendsRows: number;
   workloads: CompiledWorkload[];
+  /** The scale seeding, when asked for: a line for the report. */
+  seeded?: string;
+  /** EXPLAIN (ANALYZE, BUFFERS) of the analytic workloads: the engine's statement (built by the builder) and the floor's. */
+  explains: { name: string; engine: string; floor: string; engineSql: string }[];
 }
 
 let started: Started | undefined;
@@ -77,10 +90,10 @@ async function shut(srv: Server | undefined): Promise<void> {
 }
 
 /** GraphQL document -> the engine's plan (compile.ts) -> SQL text and bound parameters. */
-function compileWorkloads(s: Started): CompiledWorkload[] {
+function compileWorkloads(s: Started, names: string[]): CompiledWorkload[] {
   const role = s.engine.schemaFor(BENCH_ROLE);
   const session: Session = { role: BENCH_ROLE, vars: { 'x-hasura-role': BENCH_ROLE, 'x-hasura-tenant-id': BENCH_TENANT }, isAdmin: true };
-  return WORKLOADS.map((w) => {
+  return WORKLOADS.filter((w) => names.includes(w.name) && !w.floor).map((w) => {
     const document = parse(w.query);
     const errors = validate(role.schema, document);
     if (errors.length) throw new Error(`workload ${w.name}: ${errors[0].message}`);
@@ -98,6 +111,14 @@ function compileWorkloads(s: Started): CompiledWorkload[] {
   });
 }
 
+/** EXPLAIN (ANALYZE, BUFFERS) of the engine's statement for an analytic workload (the builder's, for the same request) and of the floor's. */
+async function explainAnalytic(s: Started, w: Workload): Promise<{ name: string; engine: string; floor: string; engineSql: string }> {
+  const built = buildQuery(spendGroupings, w.analytic!.request, BENCH_TENANT, w.analytic!.columns);
+  const explain = async (text: string, params: (string | null)[]) =>
+    (await s.db.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params)).map((r) => String(r['QUERY PLAN'])).join('\n');
+  return { name: w.name, engineSql: built.text, engine: await explain(built.text, built.params), floor: await explain(w.floor!.sql, w.floor!.params) };
+}
+
 serveCalls({
   async start(p: EngineStart): Promise<EngineStarted> {
     const errorsOnly = (e: Record<string, unknown>) => {
@@ -106,8 +127,20 @@ serveCalls({
     const config = loadConfig({ DATABASE_URL: p.databaseUrl, ADMIN_SECRET: p.adminSecret, SEED_DEMO_DATA: 'true' });
     started = await startEngine(config, errorsOnly);
     if (p.extraSpendDays > 0) await started.db.exec(extraSpendsSql(p.extraSpendDays));
+    let seeded: string | undefined;
+    if (p.scale > 0) {
+      const raw = postgres(p.databaseUrl, { max: 1, onnotice: () => undefined, connection: { statement_timeout: 0, application_name: 'bench-seed' } });
+      try {
+        const r = await seedDemoScale(started.db, { scale: p.scale, target: copyTarget(raw) });
+        seeded = `${r.message} in ${r.seconds.toFixed(1)} s`;
+      } finally {
+        await raw.end({ timeout: 5 });
+      }
+    }
     await started.db.exec('ANALYZE');
     const [count] = await started.db.query('SELECT count(*)::int AS n FROM spends');
+    const explains = [];
+    for (const w of WORKLOADS) if (p.workloads.includes(w.name) && w.analytic) explains.push(await explainAnalytic(started, w));
     server = serve({ fetch: started.app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
     await new Promise<void>((resolve) => (server!.listening ? resolve() : server!.once('listening', () => resolve())));
     if (p.direct) direct = directServer(started, p.adminSecret);
@@ -117,7 +150,9 @@ serveCalls({
       poolSize: config.poolSize,
       statementTimeoutMs: config.limits.statementTimeoutMs,
       spendsRows: Number(count.n),
-      workloads: compileWorkloads(started),
+      workloads: compileWorkloads(started, p.workloads),
+      seeded,
+      explains,
     };
   },
   cpu: () => process.cpuUsage(),

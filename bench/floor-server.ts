@@ -3,18 +3,33 @@ import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import type { CompiledWorkload } from './engine-server';
 import { serveCalls } from './ipc';
+import { WORKLOADS, type Workload } from './workloads';
 
 /**
  * The floor: a bare node:http route per workload that reads and parses the request body, runs the
  * very statement the engine generates (same text, same bound parameters) as a prepared statement
  * through postgres.js with the engine's pool size, and writes the response JSON around the text.
  * No GraphQL, no routing framework, no session: what is left is HTTP, JSON and the database.
+ * Workloads with a `floor` of their own (the analytic actions) run that hand-written statement
+ * instead, and the route writes the rows in the shape of the engine's answer.
  */
 export interface FloorStart {
   databaseUrl: string;
   poolSize: number;
   statementTimeoutMs: number;
   workloads: CompiledWorkload[];
+  /** Workloads with a hand-written floor statement (workloads.ts `floor`), by name. */
+  handWritten: string[];
+}
+
+/** The JSON of a hand-written workload's rows, in the shape of the engine's answer (`{rows: [...]}` under the operation). */
+function handWrittenBody(w: Workload, rows: Record<string, unknown>[]): string {
+  const cols = w.floor!.columns;
+  const out = rows.map((row) => Object.fromEntries(cols.map((c) => {
+    const v = row[c.name];
+    return [c.name, v instanceof Date ? v.toISOString() : v ?? null];
+  })));
+  return `{"data":{"spend_groupings_v2":{"rows":${JSON.stringify(out)}}}}`;
 }
 
 let sql: postgres.Sql | undefined;
@@ -39,10 +54,19 @@ serveCalls({
     });
     sql = db;
     const routes = new Map(p.workloads.map((w) => [`/floor/${w.name}`, w]));
+    const handRoutes = new Map(WORKLOADS.filter((w) => w.floor && p.handWritten.includes(w.name)).map((w) => [`/floor/${w.name}`, w]));
     server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
       try {
+        const hand = req.method === 'POST' ? handRoutes.get(req.url ?? '') : undefined;
         const w = req.method === 'POST' ? routes.get(req.url ?? '') : undefined;
         const body = await readBody(req);
+        if (hand) {
+          JSON.parse(body);
+          const rows = await db.unsafe(hand.floor!.sql, hand.floor!.params, { prepare: true });
+          res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+          res.end(handWrittenBody(hand, rows));
+          return;
+        }
         if (!w) {
           res.writeHead(404).end();
           return;

@@ -14,7 +14,11 @@
  * (365 days of spend lines added before the demo's), BENCH_WORKLOADS (comma list, default all),
  * BENCH_DIAGNOSE=1 (also load `Engine.run` behind a bare node:http route, without Hono, to split
  * the engine's overhead into HTTP layer and engine), BENCH_CPU_PROF (a folder: the engine and floor
- * processes write V8 CPU profiles there when they stop; summarise with dist/bench/profile-top.js).
+ * processes write V8 CPU profiles there when they stop; summarise with dist/bench/profile-top.js),
+ * BENCH_SCALE (0; N > 0 adds the generated demo data of scale N, about 100,000 × N spend lines, through
+ * COPY before loading, sets BENCH_EXTRA_SPEND_DAYS' default to 0, and selects by default the
+ * large-data workloads spend_by_service and spend_by_day: spend_groupings_v2 against hand-written
+ * SQL on the floor, answers compared by value, with EXPLAIN (ANALYZE, BUFFERS) of both statements).
  */
 import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
@@ -43,8 +47,10 @@ const settings = {
   warmupSeconds: intSetting('BENCH_WARMUP_SECONDS', 2),
   durationSeconds: intSetting('BENCH_DURATION_SECONDS', 10, 1),
   rounds: intSetting('BENCH_ROUNDS', 2, 1),
-  extraSpendDays: intSetting('BENCH_EXTRA_SPEND_DAYS', 365),
-  workloads: env.BENCH_WORKLOADS ? env.BENCH_WORKLOADS.split(',').map((s) => s.trim()) : WORKLOADS.map((w) => w.name),
+  scale: intSetting('BENCH_SCALE', 0),
+  extraSpendDays: intSetting('BENCH_EXTRA_SPEND_DAYS', intSetting('BENCH_SCALE', 0) > 0 ? 0 : 365),
+  workloads: env.BENCH_WORKLOADS ? env.BENCH_WORKLOADS.split(',').map((s) => s.trim())
+    : WORKLOADS.filter((w) => !!w.large === intSetting('BENCH_SCALE', 0) > 0).map((w) => w.name),
   cpuProfDir: env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : undefined,
   diagnose: /^(1|true|yes|on)$/i.test(env.BENCH_DIAGNOSE ?? ''),
 };
@@ -75,14 +81,40 @@ function shorten(s: string, n = 600): string {
   return s.length > n ? `${s.slice(0, n)}... (${s.length} chars)` : s;
 }
 
-/** Both servers must give the same answer, byte for byte, and it must be a real answer. */
+/**
+ * Hand-written floors: the same rows, in the same order, with the same values (floats to a relative
+ * 1e-9, as sums may add in another order; date-times as instants).
+ */
+function sameRows(w: Workload, engineText: string, floorText: string): string | undefined {
+  const rowsOf = (text: string) => (JSON.parse(text)?.data?.spend_groupings_v2?.rows ?? []) as Record<string, unknown>[];
+  const a = rowsOf(engineText);
+  const b = rowsOf(floorText);
+  if (a.length !== b.length) return `engine has ${a.length} rows, floor ${b.length}`;
+  const instant = (v: unknown) => Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(String(v)) ? String(v) : `${v}Z`);
+  for (let i = 0; i < a.length; i++) {
+    for (const c of w.floor!.columns) {
+      const x = a[i][c.name];
+      const y = b[i][c.name];
+      const same = c.type === 'float' ? Math.abs(Number(x) - Number(y)) <= 1e-9 * Math.max(1, Math.abs(Number(x)))
+        : c.type === 'datetime' ? instant(x) === instant(y) : x === y;
+      if (!same) return `row ${i} ${c.name}: engine ${JSON.stringify(x)}, floor ${JSON.stringify(y)}`;
+    }
+  }
+  return undefined;
+}
+
+/** Both servers must give the same answer (byte for byte; by value for hand-written floors), and it must be a real answer. */
 async function verifySameBodies(w: Workload, engineUrl: string, floorUrl: string, headers: Record<string, string>): Promise<number> {
   const body = requestBody(w);
   const [e, f] = await Promise.all([post(engineUrl, headers, body), post(floorUrl, headers, body)]);
   const problems: string[] = [];
   if (e.status !== 200) problems.push(`engine answered ${e.status}`);
   if (f.status !== 200) problems.push(`floor answered ${f.status}`);
-  if (e.text !== f.text) problems.push('the response bodies differ');
+  if (w.floor) {
+    const differ = e.status === 200 && f.status === 200 ? sameRows(w, e.text, f.text) : undefined;
+    if (differ) problems.push(`the answers differ: ${differ}`);
+    if (!/"rows":\[\{/.test(e.text)) problems.push('the engine answered no rows');
+  } else if (e.text !== f.text) problems.push('the response bodies differ');
   let data: Record<string, unknown> | undefined;
   try {
     data = JSON.parse(e.text).data;
@@ -104,7 +136,7 @@ function merge(results: LoadResult[]): LoadResult {
 }
 
 const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
-const fmt = (n: number, digits = 2) => n.toFixed(digits);
+const fmt = (n: number, digits = 2) => (n ?? NaN).toFixed(digits);
 const cpuPerRequest = (r: LoadResult) => r.serverCpuMicros / (r.ok || 1);
 
 function table(head: string[], rows: string[][]): string {
@@ -136,10 +168,26 @@ function report(rows: Row[], started: EngineStarted, memory: { before: NodeJS.Me
   out.push(table(['workload', 'server', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'server CPU µs/req', 'requests', 'failed'], body));
   out.push('');
   out.push('server CPU µs/req: user + system CPU time of the server process during the measured runs, per answered request.');
-  for (const r of rows) out.push(`${r.workload.name}: ${r.workload.description}; identical ${r.bytes}-byte bodies from engine and floor`);
+  for (const r of rows) {
+    out.push(`${r.workload.name}: ${r.workload.description}; ${r.workload.floor ? `the same rows and values from engine and floor (engine body ${r.bytes} bytes)` : `identical ${r.bytes}-byte bodies from engine and floor`}`);
+  }
   out.push(`engine process memory: RSS ${mib(memory.after.rss)} after the run (${mib(memory.before.rss)} before the load); heap used ${mib(memory.after.heapUsed)}, external ${mib(memory.after.external)}, ` +
     `${mib(memory.collected.heapUsed)} after a full GC (RSS then ${mib(memory.collected.rss)})`);
   out.push(`engine plan compilations during the whole run: ${compilations} (plan cache hits for everything else)`);
+  if (started.seeded) out.push(`BENCH_SCALE=${settings.scale}: ${started.seeded}`);
+  for (const x of started.explains) {
+    const uses = (plan: string) => [...new Set([...plan.matchAll(/(?:Index|Index Only|Bitmap Index) Scan (?:Backward )?(?:using|on) (\w+)/g)].map((m) => m[1]))];
+    const seq = (plan: string) => [...new Set([...plan.matchAll(/Seq Scan on (\w+)/g)].map((m) => m[1]))];
+    const describe = (plan: string) => `indexes used: ${uses(plan).join(', ') || 'none'}${seq(plan).length ? `; sequential scans: ${seq(plan).join(', ')}` : ''}`;
+    out.push('');
+    out.push(`${x.name}, the engine's statement (built by actions/analytics/builder.ts for the same request):`);
+    out.push(x.engineSql);
+    out.push(`EXPLAIN (ANALYZE, BUFFERS), ${describe(x.engine)}:`);
+    out.push(x.engine);
+    out.push('');
+    out.push(`${x.name}, the floor's hand-written statement, EXPLAIN (ANALYZE, BUFFERS), ${describe(x.floor)}:`);
+    out.push(x.floor);
+  }
   out.push('');
   process.stdout.write(`${out.join('\n')}\n`);
 }
@@ -174,19 +222,22 @@ async function main(): Promise<number> {
     const databaseUrl = withDatabase(settings.baseUrl, dbName);
     const adminSecret = randomBytes(16).toString('hex');
     const headers = sessionHeaders(adminSecret);
-    log(`created database ${dbName} on ${where(settings.baseUrl)}; starting the engine (migrations, demo data, ${settings.extraSpendDays} extra spend days)`);
+    log(`created database ${dbName} on ${where(settings.baseUrl)}; starting the engine (migrations, demo data, ${settings.extraSpendDays} extra spend days` +
+      `${settings.scale > 0 ? `, generated data of scale ${settings.scale} through COPY` : ''})`);
 
     const profArgs = settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [];
     const engine = forkChild('engine-server.js', [...profArgs, '--expose-gc']);
     children.push(engine);
     const started = await engine.call<EngineStarted>('start', {
       databaseUrl, adminSecret, extraSpendDays: settings.extraSpendDays, direct: settings.diagnose,
+      scale: settings.scale, workloads: selected.map((w) => w.name),
     } satisfies EngineStart);
     const floor = forkChild('floor-server.js', profArgs);
     children.push(floor);
     if (settings.cpuProfDir) log(`CPU profiles: engine process ${engine.pid}, floor process ${floor.pid}`);
     const { port: floorPort } = await floor.call<{ port: number }>('start', {
       databaseUrl, poolSize: started.poolSize, statementTimeoutMs: started.statementTimeoutMs, workloads: started.workloads,
+      handWritten: selected.filter((w) => w.floor).map((w) => w.name),
     } satisfies FloorStart);
     const load = forkChild('load.js');
     children.push(load);
@@ -201,7 +252,7 @@ async function main(): Promise<number> {
       bytes.set(w.name, await verifySameBodies(w, engineUrl, floorUrl(w), headers));
       if (settings.diagnose) await verifySameBodies(w, directUrl, floorUrl(w), headers);
     }
-    log('engine and floor give identical bodies for every workload');
+    log('engine and floor give the same answers for every workload (identical bodies; the same rows and values for hand-written floors)');
 
     const before = (await engine.call<{ memory: NodeJS.MemoryUsage }>('stats')).memory;
     const rows: Row[] = [];
@@ -219,7 +270,8 @@ async function main(): Promise<number> {
           const r = await load.call<LoadResult>('run', { ...run, seconds: settings.durationSeconds, measure: true } satisfies LoadRun);
           const cpu1 = await server.call<NodeJS.CpuUsage>('cpu');
           r.serverCpuMicros = cpu1.user - cpu0.user + cpu1.system - cpu0.system;
-          log(`${w.name}: ${target} ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms`);
+          log(`${w.name}: ${target} ${r.rps.toFixed(0)} req/s, p50 ${(r.p50 ?? NaN).toFixed(2)} ms, p99 ${(r.p99 ?? NaN).toFixed(2)} ms` +
+            `${r.errors + r.non2xx ? `, ${r.errors} errors/timeouts, ${r.non2xx} non-2xx` : ''}`);
           results.get(target)!.push(r);
         }
       }
