@@ -7,7 +7,7 @@ import { createTokenFor, setPassword } from '../../engine/cli/admin';
 import { loadConfig } from '../../engine/config/config';
 import type { Database } from '../../engine/db/database';
 import { startEngine, type Started } from '../../engine/server';
-import { ADMIN_SECRET, type GqlResult, type TestServer } from './server';
+import { ADMIN_SECRET, poster, type GqlResult, type TestServer } from './server';
 
 /**
  * Helpers of the sign-in tests. Secrets are made here, per test run: nothing secret is in the sources.
@@ -104,17 +104,7 @@ export async function spawnEngine(env: Record<string, string>): Promise<{ url: s
       reject(new Error(`the engine process exited with ${code}:\n${log}`));
     });
   });
-  const post = async (p: string, body: string, headers: Record<string, string> = {}): Promise<GqlResult> => {
-    const res = await fetch(`${url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, body: parsed, text };
-  };
+  const post = poster(url);
   return {
     url,
     post,
@@ -137,17 +127,7 @@ export async function startSibling(server: TestServer, env: Record<string, strin
   const http = serve({ fetch: started.app.fetch, port: 0, hostname: '127.0.0.1' });
   await new Promise<void>((resolve) => (http.listening ? resolve() : http.once('listening', () => resolve())));
   const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  const post = async (p: string, body: string, headers: Record<string, string> = {}): Promise<GqlResult> => {
-    const res = await fetch(`${url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, body: parsed, text };
-  };
+  const post = poster(url);
   return {
     url,
     post,

@@ -35,6 +35,21 @@ export interface ServerOptions {
   database?: TestDatabase;
 }
 
+/** POST to a server at `url`: the status, the parsed body (undefined when not JSON) and the raw text. */
+export function poster(url: string): TestServer['post'] {
+  return async (path, body, headers = {}) => {
+    const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, body: parsed, text };
+  };
+}
+
 /** The real engine behind a real HTTP server on a loopback port. */
 export async function startTestServer(opts: ServerOptions = {}): Promise<TestServer> {
   const database = opts.database ?? (await createTestDatabase());
@@ -48,17 +63,7 @@ export async function startTestServer(opts: ServerOptions = {}): Promise<TestSer
   const server = serve({ fetch: started.app.fetch, port: 0, hostname: '127.0.0.1' });
   await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const post = async (path: string, body: string, headers: Record<string, string> = {}): Promise<GqlResult> => {
-    const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, body: parsed, text };
-  };
+  const post = poster(url);
   const stop = async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await started.close();
