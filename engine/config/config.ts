@@ -42,6 +42,36 @@ export interface EngineConfig {
   /** onprem: one licensed tenant; saas: tenants found by e-mail domain. */
   deploymentMode: DeploymentMode;
   saml: SamlConfig;
+  ai: AiConfig;
+  logs: LogsConfig;
+}
+
+/**
+ * AI-assisted analysis. Without `baseUrl` the built-in reasoner answers; with it, an OpenAI-compatible
+ * chat-completions endpoint does, and the built-in reasoner answers when it fails or times out.
+ */
+export interface AiConfig {
+  /** AI_BASE_URL: e.g. https://api.openai.com/v1 (the client posts to {baseUrl}/chat/completions). */
+  baseUrl?: string;
+  /** AI_API_KEY: sent as a Bearer token; never logged. */
+  apiKey?: string;
+  /** AI_MODEL: the model name sent with each request. */
+  model: string;
+  /** AI_TIMEOUT_MS: how long to wait for the model before falling back. */
+  timeoutMs: number;
+  /** AI_BUDGET_TENANT / AI_BUDGET_ACCOUNT: tokens per calendar month, unless the database sets a budget. */
+  budgetTenantTokens: number;
+  budgetAccountTokens: number;
+}
+
+/** Log search: the built-in PostgreSQL store, or a Loki server when LOKI_URL is set. */
+export interface LogsConfig {
+  /** LOKI_URL: base URL of a Loki server (the client calls {lokiUrl}/loki/api/v1/query_range). */
+  lokiUrl?: string;
+  /** LOKI_TENANT: sent as X-Scope-OrgID when set. */
+  lokiTenant?: string;
+  /** LOKI_TIMEOUT_MS */
+  lokiTimeoutMs: number;
 }
 
 export type Edition = 'community' | 'enterprise' | 'cloud';
@@ -282,5 +312,31 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): EngineConfig {
     edition,
     deploymentMode: oneOf<DeploymentMode>(env, 'DEPLOYMENT_MODE', ['onprem', 'saas'], edition === 'cloud' ? 'saas' : 'onprem'),
     saml: samlConfig(env, auth.baseUrl),
+    ai: {
+      baseUrl: httpUrl(env, 'AI_BASE_URL'),
+      apiKey: env.AI_API_KEY || undefined,
+      model: env.AI_MODEL || 'gpt-4o-mini',
+      timeoutMs: positive(env, 'AI_TIMEOUT_MS', 30000),
+      budgetTenantTokens: int(env, 'AI_BUDGET_TENANT', 2_000_000),
+      budgetAccountTokens: int(env, 'AI_BUDGET_ACCOUNT', 500_000),
+    },
+    logs: {
+      lokiUrl: httpUrl(env, 'LOKI_URL'),
+      lokiTenant: env.LOKI_TENANT || undefined,
+      lokiTimeoutMs: positive(env, 'LOKI_TIMEOUT_MS', 10000),
+    },
   };
+}
+
+/** An optional http(s) base URL, without its trailing slash. */
+function httpUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = (env[name] ?? '').trim();
+  if (!raw) return undefined;
+  try {
+    const u = new URL(raw);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
+  } catch {
+    throw new Error(`${name} must be an http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
 }

@@ -2,6 +2,7 @@ import type { GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';
 import type { Queryable } from '../db/database';
 import type { ActionJson } from '../metadata/metadata-types';
 import type { Session } from '../auth/session';
+import type { EngineConfig } from '../config/config';
 import { RequestError } from '../plan/errors';
 
 /** What an action handler receives besides its arguments. */
@@ -9,6 +10,8 @@ export interface ActionContext {
   /** The database; inside a mutation, the request's transaction. */
   db: Queryable;
   session: Session;
+  /** The engine's configuration (integrations such as the language model or a Loki backend). */
+  config: EngineConfig;
 }
 
 /** `info` (the GraphQL resolver's) tells a handler which fields the caller selected. */

@@ -184,7 +184,7 @@ export class Engine {
     const role = this.schemaFor(session.role);
     const [rows, other] = await Promise.all([
       plan.query ? this.db.query(plan.query.text, bindParams(plan.query.params, vars, session)) : Promise.resolve([]),
-      plan.graphql ? this.runGraphql(plan.graphql, role, vars, { db: this.db, session }) : Promise.resolve({} as Record<string, unknown>),
+      plan.graphql ? this.runGraphql(plan.graphql, role, vars, { db: this.db, session, config: this.config }) : Promise.resolve({} as Record<string, unknown>),
     ]);
     const row = rows[0] ?? {};
     const parts = plan.fields.map((f) => `${JSON.stringify(f.alias)}:${f.from === 'query' ? (row[f.column] as string | null) ?? 'null' : JSON.stringify(other[f.alias] ?? null)}`);
@@ -205,7 +205,7 @@ export class Engine {
             value = (o.out as string | null) ?? 'null';
           } else value = (row.out as string | null) ?? 'null';
         } else {
-          const data = await this.runGraphql(step.document, role, vars, { db: tx, session });
+          const data = await this.runGraphql(step.document, role, vars, { db: tx, session, config: this.config });
           value = JSON.stringify(data[step.alias] ?? null);
         }
         out.push(`${JSON.stringify(step.alias)}:${value}`);

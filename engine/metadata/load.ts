@@ -129,13 +129,28 @@ export function loadMetadata(dir: string): LoadedMetadata {
     });
   }
 
-  const actionsFile = path.join(dir, 'actions.yaml');
-  const actionsSdlFile = path.join(dir, 'actions.graphql');
-  let actions: ActionJson[] = [];
-  if (fs.existsSync(actionsFile)) {
-    const raw = readYaml(actionsFile) ?? {};
-    actions = check<{ actions?: ActionJson[] }>(validators.actions, raw, actionsFile, '').actions ?? [];
-  }
-  const actionsSdl = fs.existsSync(actionsSdlFile) ? fs.readFileSync(actionsSdlFile, 'utf8') : '';
+  const { actions, actionsSdl } = readActions(dir);
   return { version, sources, actions, actionsSdl, tableFiles };
+}
+
+/**
+ * Actions: `actions.yaml` and `actions.graphql`, then each family's pair in `actions/` (for example
+ * `actions/ai.yaml` with `actions/ai.graphql`), in name order. The SDL files are joined into one
+ * document, so a family file may use the shared types of `actions.graphql` and `extend type Query`.
+ */
+function readActions(dir: string): { actions: ActionJson[]; actionsSdl: string } {
+  const familyDir = path.join(dir, 'actions');
+  const family = fs.existsSync(familyDir) ? fs.readdirSync(familyDir).sort() : [];
+  const yamlFiles = [path.join(dir, 'actions.yaml'), ...family.filter((f) => f.endsWith('.yaml')).map((f) => path.join(familyDir, f))];
+  const sdlFiles = [path.join(dir, 'actions.graphql'), ...family.filter((f) => f.endsWith('.graphql')).map((f) => path.join(familyDir, f))];
+  const actions: ActionJson[] = [];
+  for (const file of yamlFiles.filter((f) => fs.existsSync(f))) {
+    const raw = readYaml(file) ?? {};
+    for (const a of check<{ actions?: ActionJson[] }>(validators.actions, raw, file, '').actions ?? []) {
+      if (actions.some((b) => b.name === a.name)) throw new MetadataError(file, a.name, `action ${a.name} is declared twice`);
+      actions.push(a);
+    }
+  }
+  const actionsSdl = sdlFiles.filter((f) => fs.existsSync(f)).map((f) => `# ${path.basename(f)}\n${fs.readFileSync(f, 'utf8')}`).join('\n');
+  return { actions, actionsSdl };
 }

@@ -31,6 +31,8 @@ export function buildActionTypes(sdl: string, actions: ActionJson[]): Map<string
     if ((d.kind === Kind.OBJECT_TYPE_DEFINITION || d.kind === Kind.OBJECT_TYPE_EXTENSION) && (d.name.value === 'Query' || d.name.value === 'Mutation')) {
       for (const f of d.fields ?? []) roots.push({ op: d.name.value === 'Query' ? 'query' : 'mutation', field: f });
     } else if ('name' in d && d.name) {
+      // Family files share one document: a type declared twice would silently replace the first.
+      if (defs.has(d.name.value)) throw new Error(`actions: type ${d.name.value} is declared twice`);
       defs.set(d.name.value, d);
     }
   }
