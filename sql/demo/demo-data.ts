@@ -136,7 +136,12 @@ function cents(x: number): number {
   return Math.round(x * 100) / 100;
 }
 
-const KIND = {
+/** Table numbers of ids, shared with the scaled data (sql/demo/scale.ts). */
+export const KIND = {
+  // Only the scaled data generates tenants, users and accounts; the fixed set's are named in DEMO.
+  tenant: 0x0,
+  user: 0x1,
+  account: 0x2,
   resource: 0x3,
   spend: 0x4,
   recommendation: 0x5,

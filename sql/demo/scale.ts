@@ -24,7 +24,7 @@
  * Rows are arrays of plain values: strings (timestamps are already text), numbers, booleans, null,
  * and objects or arrays for json/jsonb columns. `load.ts` writes them with COPY or INSERT.
  */
-import { DEMO } from './demo-data';
+import { DEMO, KIND } from './demo-data';
 
 export type Value = string | number | boolean | null | object;
 export type Row = Value[];
@@ -175,38 +175,6 @@ function tsz(ms: number): string {
   return `${ts(ms)}+00`;
 }
 
-/** Table numbers for ids, the same as the fixed set's where the table is the same. */
-const KIND = {
-  tenant: 0x0,
-  user: 0x1,
-  account: 0x2,
-  resource: 0x3,
-  spend: 0x4,
-  recommendation: 0x5,
-  workload: 0x6,
-  workloadResource: 0x7,
-  event: 0x8,
-  approvalPolicy: 0x9,
-  autoPilot: 0xa,
-  userRole: 0xd,
-  tenantUser: 0xe,
-  anomalyConfig: 0x15,
-  anomaly: 0x16,
-  k8sNode: 0x29,
-  k8sPod: 0x2a,
-  autoPilotTask: 0x2b,
-  reviewer: 0x2d,
-  reviewee: 0x2e,
-  approval: 0x2f,
-  autoPlaybook: 0x30,
-  playbookExecution: 0x31,
-  playbookTask: 0x32,
-  agent: 0x33,
-  agentTask: 0x34,
-  kgNode: 0x37,
-  kgEdge: 0x38,
-  knowledgeBase: 0x43,
-} as const;
 
 /** Streams of random numbers, one per table, so that tables do not shift each other. */
 const STREAM = {
