@@ -135,6 +135,36 @@ describe(`SAML responses that are refused, on ${backendName}`, () => {
     refused(await postAcs(server.url, encode(xml), started.cookie), 'Signature validation fails');
   });
 
+  describe('signature wrapping: an extra unsigned assertion beside or around the signed one', () => {
+    /** The signed assertion copied without its signature, its ID changed and its NameID made alice's. */
+    const forgedAssertion = (xml: string) => {
+      const signed = /<saml:Assertion[\s\S]*<\/saml:Assertion>/.exec(xml)![0];
+      return signed
+        .replace(/<ds:Signature[\s\S]*<\/ds:Signature>/, '')
+        .replace(/ID="[^"]+"/, 'ID="_forged_assertion"')
+        .replace('>someone@acme.example.com<', `>${alice.username}<`);
+    };
+    test.each([
+      ['before the signed assertion', (xml: string, forged: string) => xml.replace('<saml:Assertion', `${forged}<saml:Assertion`)],
+      ['after the signed assertion', (xml: string, forged: string) => xml.replace('</saml:Assertion>', `</saml:Assertion>${forged}`)],
+      ['in place of the signed one, which is moved into its Extensions',
+        (xml: string, forged: string) => {
+          const signed = /<saml:Assertion[\s\S]*<\/saml:Assertion>/.exec(xml)![0];
+          return xml.replace(signed, `<samlp:Extensions>${signed}</samlp:Extensions>${forged}`);
+        }],
+    ])('%s', async (_where, wrap) => {
+      const { started, requestId } = await begin();
+      const xml = decode(await signedResponse(idp, sp, requestId, user));
+      const wrapped = wrap(xml, forgedAssertion(xml));
+      expect(wrapped).toContain(`>${alice.username}<`);
+      const acs = await postAcs(server.url, encode(wrapped), started.cookie);
+      refused(acs, /Signature validation fails|not a valid SAML 2.0 response/);
+      // Whatever the reason given, nobody was signed in as the forged NameID.
+      const signedIn = await server.started.db.query(`SELECT count(*)::int AS n FROM user_saml_links l JOIN users u ON u.id = l.user_id WHERE u.username = $1`, [alice.username]);
+      expect(signedIn[0].n).toBe(0);
+    });
+  });
+
   test('a wrong audience', async () => {
     const { started, requestId } = await begin();
     refused(await postAcs(server.url, await signedResponse(idp, sp, requestId, { ...user, values: { Audience: 'https://another.service.test' } }), started.cookie), 'Audience is not SAML_AUDIENCE');

@@ -125,6 +125,13 @@ export async function validateSamlResponse(saml: SamlConfig, encoded: unknown, s
   if (!response || response.namespaceURI !== SAMLP || response.localName !== 'Response' || !assertion || assertion.localName !== 'Assertion') {
     throw new SamlLoginError('the SAML response is not a valid SAML 2.0 response', 400);
   }
+  // Signature wrapping: only the verified assertion is read below, but a response that carries another
+  // one beside it (or an encrypted one, which this service does not decrypt) was not made by the IdP
+  // as it stands, so it is refused rather than half-believed.
+  const assertions = response.getElementsByTagNameNS(SAML, 'Assertion').length + response.getElementsByTagNameNS(SAML, 'EncryptedAssertion').length;
+  if (assertions !== 1 || children(response, SAML, 'Assertion').length !== 1) {
+    throw new SamlLoginError('Signature validation fails: the response must carry exactly one signed assertion, directly inside it');
+  }
 
   if (response.getAttribute('Destination') !== saml.callbackUrl) throw new SamlLoginError('the response is addressed to another service (its Destination is not this ACS URL)');
   const issuer = text(child(assertion, SAML, 'Issuer'));
