@@ -213,3 +213,193 @@ export async function k8s_versions(_args: Record<string, unknown>, ctx: ActionCo
   tenantOf(ctx);
   return K8S_VERSIONS.map((v) => ({ ...v }));
 }
+
+// ---------------------------------------------------------------------------------------------
+// k8s_metrics_groupings_v2: usage samples of pods (table k8s_metrics, one row per pod and sample
+// time) grouped by the caller's choice of fields.
+
+/**
+ * Efficiencies are ratios of use to request (0.5 = half of the request used), per sample; a sample
+ * without a request (null or 0) has no efficiency of that kind rather than an infinite one.
+ * `efficiency` is the mean of a sample's cpu and memory efficiencies (the one known, when only one
+ * is). The avg_ and max_ aggregates are over the group's samples (one per pod and time), so
+ * avg_cpu_used of a workload is what one of its pods used on average, not the workload's total;
+ * cost, sum_ingress and sum_egress add the samples up (bytes, and the account's currency).
+ */
+const CPU_EFFICIENCY = '(m.cpu_used / NULLIF(m.cpu_request, 0))';
+const RAM_EFFICIENCY = '(m.memory_used / NULLIF(m.memory_request, 0))';
+const EFFICIENCY = `((coalesce(${CPU_EFFICIENCY}, 0) + coalesce(${RAM_EFFICIENCY}, 0))
+  / NULLIF((${CPU_EFFICIENCY} IS NOT NULL)::int + (${RAM_EFFICIENCY} IS NOT NULL)::int, 0))`;
+
+const metricFields: Record<string, Field> = {
+  account_id: { sql: 'm.cloud_account_id::text', type: 'string' },
+  namespace_name: { sql: 'm.namespace', type: 'string' },
+  node_name: { sql: 'm.node_name', type: 'string' },
+  pod_fqdn: { sql: 'm.pod_fqdn', type: 'string' },
+  pod_name: { sql: 'm.pod_name', type: 'string' },
+  tenant_id: { sql: 'm.tenant_id::text', type: 'string', constant: true },
+  timestamp: { sql: 'm."timestamp"', type: 'datetime' },
+  workload_fqdn: { sql: 'm.workload_fqdn', type: 'string' },
+  workload_name: { sql: 'm.workload_name', type: 'string' },
+  workload_type: { sql: 'm.workload_type', type: 'string' },
+};
+
+const avgMax = (name: string, sql: string): Record<string, Field> => ({
+  [`avg_${name}`]: { sql: `avg(${sql})`, type: 'float' },
+  [`max_${name}`]: { sql: `max(${sql})`, type: 'float' },
+});
+
+export const k8sMetricsGroupings: Dataset = {
+  name: 'k8s_metrics_groupings_v2',
+  from: 'k8s_metrics m',
+  tenant: { sql: 'm.tenant_id', cast: 'uuid' },
+  fields: metricFields,
+  aggregates: {
+    ...avgMax('cpu_efficiency', CPU_EFFICIENCY),
+    ...avgMax('cpu_request', 'm.cpu_request'),
+    ...avgMax('cpu_used', 'm.cpu_used'),
+    ...avgMax('efficiency', EFFICIENCY),
+    ...avgMax('memory_request', 'm.memory_request'),
+    ...avgMax('memory_used', 'm.memory_used'),
+    ...avgMax('ram_efficiency', RAM_EFFICIENCY),
+    cost: { sql: 'sum(m.cost)', type: 'float' },
+    sum_egress: { sql: 'sum(m.egress)', type: 'float' },
+    sum_ingress: { sql: 'sum(m.ingress)', type: 'float' },
+  },
+  where: whereOf(metricFields, Object.keys(metricFields)),
+};
+
+export const k8s_metrics_groupings_v2 = analyticOperation(k8sMetricsGroupings);
+
+// ---------------------------------------------------------------------------------------------
+// Workload monitoring: k8s_workloads_cloud_account_monitoring_v2 and its _recommendations_v2.
+// One row per active workload of the tenant's accounts.
+
+/** Recommendation statuses still to act on (the others are settled: Closed, Dismissed, Archive). */
+export const ACTIONABLE_RECOMMENDATION_STATUSES = ['Open', 'Assigned', 'InProgress'] as const;
+
+/**
+ * Whether recommendation `rc` is about workload `w` (SQL over both aliases): it is in the workload's
+ * account and either raised on the workload's own resource, or its body names the workload
+ * (`namespace` and `workload_name`, the keys Kubernetes recommendations carry).
+ */
+export function recommendationOnWorkload(rc: string, w: string): string {
+  return `(${rc}.tenant_id = ${w}.tenant_id AND ${rc}.cloud_account_id = ${w}.cloud_account_id
+    AND (${rc}.resource_id = ${w}.cloud_resource_id
+      OR (${rc}.recommendation ->> 'namespace' = ${w}.namespace AND ${rc}.recommendation ->> 'workload_name' = ${w}.name)))`;
+}
+
+/**
+ * The workload an event is about: its subject's owner (a pod's workload), or the subject itself when
+ * it is a workload (the same reading as event_get_filter_values' `workload`).
+ */
+const EVENT_WORKLOAD = `coalesce(e.subject_owner, CASE WHEN lower(e.subject_type) IN ('cronjob', 'daemonset', 'deployment', 'job', 'replicaset', 'rollout', 'statefulset') THEN e.subject_name END)`;
+
+/**
+ * Per workload (account, namespace, name); pods and events are counted once per statement for the
+ * tenant ($1) and joined to the workloads:
+ * - pod errors: its active pods that are failing now (a status other than Running, Succeeded and
+ *   Pending: Failed, Unknown, CrashLoopBackOff, ...) or whose containers have restarted (RESTARTS,
+ *   above, reads the pod as `p`);
+ * - application errors: its log lines (table logs, labelled with the workload's namespace and its
+ *   `app` label, the workload's name without one) of severity error, critical or fatal;
+ * - events: every event about it (EVENT_WORKLOAD), whatever its status;
+ * - SLOs: the platform has no SLO definitions of its own, only the events SLO checks send (source
+ *   slo). An SLO is known by its events' fingerprint (aggregation key without one): total counts
+ *   those that reported on the workload, failed those whose latest event is still FIRING.
+ */
+const MONITORING_FROM = `k8s_workloads w
+  JOIN cloud_accounts a ON a.id = w.cloud_account_id AND a.tenant = w.tenant_id
+  LEFT JOIN (
+    SELECT p.cloud_account_id, p.namespace, p.workload_name, count(*)::int AS n
+    FROM k8s_pods p
+    WHERE p.tenant_id = $1::uuid AND p.is_active AND p.workload_name IS NOT NULL
+      AND (p.status NOT IN ('Running', 'Succeeded', 'Pending') OR ${RESTARTS} > 0)
+    GROUP BY 1, 2, 3
+  ) pe ON pe.cloud_account_id = w.cloud_account_id AND pe.namespace = w.namespace AND pe.workload_name = w.name
+  LEFT JOIN LATERAL (
+    -- Per workload, through the labels' GIN index: the log store is the largest table here.
+    SELECT count(*)::int AS n
+    FROM logs l
+    WHERE l.tenant_id = w.tenant_id AND l.cloud_account_id = w.cloud_account_id
+      AND l.labels @> jsonb_build_object('namespace', w.namespace, 'app', coalesce(w.labels ->> 'app', w.name))
+      AND lower(l.severity) IN ('error', 'critical', 'fatal')
+  ) le ON true
+  LEFT JOIN (
+    SELECT e.cloud_account_id, e.subject_namespace AS namespace, ${EVENT_WORKLOAD} AS workload, count(*)::int AS n
+    FROM events e
+    WHERE e.tenant = $1::uuid
+    GROUP BY 1, 2, 3
+  ) ev ON ev.cloud_account_id = w.cloud_account_id AND ev.namespace = w.namespace AND ev.workload = w.name
+  LEFT JOIN (
+    SELECT s.cloud_account_id, s.namespace, s.workload, count(*)::int AS total, count(*) FILTER (WHERE s.status = 'FIRING')::int AS failed
+    FROM (
+      SELECT DISTINCT ON (e.cloud_account_id, e.subject_namespace, ${EVENT_WORKLOAD}, coalesce(e.fingerprint, e.aggregation_key))
+             e.cloud_account_id, e.subject_namespace AS namespace, ${EVENT_WORKLOAD} AS workload, e.status
+      FROM events e
+      WHERE e.tenant = $1::uuid AND e.source = 'slo'
+      ORDER BY e.cloud_account_id, e.subject_namespace, ${EVENT_WORKLOAD}, coalesce(e.fingerprint, e.aggregation_key), e.created_at DESC, e.id DESC
+    ) s
+    GROUP BY 1, 2, 3
+  ) slo ON slo.cloud_account_id = w.cloud_account_id AND slo.namespace = w.namespace AND slo.workload = w.name`;
+
+const monitoringWhere = {
+  account_id: { sql: 'w.cloud_account_id::text', type: 'string' as const },
+  // A String in the API: the ISO text of the creation time (UTC), so _like '2026-01%' selects a month.
+  creation_time: { sql: `to_char(w.creation_time, 'YYYY-MM-DD"T"HH24:MI:SS')`, type: 'string' as const },
+  name: { sql: 'w.name', type: 'string' as const },
+  namespace: { sql: 'w.namespace', type: 'string' as const },
+  tenant_id: { sql: 'w.tenant_id::text', type: 'string' as const },
+};
+
+const monitoringFields: Record<string, Field> = {
+  account_id: { sql: 'w.cloud_account_id::text', type: 'string' },
+  account_name: { sql: 'a.account_name', type: 'string' },
+  application_error_count: { sql: 'coalesce(le.n, 0)', type: 'int' },
+  creation_time: { sql: monitoringWhere.creation_time.sql, type: 'string' },
+  event_count: { sql: 'coalesce(ev.n, 0)', type: 'int' },
+  failed_slo_count: { sql: 'coalesce(slo.failed, 0)', type: 'int' },
+  name: { sql: 'w.name', type: 'string' },
+  namespace: { sql: 'w.namespace', type: 'string' },
+  pod_error_count: { sql: 'coalesce(pe.n, 0)', type: 'int' },
+  ready_pods: { sql: 'w.ready_pods', type: 'int' },
+  total_pods: { sql: 'w.total_pods', type: 'int' },
+  total_slo_count: { sql: 'coalesce(slo.total, 0)', type: 'int' },
+  workload_id: { sql: 'w.id::text', type: 'string' },
+};
+
+export const k8sWorkloadMonitoring: Dataset = {
+  name: 'k8s_workloads_cloud_account_monitoring_v2',
+  from: MONITORING_FROM,
+  // Workloads that are gone (is_active false) are history, not something to monitor.
+  filter: 'w.is_active',
+  tenant: { sql: 'w.tenant_id', cast: 'uuid' },
+  fields: monitoringFields,
+  where: monitoringWhere,
+};
+
+const ACTIONABLE = ACTIONABLE_RECOMMENDATION_STATUSES.map((s) => `'${s}'`).join(', ');
+
+export const k8sWorkloadMonitoringRecommendations: Dataset = {
+  name: 'k8s_workloads_cloud_account_monitoring_recommendations_v2',
+  // Counted per workload in a lateral subquery: a recommendation may name the workload through its
+  // resource or its body, which no single grouping key covers.
+  from: `k8s_workloads w
+    LEFT JOIN LATERAL (
+      SELECT count(*)::int AS n FROM recommendation rc
+      WHERE ${recommendationOnWorkload('rc', 'w')} AND coalesce(rc.status, 'Open') IN (${ACTIONABLE})
+    ) r ON true`,
+  filter: 'w.is_active',
+  tenant: { sql: 'w.tenant_id', cast: 'uuid' },
+  fields: {
+    account_id: { sql: 'w.cloud_account_id::text', type: 'string' },
+    namespace: { sql: 'w.namespace', type: 'string' },
+    recommendation_count: { sql: 'r.n', type: 'int' },
+    tenant_id: { sql: 'w.tenant_id::text', type: 'string', constant: true },
+    workload_name: { sql: 'w.name', type: 'string' },
+  },
+  where: monitoringWhere,
+};
+
+export const k8s_workloads_cloud_account_monitoring_v2 = analyticOperation(k8sWorkloadMonitoring);
+export const k8s_workloads_cloud_account_monitoring_recommendations_v2 = analyticOperation(k8sWorkloadMonitoringRecommendations);

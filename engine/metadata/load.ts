@@ -2,8 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import YAML from 'yaml';
-import type { ActionJson, MetadataJson, SourceJson, TableJson } from './metadata-types';
-import { actionsSchema, sourcesSchema, tableSchema } from './metadata-schema';
+import type { ActionJson, Located, LogicalModelJson, MetadataJson, NativeQueryJson, SourceJson, TableJson } from './metadata-types';
+import { actionsSchema, logicalModelSchema, nativeQuerySchema, sourcesSchema, tableSchema } from './metadata-schema';
 
 /** A metadata problem, always naming the file and the place inside it. */
 export class MetadataError extends Error {
@@ -17,7 +17,12 @@ const validators = {
   table: ajv.compile(tableSchema),
   sources: ajv.compile(sourcesSchema),
   actions: ajv.compile(actionsSchema),
+  logicalModel: ajv.compile(logicalModelSchema),
+  nativeQuery: ajv.compile(nativeQuerySchema),
 };
+
+/** `where` and `key` joined as a path inside a file: `[0].code`, or `code` at the file's top. */
+export const placeIn = (where: string, key: string) => (where ? `${where}.${key}` : key);
 
 function describe(err: ErrorObject): string {
   if (err.keyword === 'additionalProperties') return `unknown key "${(err.params as { additionalProperty: string }).additionalProperty}"`;
@@ -99,9 +104,31 @@ function readTables(file: string, source: string): { table: TableJson; file: str
   }).map((t) => ({ ...t, source }));
 }
 
+/**
+ * A source's `logical_models` or `native_queries`: a list in databases.yaml, or `!include file.yaml`
+ * holding the list; each entry may itself be an `!include`. Entries remember their file and place.
+ */
+function readSourceList<T>(value: unknown, validate: ValidateFunction, from: string, where: string): Located<T>[] {
+  if (value === undefined || value === null) return [];
+  const inc = typeof value === 'string' ? INCLUDE.exec(value.trim()) : null;
+  const file = inc ? includedFile(from, where, inc[1].trim()) : from;
+  const base = inc ? '' : where;
+  const list = inc ? parseYamlFile(file) ?? [] : value;
+  if (!Array.isArray(list)) throw new MetadataError(file, base, 'expected a list');
+  return list.map((entry: unknown, i: number) => {
+    const m = typeof entry === 'string' ? INCLUDE.exec(entry.trim()) : null;
+    const entryFile = m ? includedFile(file, `${base}[${i}]`, m[1].trim()) : file;
+    const at = m ? '' : `${base}[${i}]`;
+    return { json: check<T>(validate, m ? readYaml(entryFile, [file]) : entry, entryFile, at), file: entryFile, where: at };
+  });
+}
+
 export interface LoadedMetadata extends MetadataJson {
   /** The file each table came from, by `schema.name`. */
   tableFiles: Map<string, string>;
+  /** Logical models and native queries of every source, with where each was written. */
+  logicalModels: Located<LogicalModelJson>[];
+  nativeQueries: Located<NativeQueryJson>[];
 }
 
 /** Loads and validates a metadata directory in Hasura's config v3 layout. */
@@ -114,6 +141,8 @@ export function loadMetadata(dir: string): LoadedMetadata {
   const databasesFile = path.join(dir, 'databases', 'databases.yaml');
   const tableFiles = new Map<string, string>();
   let sources: SourceJson[] = [];
+  const logicalModels: Located<LogicalModelJson>[] = [];
+  const nativeQueries: Located<NativeQueryJson>[] = [];
   if (fs.existsSync(databasesFile)) {
     const raw = parseYamlFile(databasesFile) ?? [];
     check(validators.sources, raw, databasesFile, '');
@@ -125,12 +154,16 @@ export function loadMetadata(dir: string): LoadedMetadata {
         tables = src.tables.map((t, i) => ({ table: check<TableJson>(validators.table, t, databasesFile, `[${src.name}].tables[${i}]`), file: databasesFile }));
       }
       for (const t of tables) tableFiles.set(`${t.table.table.schema ?? 'public'}.${t.table.table.name}`, t.file);
-      return { ...src, tables: tables.map((t) => t.table) };
+      const models = readSourceList<LogicalModelJson>(src.logical_models, validators.logicalModel, databasesFile, `[${src.name}].logical_models`);
+      const queries = readSourceList<NativeQueryJson>(src.native_queries, validators.nativeQuery, databasesFile, `[${src.name}].native_queries`);
+      logicalModels.push(...models);
+      nativeQueries.push(...queries);
+      return { ...src, tables: tables.map((t) => t.table), logical_models: models.map((m) => m.json), native_queries: queries.map((q) => q.json) };
     });
   }
 
   const { actions, actionsSdl } = readActions(dir);
-  return { version, sources, actions, actionsSdl, tableFiles };
+  return { version, sources, actions, actionsSdl, tableFiles, logicalModels, nativeQueries };
 }
 
 /**

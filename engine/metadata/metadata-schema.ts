@@ -143,6 +143,8 @@ export const sourcesSchema = {
       kind: { enum: ['postgres', 'pg', 'citus', 'cockroach'] },
       configuration: { type: 'object' },
       tables: {},
+      logical_models: {},
+      native_queries: {},
       functions: {},
       customization: {},
     },
@@ -178,5 +180,60 @@ export const actionsSchema = {
       },
     },
     custom_types: { type: 'object' },
+  },
+};
+
+const scalarTypeRef = {
+  anyOf: [
+    name,
+    { type: 'object', required: ['scalar'], additionalProperties: false, properties: { scalar: name, nullable: { type: 'boolean' } } },
+  ],
+};
+
+export const logicalModelSchema = {
+  type: 'object',
+  required: ['name', 'fields'],
+  additionalProperties: false,
+  properties: {
+    name,
+    description: { type: 'string' },
+    fields: {
+      type: 'array',
+      minItems: 1,
+      items: {
+        type: 'object',
+        required: ['name', 'type'],
+        additionalProperties: false,
+        properties: { name, type: scalarTypeRef, nullable: { type: 'boolean' }, description: { type: 'string' } },
+      },
+    },
+    select_permissions: permissionList({
+      type: 'object',
+      required: ['columns'],
+      additionalProperties: false,
+      properties: { columns, filter: boolExp },
+    }),
+  },
+};
+
+export const nativeQuerySchema = {
+  type: 'object',
+  required: ['root_field_name', 'code', 'returns'],
+  additionalProperties: false,
+  properties: {
+    root_field_name: name,
+    code: { type: 'string', minLength: 1 },
+    returns: name,
+    description: { type: 'string' },
+    type: { const: 'query' },
+    arguments: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        required: ['type'],
+        additionalProperties: false,
+        properties: { type: name, nullable: { type: 'boolean' }, description: { type: 'string' } },
+      },
+    },
   },
 };

@@ -66,7 +66,32 @@ export interface SourceJson {
   kind: string;
   configuration?: unknown;
   tables: TableJson[];
+  logical_models?: LogicalModelJson[];
+  native_queries?: NativeQueryJson[];
 }
+
+/** A logical model field's type: Hasura's exported form `{scalar, nullable}`, or the type name alone. */
+export type LogicalModelTypeJson = string | { scalar: string; nullable?: boolean };
+
+export interface LogicalModelJson {
+  name: string;
+  description?: string;
+  fields: { name: string; type: LogicalModelTypeJson; nullable?: boolean; description?: string }[];
+  select_permissions?: RolePermission<{ columns: string[] | '*'; filter?: BoolExpJson }>[];
+}
+
+export interface NativeQueryJson {
+  root_field_name: string;
+  /** SQL with `{{argument}}` placeholders. */
+  code: string;
+  returns: string;
+  arguments?: Record<string, { type: string; nullable?: boolean; description?: string }>;
+  description?: string;
+  type?: 'query';
+}
+
+/** A metadata entry with the file and place it was read from, for error messages. */
+export interface Located<T> { json: T; file: string; where: string }
 
 export interface ActionJson {
   name: string;

@@ -6,6 +6,8 @@ import { MetadataError } from './load';
 import type { RelationshipJson, RootFieldKey, TableJson, TableRef } from './metadata-types';
 import { parsePermissionBoolExp, parsePresets } from './permissions';
 import { scalarForType } from './scalar-types';
+import { buildLogicalModels } from './logical-models';
+import { buildNativeQueries } from './native-queries';
 
 /**
  * The resolved model: metadata joined with the database catalog. Everything downstream (schema,
@@ -46,11 +48,16 @@ export interface TablePermissions {
   delete?: DeletePermission;
 }
 
+/**
+ * A tracked table or view, or a logical model (Hasura's name for the row type of a native query): a
+ * logical model has columns and select permissions only, no schema, keys, relationships or root fields.
+ */
 export interface Table {
   schema: string;
   name: string;
   gqlName: string;
-  kind: 'table' | 'view';
+  kind: 'table' | 'view' | 'logical_model';
+  description?: string;
   columns: Column[];
   columnByName: Map<string, Column>;
   columnByGql: Map<string, Column>;
@@ -65,8 +72,22 @@ export interface Table {
   permissions: Map<string, TablePermissions>;
 }
 
+export interface NativeQueryArgument { name: string; sqlType: string; scalar: string; nullable: boolean; description?: string }
+
+/** A native query: SQL with `{{argument}}` placeholders whose rows have a logical model's columns. */
+export interface NativeQuery {
+  rootField: string;
+  returns: Table;
+  arguments: NativeQueryArgument[];
+  /** The code cut at its placeholders: SQL text and argument references, in order. */
+  parts: (string | { argument: string })[];
+  description?: string;
+}
+
 export interface Model {
   tables: Table[];
+  logicalModels: Table[];
+  nativeQueries: NativeQuery[];
   /** Every role named anywhere in the metadata, plus `admin`. */
   roles: string[];
   metadata: LoadedMetadata;
@@ -287,5 +308,7 @@ export async function buildModel(db: Queryable, metadata: LoadedMetadata): Promi
   const roles = new Set<string>([ADMIN_ROLE]);
   for (const json of tablesJson) buildPermissions(ctx.tables.get(key(ref(json.table)))!, json, roles, fileOf(json), ctx.tables);
   for (const a of metadata.actions) for (const p of a.permissions ?? []) roles.add(p.role);
-  return { tables, roles: [...roles], metadata };
+  const logicalModels = await buildLogicalModels(db, metadata.logicalModels, ctx.tables, roles);
+  const nativeQueries = await buildNativeQueries(db, metadata.nativeQueries, logicalModels, tables, metadata.actions.map((a) => a.name));
+  return { tables, logicalModels: [...logicalModels.values()], nativeQueries, roles: [...roles], metadata };
 }

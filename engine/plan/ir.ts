@@ -1,4 +1,4 @@
-import type { Column, Relationship, Table } from '../metadata/model';
+import type { Column, NativeQuery, Relationship, Table } from '../metadata/model';
 
 /**
  * The intermediate representation: what a GraphQL request means, with permissions folded in, before
@@ -58,9 +58,15 @@ export type OrderTarget =
 
 export interface OrderItem { target: OrderTarget; direction: OrderDirection }
 
+/** A native query with the values of its arguments, to be read as a relation. */
+export interface NativeQueryCall { query: NativeQuery; args: ReadonlyMap<string, ValueRef> }
+
 /** Which rows of a table: filter (user where AND permission), order, paging. */
 export interface RowSource {
+  /** The table, or the logical model, whose columns the rows have. */
   table: Table;
+  /** Set when the rows come from a native query (whose logical model is `table`) rather than a table. */
+  call?: NativeQueryCall;
   where: BoolExp;
   orderBy: OrderItem[];
   distinctOn: Column[];

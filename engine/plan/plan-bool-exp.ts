@@ -1,4 +1,5 @@
 import type { Column, Table } from '../metadata/model';
+import { typeName } from '../schema/table-types';
 import { operandType } from '../metadata/permissions';
 import type { PlanContext } from './context';
 import { booleanValue, listItems, objectFields } from './context';
@@ -45,7 +46,7 @@ export function planBoolExp(table: Table, arg: Arg | undefined, ctx: PlanContext
     } else if (key.endsWith('_aggregate') && table.relByName.has(key.slice(0, -'_aggregate'.length))) {
       items.push(...aggregatePredicates(table.relByName.get(key.slice(0, -'_aggregate'.length))!, value, ctx, here));
     } else {
-      throw validationError(`field "${key}" not found in type: '${table.gqlName}_bool_exp'`, here);
+      throw validationError(`field "${key}" not found in type: '${typeName(table, 'bool_exp')}'`, here);
     }
   }
   return and(...items);

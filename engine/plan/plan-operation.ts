@@ -7,6 +7,7 @@ import { fieldArgs, fieldDef } from './context';
 import { RequestError } from './errors';
 import type { RootField } from './ir';
 import { planMutation } from './plan-mutation';
+import { planNativeQuery } from './plan-native-query';
 import { objectTypeOf, planAggregate, planFields, planRows } from './plan-select';
 import { planBoolExp } from './plan-bool-exp';
 import { and } from './ir';
@@ -66,6 +67,9 @@ export function planOperation(input: PlanInput): OperationIR {
         fields.push({ kind: 'selectByPk', alias, table: m.table, where: and(where, perm.filter), fields: planFields(m.table, target, subSelections(nodes), ctx, path, 1) });
         break;
       }
+      case 'nativeQuery':
+        fields.push(planNativeQuery(m.query, alias, nodes, def, ctx, path));
+        break;
       case 'insert': case 'update': case 'delete':
         fields.push(planMutation(m, alias, nodes, def, ctx, path));
         break;

@@ -1,6 +1,6 @@
 import type { GraphQLField } from 'graphql';
 import type { ActionJson } from '../metadata/metadata-types';
-import type { Column, Relationship, Table } from '../metadata/model';
+import type { Column, NativeQuery, Relationship, Table } from '../metadata/model';
 
 /**
  * What a field of a generated schema stands for. The schema builder attaches it to each field's
@@ -14,6 +14,7 @@ export type Meaning =
   | { kind: 'insert'; table: Table; one: boolean }
   | { kind: 'update'; table: Table; one: boolean }
   | { kind: 'delete'; table: Table; one: boolean }
+  | { kind: 'nativeQuery'; query: NativeQuery }
   | { kind: 'action'; action: ActionJson }
   | { kind: 'column'; column: Column }
   | { kind: 'objectRel'; rel: Relationship }

@@ -8,6 +8,7 @@ import type { ActionField } from './action-types';
 import { SharedInputs } from './input-types';
 import { ext } from './meaning';
 import { MutationTypes } from './mutation-types';
+import { nativeQueryFields } from './native-query-fields';
 import { TableTypes } from './table-types';
 
 type Fields = GraphQLFieldConfigMap<unknown, unknown>;
@@ -144,7 +145,7 @@ export function buildRoleSchema(model: Model, role: string, actions: Map<string,
   const perms = new RolePermissions(model, role);
   const types = new TableTypes(perms, new SharedInputs());
   const mt = new MutationTypes(types);
-  const query = { ...queryFields(model, types), ...actionFields(actions, perms, 'query', resolveAction) };
+  const query = { ...queryFields(model, types), ...nativeQueryFields(model, types), ...actionFields(actions, perms, 'query', resolveAction) };
   const mutation = { ...mutationFields(model, types, mt), ...actionFields(actions, perms, 'mutation', resolveAction) };
   if (Object.keys(query).length === 0) {
     query.no_queries_available = { type: new GraphQLNonNull(GraphQLString), resolve: () => 'There are no queries available to the current role.' };

@@ -12,6 +12,15 @@ const VALID_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 const STAT_FUNCTIONS = ['avg', 'stddev', 'stddev_pop', 'stddev_samp', 'var_pop', 'var_samp', 'variance'];
 
 /**
+ * The name of a table's input type. Hasura names a logical model's column enum `<model>_enum_name` and
+ * its where type `<model>_bool_exp_bool_exp`; clients written against Hasura use those names.
+ */
+export function typeName(table: Table, kind: 'select_column' | 'bool_exp'): string {
+  if (table.kind !== 'logical_model') return `${table.gqlName}_${kind}`;
+  return kind === 'select_column' ? `${table.gqlName}_enum_name` : `${table.gqlName}_bool_exp_bool_exp`;
+}
+
+/**
  * The GraphQL types of the tables one role can see, built on demand and memoised by name. A column
  * the role may not read, and a relationship to a table it may not read, do not exist in these types.
  */
@@ -43,7 +52,7 @@ export class TableTypes {
   object(table: Table): GraphQLObjectType {
     return this.once(`obj:${table.gqlName}`, () => new GraphQLObjectType({
       name: table.gqlName,
-      description: `columns and relationships of "${table.schema}.${table.name}"`,
+      description: table.kind === 'logical_model' ? table.description ?? `fields of the logical model "${table.name}"` : `columns and relationships of "${table.schema}.${table.name}"`,
       fields: () => {
         const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
         for (const c of this.columns(table)) {
@@ -88,7 +97,7 @@ export class TableTypes {
 
   selectColumn(table: Table): GraphQLEnumType {
     return this.once(`sel:${table.gqlName}`, () => new GraphQLEnumType({
-      name: `${table.gqlName}_select_column`,
+      name: typeName(table, 'select_column'),
       description: `select columns of table "${table.name}"`,
       values: Object.fromEntries(this.columns(table).map((c) => [c.gqlName, { value: c.name, description: 'column name' }])),
     }));
@@ -97,7 +106,7 @@ export class TableTypes {
   boolExp(table: Table): GraphQLInputObjectType {
     return this.once(`bool:${table.gqlName}`, () => {
       const self: GraphQLInputObjectType = new GraphQLInputObjectType({
-        name: `${table.gqlName}_bool_exp`,
+        name: typeName(table, 'bool_exp'),
         description: `Boolean expression to filter rows from the table "${table.name}". All fields are combined with a logical 'AND'.`,
         fields: () => {
           const fields: GraphQLInputFieldConfigMap = {

@@ -1,6 +1,7 @@
 import type { Column } from '../metadata/model';
 import type { AggregateField, AggregateItem, Field, OrderItem, OrderTarget, RowSource } from '../plan/ir';
 import { boolExpSql, joinCondition } from './bool-exp';
+import { nativeQuerySql } from './native-query';
 import { ident, stringLiteral, tableName, type SqlWriter } from './writer';
 
 /** json_build_object takes at most 100 arguments: wider objects are built in chunks and joined as text. */
@@ -59,6 +60,11 @@ function orderValue(target: OrderTarget, alias: string, w: SqlWriter): string {
   return `(SELECT ${value} ${from})`;
 }
 
+/** The relation a RowSource reads: a tracked table, or a native query as a subquery. */
+function relationSql(rows: RowSource, w: SqlWriter): string {
+  return rows.call ? nativeQuerySql(rows.call.query, rows.call.args, w) : tableName(rows.table);
+}
+
 interface BaseRows {
   sql: string;
   /** The ORDER BY that reproduces the base order over the base query's output. */
@@ -88,7 +94,7 @@ function baseRows(rows: RowSource, alias: string, w: SqlWriter, join?: string): 
   });
   const distinct = rows.distinctOn.length ? `DISTINCT ON (${rows.distinctOn.map((c) => col(alias, c)).join(', ')}) ` : '';
   const where = [join, boolExpSql(rows.where, alias, w)].filter(Boolean).join(' AND ');
-  let sql = `SELECT ${distinct}${alias}.*${extra.map((e) => `, ${e}`).join('')} FROM ${tableName(rows.table)} AS ${alias} WHERE ${where}`;
+  let sql = `SELECT ${distinct}${alias}.*${extra.map((e) => `, ${e}`).join('')} FROM ${relationSql(rows, w)} AS ${alias} WHERE ${where}`;
   if (inner.length) sql += ` ORDER BY ${inner.join(', ')}`;
   const limit = rows.limit ? w.bind(rows.limit) : undefined;
   if (limit && rows.maxRows !== undefined) sql += ` LIMIT least(${limit}, ${rows.maxRows})`;
