@@ -1,62 +1,57 @@
 import type { ActionContext } from '../engine/execute/actions';
 import { RequestError } from '../engine/plan/errors';
-import { parseSelector, type LogSelector } from './logs/selector';
+import { queryLoki, type LogLine } from './logs/loki';
+import { parseSelector } from './logs/selector';
+import { logsStatement } from './logs/store';
 import { tenantOf, uuidArg } from './session';
 
+/**
+ * logs_query: a Loki-style selector over the account's log lines, newest first. The built-in store
+ * (the `logs` table, ./logs/store.ts) answers unless LOKI_URL is set; then Loki does (./logs/loki.ts).
+ * The tenant is the session's; the account must be one of its accounts on both backends.
+ */
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 5000;
 
-interface LogsQueryInput { account_id: string; query: string; start?: string | null; end?: string | null; limit?: number | null }
+interface LogsQueryInput { account_id?: unknown; query?: unknown; start?: unknown; end?: unknown; limit?: unknown }
 
-/**
- * The selector as SQL over the built-in `logs` table. Equality matchers become one jsonb containment
- * (`labels @> {...}`), which the GIN index serves; the others are checked on the rows it finds.
- */
-export function selectorSql(sel: LogSelector, params: unknown[]): string[] {
-  const bind = (v: unknown, cast: string) => {
-    params.push(v);
-    return `$${params.length}::${cast}`;
-  };
-  const where: string[] = [];
-  const equal = Object.fromEntries(sel.matchers.filter((m) => m.op === '=' && m.value !== '').map((m) => [m.label, m.value]));
-  if (Object.keys(equal).length) where.push(`labels @> ${bind(JSON.stringify(equal), 'jsonb')}`);
-  for (const m of sel.matchers) {
-    const label = () => `coalesce(labels ->> ${bind(m.label, 'text')}, '')`;
-    if (m.op === '=' && m.value === '') where.push(`${label()} = ''`);
-    if (m.op === '!=') where.push(`${label()} <> ${bind(m.value, 'text')}`);
-    // Loki anchors label regular expressions at both ends.
-    const ci = m.insensitive ? '*' : '';
-    if (m.op === '=~') where.push(`${label()} ~${ci} ${bind(`^(?:${m.value})$`, 'text')}`);
-    if (m.op === '!~') where.push(`${label()} !~${ci} ${bind(`^(?:${m.value})$`, 'text')}`);
+/** ISO 8601 date or date-time; without a zone it is UTC. Normalised to an instant in UTC. */
+const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|z|[+-]\d{2}:?\d{2})?)?$/;
+
+function instant(value: unknown, name: 'start' | 'end'): string | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const text = typeof value === 'string' ? value.trim().replace(' ', 'T') : '';
+  let ms = NaN;
+  if (ISO.test(text)) {
+    const zoned = text.length === 10 ? `${text}T00:00:00Z` : /(?:Z|z|[+-]\d{2}:?\d{2})$/.test(text.slice(10)) ? text : `${text}Z`;
+    ms = Date.parse(zoned);
   }
-  for (const f of sel.filters) {
-    if (f.op === '|=') where.push(`strpos(message, ${bind(f.value, 'text')}) > 0`);
-    if (f.op === '!=') where.push(`strpos(message, ${bind(f.value, 'text')}) = 0`);
-    if (f.op === '|~') where.push(`message ~${f.insensitive ? '*' : ''} ${bind(f.value, 'text')}`);
-    if (f.op === '!~') where.push(`message !~${f.insensitive ? '*' : ''} ${bind(f.value, 'text')}`);
-  }
-  return where;
+  if (Number.isNaN(ms)) throw new RequestError('validation-failed', `request.${name} must be an ISO 8601 date-time (e.g. 2026-02-15T00:00:00Z), got ${JSON.stringify(value)}`, `$.request.${name}`);
+  return new Date(ms).toISOString();
 }
 
-export async function logs_query(args: Record<string, unknown>, ctx: ActionContext) {
-  const req = args.request as LogsQueryInput;
+export async function logs_query(args: Record<string, unknown>, ctx: ActionContext): Promise<LogLine[]> {
+  const req = (args.request ?? {}) as LogsQueryInput;
   const tenant = tenantOf(ctx);
   const account = uuidArg(req.account_id, 'request.account_id');
   const limit = req.limit ?? DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 0 || limit > MAX_LIMIT) {
-    throw new RequestError('validation-failed', `request.limit must be between 0 and ${MAX_LIMIT}`, '$.request.limit');
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
+    throw new RequestError('validation-failed', `request.limit must be an integer from 1 to ${MAX_LIMIT}`, '$.request.limit');
   }
-  if (req.start && req.end && Date.parse(req.start) > Date.parse(req.end)) {
-    throw new RequestError('validation-failed', 'request.start is after request.end', '$.request.start');
+  const start = instant(req.start, 'start');
+  const end = instant(req.end, 'end');
+  if (start && end && start > end) throw new RequestError('validation-failed', 'request.start is after request.end', '$.request.start');
+  const selector = parseSelector(req.query);
+
+  const notOwned = () => new RequestError('validation-failed', 'request.account_id is not an account of your tenant', '$.request.account_id');
+  const loki = ctx.config.logs.lokiUrl;
+  if (loki) {
+    const owned = await ctx.db.query('SELECT 1 FROM cloud_accounts WHERE id = $1::uuid AND tenant = $2::uuid', [account, tenant]);
+    if (!owned.length) throw notOwned();
+    return queryLoki({ lokiUrl: loki, lokiTenant: ctx.config.logs.lokiTenant, lokiTimeoutMs: ctx.config.logs.lokiTimeoutMs }, { account, selector, start, end, limit });
   }
-  const params: unknown[] = [tenant, account];
-  const where = ['tenant_id = $1::uuid', 'cloud_account_id = $2::uuid', ...selectorSql(parseSelector(req.query), params)];
-  if (req.start) where.push(`ts >= $${params.push(req.start)}::timestamptz`);
-  if (req.end) where.push(`ts <= $${params.push(req.end)}::timestamptz`);
-  const rows = await ctx.db.query(
-    `SELECT to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS timestamp, severity, message, labels::text AS labels
-       FROM logs WHERE ${where.join(' AND ')} ORDER BY ts DESC, id DESC LIMIT ${limit}`,
-    params.map((p) => (p === null ? null : String(p))),
-  );
-  return rows.map((r) => ({ timestamp: r.timestamp, severity: r.severity, message: r.message, labels: JSON.parse(String(r.labels)) }));
+  const stmt = logsStatement({ tenant, account, selector, start, end, limit });
+  const [row] = await ctx.db.query(stmt.text, stmt.params);
+  if (row.owned !== true && row.owned !== 't') throw notOwned();
+  return JSON.parse(String(row.lines)) as LogLine[];
 }

@@ -1,46 +1,120 @@
 import type { ActionContext } from '../engine/execute/actions';
 import { RequestError } from '../engine/plan/errors';
+import { createJiraIssue, jiraConfig } from './tickets/jira';
 import { tenantOf, uuidArg } from './session';
 
+/**
+ * tickets_insert_one: stores the ticket in the caller's tenant and answers in the platform's shape.
+ *
+ * - `integration_id` names a Jira integration of the tenant (the `integrations` table, sql/0026):
+ *   the issue is created in Jira; its key is the ticket id and {base}/browse/<KEY> the url.
+ * - Otherwise (no such integration row of the tenant) the platform keeps the ticket itself: the id
+ *   is the project key and a number per tenant and key (OPS-1, OPS-2 ...), the url is on
+ *   NEXTAUTH_URL ({base}/tickets/OPS-1).
+ *
+ * Jira failing: the whole operation fails with an `action-error` saying what Jira answered, and
+ * nothing is stored. The row is written first, inside the mutation's transaction (so constraint
+ * errors surface before Jira is asked), Jira is called, and the row gets Jira's key; an error at
+ * any step rolls the transaction back. (Keeping failed tickets with error_message would leave rows
+ * that look like tickets but exist nowhere; the caller can simply retry.)
+ */
 const userId = (ctx: ActionContext) => {
   const id = ctx.session.vars['x-hasura-user-id'];
   return id && /^[0-9a-f-]{36}$/i.test(id) ? id : null;
 };
 
 interface TicketInput {
-  title?: string | null; description?: string | null; severity?: string | null; integration_id?: string | null;
-  project_key?: string | null; source?: string | null; account_id?: string | null; assignee?: string | null;
-  reference_id?: string | null; status?: string | null; ticket_type?: string | null;
+  title?: unknown; description?: unknown; severity?: unknown; integration_id?: unknown; project_key?: unknown; source?: unknown;
+  account_id?: unknown; assignee?: unknown; reference_id?: unknown; status?: unknown; ticket_type?: unknown; additional_fields?: unknown;
 }
 
-const required = (v: string | null | undefined, name: string): string => {
-  if (typeof v !== 'string' || v.trim() === '') throw new RequestError('validation-failed', `object.${name} is required`, `$.object.${name}`);
-  return v;
-};
+const MAX_TEXT = 32000;
 
-/**
- * Stores the ticket in the caller's tenant and answers in the platform's shape. Without a ticketing
- * integration to call, the ticket id is the platform's own: the project key and a number per tenant.
- */
+function text(input: TicketInput, name: keyof TicketInput, required = false): string | null {
+  const v = input[name];
+  if (v === undefined || v === null || (typeof v === 'string' && v.trim() === '')) {
+    if (required) throw new RequestError('validation-failed', `object.${name} is required`, `$.object.${name}`);
+    return null;
+  }
+  if (typeof v !== 'string') throw new RequestError('validation-failed', `object.${name} must be a string`, `$.object.${name}`);
+  if (v.length > MAX_TEXT) throw new RequestError('validation-failed', `object.${name} is longer than ${MAX_TEXT} characters`, `$.object.${name}`);
+  return v;
+}
+
 export async function tickets_insert_one(args: Record<string, unknown>, ctx: ActionContext) {
-  const input = args.object as TicketInput;
+  const input = (args.object ?? {}) as TicketInput;
   const tenant = tenantOf(ctx);
-  const title = required(input.title, 'title');
-  const projectKey = required(input.project_key, 'project_key');
-  const integration = uuidArg(input.integration_id, 'object.integration_id');
+  const title = text(input, 'title', true)!;
+  const projectKey = text(input, 'project_key', true)!.trim();
+  if (!/^[A-Za-z][A-Za-z0-9_]{0,49}$/.test(projectKey)) throw new RequestError('validation-failed', 'object.project_key must be letters, digits and _ (starting with a letter), like OPS', '$.object.project_key');
+  const integrationId = uuidArg(input.integration_id, 'object.integration_id');
   const account = input.account_id ? uuidArg(input.account_id, 'object.account_id') : null;
+  const source = text(input, 'source');
+  const extra = input.additional_fields;
+  if (extra !== undefined && extra !== null && (typeof extra !== 'object' || Array.isArray(extra))) {
+    throw new RequestError('validation-failed', 'object.additional_fields must be an object (Jira fields)', '$.object.additional_fields');
+  }
   if (account) {
     const owned = await ctx.db.query('SELECT 1 FROM cloud_accounts WHERE id = $1::uuid AND tenant = $2::uuid', [account, tenant]);
     if (!owned.length) throw new RequestError('validation-failed', 'object.account_id is not an account of your tenant', '$.object.account_id');
   }
-  const [{ n }] = await ctx.db.query('SELECT count(*) + 1 AS n FROM tickets WHERE tenant = $1::uuid AND project_key = $2::text', [tenant, projectKey]);
-  const ticketId = `${projectKey}-${n}`;
+  if (source) {
+    const known = await ctx.db.query('SELECT 1 FROM ticket_source_type WHERE value = $1::text', [source]);
+    if (!known.length) throw new RequestError('validation-failed', `object.source ${JSON.stringify(source)} is not a ticket source`, '$.object.source');
+  }
+  // Only the tenant's own integrations: another tenant's id reads as "no integration".
+  const [integration] = await ctx.db.query(
+    'SELECT integration_type, config::text AS config, enabled FROM integrations WHERE id = $1::uuid AND tenant_id = $2::uuid',
+    [integrationId, tenant],
+  );
+  if (integration && integration.integration_type !== 'jira') {
+    throw new RequestError('not-supported', `integration ${integrationId} is a ${String(integration.integration_type)} integration; tickets are created in Jira or in the platform`, '$.object.integration_id');
+  }
+  if (integration && integration.enabled !== true && integration.enabled !== 't') {
+    throw new RequestError('validation-failed', `integration ${integrationId} is disabled`, '$.object.integration_id');
+  }
+  const jira = integration ? jiraConfig(JSON.parse(String(integration.config)), integrationId) : undefined;
+
+  const description = text(input, 'description');
+  const severity = text(input, 'severity');
+  const ticketType = text(input, 'ticket_type') ?? jira?.issueType ?? 'Task';
+  let ticketId: string;
+  let url: string;
+  if (jira) {
+    // Replaced by Jira's key below, in the same transaction.
+    ticketId = `${projectKey}-pending`;
+    url = '';
+  } else {
+    // The next number of this tenant and key; the first time, after any tickets already stored with it.
+    const [seq] = await ctx.db.query(
+      `INSERT INTO ticket_sequences (tenant, project_key, last_value)
+       SELECT $1::uuid, $2::text, coalesce(max(substring(ticket_id from '-([0-9]{1,15})$')::bigint), 0) + 1
+         FROM tickets WHERE tenant = $1::uuid AND project_key = $2::text
+       ON CONFLICT (tenant, project_key) DO UPDATE SET last_value = ticket_sequences.last_value + 1
+       RETURNING last_value::text AS n`,
+      [tenant, projectKey],
+    );
+    ticketId = `${projectKey}-${seq.n}`;
+    url = `${ctx.config.auth.baseUrl}/tickets/${encodeURIComponent(ticketId)}`;
+  }
   const [row] = await ctx.db.query(
     `INSERT INTO tickets (tenant, account_id, integration_id, platform, source, ticket_id, ticket_type, reference_id, project_key, title, description, severity, status, assignee, url, created_by)
-     VALUES ($1::uuid, $2::uuid, $3::uuid, 'jira', $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text, 'Open', $12::text, $13::text, $14::uuid)
+     VALUES ($1::uuid, $2::uuid, $3::uuid, 'jira', $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text, $12::text, $13::text, $14::text, $15::uuid)
      RETURNING id::text AS id`,
-    [tenant, account, integration, input.source ?? null, ticketId, input.ticket_type ?? 'Task', input.reference_id ?? ticketId, projectKey, title,
-      input.description ?? null, input.severity ?? null, input.assignee ?? null, `/tickets/${ticketId}`, userId(ctx)],
+    [tenant, account, integrationId, source, ticketId, ticketType, text(input, 'reference_id') ?? ticketId, projectKey, title,
+      description, severity, text(input, 'status') ?? 'Open', text(input, 'assignee'), url || null, userId(ctx)],
   );
-  return { data: { insert_tickets_one: { id: row.id, ticket_id: ticketId, url: `/tickets/${ticketId}`, message: `ticket ${ticketId} created`, action: 'created', error: null } } };
+  if (jira) {
+    const issue = await createJiraIssue(jira, {
+      project: projectKey, summary: title, description, severity, issueType: ticketType, extraFields: (extra ?? undefined) as Record<string, unknown> | undefined,
+    });
+    ticketId = issue.key;
+    url = issue.url;
+    await ctx.db.query(
+      'UPDATE tickets SET ticket_id = $1::text, url = $2::text, reference_id = CASE WHEN reference_id = $3::text THEN $1::text ELSE reference_id END WHERE id = $4::uuid',
+      [ticketId, url, `${projectKey}-pending`, String(row.id)],
+    );
+  }
+  const where = jira ? 'in Jira' : 'in the platform';
+  return { data: { insert_tickets_one: { id: row.id, ticket_id: ticketId, url, message: `ticket ${ticketId} created ${where}`, action: 'created', error: null } } };
 }

@@ -91,7 +91,7 @@ describe(`reference examples on ${backendName}`, () => {
   test('CreateTicket: stored in the tenant, answered in the platform’s shape', async () => {
     const res = await send('CreateTicket');
     const out = res.body.data.tickets_insert_one.data.insert_tickets_one;
-    expect(out).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), ticket_id: expect.stringMatching(/^OPS-\d+$/), url: `/tickets/${out.ticket_id}`, message: expect.stringContaining(out.ticket_id) });
+    expect(out).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), ticket_id: expect.stringMatching(/^OPS-\d+$/), url: `http://localhost:8080/tickets/${out.ticket_id}`, message: expect.stringContaining(out.ticket_id) });
     const stored = await sqlJson(`SELECT json_build_object('tenant', tenant, 'title', title, 'severity', severity, 'project_key', project_key, 'source', source, 'account_id', account_id, 'ticket_id', ticket_id)::text AS j FROM tickets WHERE id = $1::uuid`, [out.id]);
     expect(stored).toEqual({ tenant: acme.id, title: 'High CPU usage on prod-api-server', severity: 'High', project_key: 'OPS', source: 'nudgebee', account_id: ids.account, ticket_id: out.ticket_id });
   });

@@ -27,7 +27,7 @@ export async function seedDemoData(db: Database): Promise<boolean> {
 }
 
 /** Demo rows written as SQL (read from the sources, so they need no build step). */
-const DEMO_SQL_FILES = ['workflows.sql'];
+const DEMO_SQL_FILES = ['workflows.sql', 'k8s-metrics.sql', 'recommendation-security.sql', 'ai-catalogue.sql'];
 
 // ---------------------------------------------------------------------------------------------
 // Generated data at a scale (sql/demo/scale.ts), on top of the fixed set

@@ -1,0 +1,58 @@
+import type { ActionContext } from '../../engine/execute/actions';
+import type { Row } from '../../engine/db/database';
+import { uuidArg } from '../session';
+import { accountScope, notFound, num, requestOf, ts, type Args } from './common';
+
+/**
+ * Knowledge bases (ai_knowledgebase, sql/0023) and global contexts (ai_global_context, sql/0025) of
+ * the request's account: KnowledgebaseOutput and GlobalContextOutput, listed by name. An id that is
+ * no uuid is a validation error; a uuid that is not a row of the account is `errors: [{code:
+ * "not-found"}]` with `data: null`.
+ */
+
+/** Columns both tables share, as the reference's output fields. */
+const DOCUMENT_COLUMNS = `d.id::text AS id, d.tenant_id::text AS tenant_id, d.cloud_account_id::text AS account_id, d.name, d.description,
+  d.data, d.data_filename, d.data_format, d.data_size_bytes, d.status, d.created_by, d.updated_by,
+  ${ts('d.created_at')} AS created_at, ${ts('d.updated_at')} AS updated_at`;
+
+function documentOf(r: Row) {
+  return {
+    account_id: r.account_id, created_at: r.created_at, created_by: r.created_by, data: r.data, data_filename: r.data_filename,
+    data_format: r.data_format, data_size_bytes: num(r.data_size_bytes), description: r.description, id: r.id, name: r.name,
+    status: r.status, tenant_id: r.tenant_id, updated_at: r.updated_at, updated_by: r.updated_by,
+  };
+}
+
+const kbOf = (r: Row) => ({ ...documentOf(r), integration_id: r.integration_id, kb_source: r.kb_source, kb_type: r.kb_type });
+
+const KB_SELECT = `SELECT ${DOCUMENT_COLUMNS}, d.kb_type, d.kb_source, d.integration_id::text AS integration_id FROM ai_knowledgebase d
+  WHERE d.tenant_id = $1::uuid AND d.cloud_account_id = $2::uuid`;
+const GC_SELECT = `SELECT ${DOCUMENT_COLUMNS} FROM ai_global_context d WHERE d.tenant_id = $1::uuid AND d.cloud_account_id = $2::uuid`;
+
+export async function ai_list_kb(args: Args, ctx: ActionContext) {
+  const { tenant, account } = await accountScope(ctx, requestOf(args));
+  const rows = await ctx.db.query(`${KB_SELECT} ORDER BY d.name, d.id`, [tenant, account]);
+  return { data: rows.map(kbOf), errors: null };
+}
+
+export async function ai_get_kb(args: Args, ctx: ActionContext) {
+  const req = requestOf(args);
+  const { tenant, account } = await accountScope(ctx, req);
+  const id = uuidArg(req.id, 'request.id');
+  const [row] = await ctx.db.query(`${KB_SELECT} AND d.id = $3::uuid`, [tenant, account, id]);
+  return row ? { data: kbOf(row), errors: null } : { data: null, errors: [notFound('knowledge base', id)] };
+}
+
+export async function ai_list_gc(args: Args, ctx: ActionContext) {
+  const { tenant, account } = await accountScope(ctx, requestOf(args));
+  const rows = await ctx.db.query(`${GC_SELECT} ORDER BY d.name, d.id`, [tenant, account]);
+  return { data: rows.map(documentOf), errors: null };
+}
+
+export async function ai_get_gc(args: Args, ctx: ActionContext) {
+  const req = requestOf(args);
+  const { tenant, account } = await accountScope(ctx, req);
+  const id = uuidArg(req.id, 'request.id');
+  const [row] = await ctx.db.query(`${GC_SELECT} AND d.id = $3::uuid`, [tenant, account, id]);
+  return row ? { data: documentOf(row), errors: null } : { data: null, errors: [notFound('global context', id)] };
+}

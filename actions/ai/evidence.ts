@@ -1,0 +1,331 @@
+import type { Queryable } from '../../engine/db/database';
+import type { Evidence, EventRow, EvidenceItem } from './types';
+
+/**
+ * Evidence gathering, shared by the built-in reasoner and the model: whatever answers an event sees
+ * the same records. Every query filters by the caller's tenant (and the event's account), so nothing
+ * of another tenant can reach an answer. Windows are around the event's start, since what caused it
+ * happened shortly before and what it caused shortly after.
+ */
+
+const ISO = `'YYYY-MM-DD"T"HH24:MI:SS"Z"'`;
+/** A `timestamp` column (stored as UTC) as ISO text; both drivers then return the same string. */
+const isoTs = (col: string) => `to_char(${col}, ${ISO})`;
+/** A `timestamptz` column as ISO text in UTC. */
+const isoTz = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', ${ISO})`;
+
+/** Limits that keep the evidence small enough for a model's context and a quick answer. */
+const LIMITS = { related: 20, logs: 40, recommendations: 10, anomalies: 10, knowledge: 5 };
+
+export async function loadEvent(db: Queryable, tenant: string, eventId: string): Promise<EventRow | null> {
+  const [row] = await db.query(
+    `SELECT id::text, cloud_account_id::text AS account_id, cloud_resource_id::text AS resource_id, title, description, failure,
+            severity, status, source, category, finding_type, aggregation_key, cluster, subject_name, subject_namespace,
+            subject_node, subject_owner, subject_type, labels, evidences, ${isoTs('coalesce(starts_at, created_at)')} AS created_at
+       FROM events WHERE id = $1::uuid AND tenant = $2::uuid`,
+    [eventId, tenant],
+  );
+  return (row as unknown as EventRow) ?? null;
+}
+
+/** Everything the analysts read about one event of the tenant. */
+export async function gatherEvidence(db: Queryable, tenant: string, event: EventRow): Promise<Evidence> {
+  const account = event.account_id;
+  const items: EvidenceItem[] = [eventItem(event, 'event')];
+  const pod = await podOfEvent(db, tenant, event);
+  const workload = workloadOf(event, pod?.workload_name as string | undefined);
+  const node = event.subject_node ?? (event.subject_type?.toLowerCase() === 'node' ? event.subject_name : null) ?? (pod?.node_name as string | null) ?? null;
+  const ns = event.subject_namespace;
+  const at = event.created_at;
+
+  if (account) {
+    items.push(...(await relatedEvents(db, tenant, account, event, workload, node)));
+    items.push(...(await logs(db, tenant, account, at, ns, workload, event.subject_name, node)));
+    if (workload && ns) items.push(...(await workloadState(db, tenant, account, ns, workload, at)));
+    if (node) items.push(...(await nodeState(db, tenant, account, node)));
+    items.push(...(await history(db, tenant, event.id)));
+    const resourceName = await resourceNameOf(db, tenant, event.resource_id);
+    const names = [workload, event.subject_name, resourceName].filter((n): n is string => !!n);
+    items.push(...(await recommendations(db, tenant, account, event.resource_id, names)));
+    items.push(...(await anomalies(db, tenant, account, at, names, ns, workload)));
+    if (event.resource_id) items.push(...(await spends(db, tenant, event.resource_id, at, resourceName ?? event.subject_name)));
+  }
+  items.push(...(await knowledge(db, tenant, account, event)));
+  return { event, workload, items };
+}
+
+function eventItem(e: EventRow, role: 'event' | 'related_event' | 'change'): EvidenceItem {
+  const parts = [e.title, e.description, e.failure, e.labels ? JSON.stringify(e.labels) : null, e.evidences ? JSON.stringify(e.evidences) : null];
+  return {
+    ref: { type: 'event', id: e.id, title: e.title },
+    role,
+    text: parts.filter(Boolean).join('\n'),
+    at: e.created_at,
+    facts: { severity: e.severity, status: e.status, category: e.category, finding_type: e.finding_type, source: e.source, subject: e.subject_name, namespace: e.subject_namespace },
+  };
+}
+
+/** The pod the event names, when it names one: it tells the workload and the node. */
+async function podOfEvent(db: Queryable, tenant: string, e: EventRow) {
+  if (!e.account_id || !e.subject_namespace) return null;
+  const [row] = await db.query(
+    `SELECT name, workload_name, node_name FROM k8s_pods
+      WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND namespace = $3::text AND name = $4::text LIMIT 1`,
+    [tenant, e.account_id, e.subject_namespace, e.subject_name],
+  );
+  return row ?? null;
+}
+
+/** The workload an event is about: its owner, the workload of its pod, or the subject itself. */
+function workloadOf(e: EventRow, podWorkload: string | undefined): string | null {
+  if (e.subject_owner) return e.subject_owner;
+  if (podWorkload) return podWorkload;
+  const type = (e.subject_type ?? '').toLowerCase();
+  if (type === 'node' || !e.subject_namespace) return null;
+  // A pod name without a pod row: drop the ReplicaSet hash and pod suffix Kubernetes adds.
+  if (type === 'pod') return e.subject_name.replace(/(-[a-z0-9]{8,10})?-[a-z0-9]{5}$/, '');
+  return e.subject_name;
+}
+
+/** Events of the same account around the same time on the same workload, namespace, node or resource. */
+async function relatedEvents(db: Queryable, tenant: string, account: string, e: EventRow, workload: string | null, node: string | null): Promise<EvidenceItem[]> {
+  const rows = await db.query(
+    `SELECT id::text, cloud_account_id::text AS account_id, cloud_resource_id::text AS resource_id, title, description, failure, severity, status,
+            source, category, finding_type, aggregation_key, cluster, subject_name, subject_namespace, subject_node, subject_owner, subject_type,
+            labels, evidences, ${isoTs('coalesce(starts_at, created_at)')} AS created_at
+       FROM events
+      WHERE tenant = $1::uuid AND cloud_account_id = $2::uuid AND id <> $3::uuid
+        AND coalesce(starts_at, created_at) BETWEEN $4::timestamp - interval '6 hours' AND $4::timestamp + interval '6 hours'
+        AND ((cluster = $5::text AND subject_namespace = $6::text AND (subject_name IN ($7::text, $8::text) OR subject_owner = $7::text OR $7::text IS NULL))
+          OR (cluster = $5::text AND $9::text IS NOT NULL AND (subject_node = $9::text OR subject_name = $9::text))
+          OR ($10::uuid IS NOT NULL AND cloud_resource_id = $10::uuid))
+      ORDER BY abs(extract(epoch FROM coalesce(starts_at, created_at) - $4::timestamp)), id
+      LIMIT ${LIMITS.related}`,
+    [tenant, account, e.id, e.created_at.replace('Z', ''), e.cluster, e.subject_namespace, workload, e.subject_name, node, e.resource_id],
+  );
+  return rows.map((r) => {
+    const ev = r as unknown as EventRow;
+    // Rollouts, upgrades and config changes are the "recent changes" a cause often follows.
+    const change = /deploy|rollout|helm|config|upgrade/i.test(`${ev.category} ${ev.finding_type}`);
+    return eventItem(ev, change ? 'change' : 'related_event');
+  });
+}
+
+/** Log lines of the workload (or node) from two hours before the event to one hour after, errors first. */
+async function logs(db: Queryable, tenant: string, account: string, at: string, ns: string | null, workload: string | null, subject: string, node: string | null): Promise<EvidenceItem[]> {
+  if (!ns && !node) return [];
+  const rows = await db.query(
+    `SELECT id::text, ${isoTz('ts')} AS at, severity, message, labels FROM logs
+      WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid
+        AND ts BETWEEN $3::timestamptz - interval '2 hours' AND $3::timestamptz + interval '1 hour'
+        AND (($4::text IS NOT NULL AND labels->>'namespace' = $4::text
+              AND ($5::text IS NULL OR labels->>'app' = $5::text OR labels->>'workload' = $5::text
+                   OR labels->>'pod' LIKE $5::text || '-%' OR labels->>'pod' = $6::text))
+          OR ($7::text IS NOT NULL AND (labels->>'node' = $7::text OR labels->>'host' = $7::text)))
+      ORDER BY (lower(severity) IN ('error', 'fatal', 'critical', 'warn', 'warning')) DESC, ts DESC, id DESC
+      LIMIT ${LIMITS.logs}`,
+    [tenant, account, at, ns, workload, subject, node],
+  );
+  return rows.map((r) => ({
+    ref: { type: 'log', id: String(r.id), title: `${r.severity}: ${String(r.message).slice(0, 80)}` },
+    role: 'log' as const,
+    text: String(r.message),
+    at: String(r.at),
+    facts: { severity: r.severity, labels: r.labels },
+  }));
+}
+
+/** The workload's state and its pods (status, restarts, last termination), and whether it changed lately. */
+async function workloadState(db: Queryable, tenant: string, account: string, ns: string, workload: string, at: string): Promise<EvidenceItem[]> {
+  const items: EvidenceItem[] = [];
+  const [w] = await db.query(
+    `SELECT id::text, name, namespace, kind, status, replicas, ready_pods, total_pods, cpu_request::float8, cpu_limit::float8,
+            memory_request::float8, memory_limit::float8, meta, ${isoTs('updated_at')} AS updated_at,
+            (updated_at BETWEEN $5::timestamp - interval '1 day' AND $5::timestamp) AS changed_before
+       FROM k8s_workloads WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND namespace = $3::text AND name = $4::text LIMIT 1`,
+    [tenant, account, ns, workload, at.replace('Z', '')],
+  );
+  if (w) {
+    items.push({
+      ref: { type: 'k8s_workload', id: String(w.id), title: `${w.kind} ${w.namespace}/${w.name}` },
+      role: 'workload',
+      text: `${w.kind} ${w.namespace}/${w.name} status ${w.status}, ${w.ready_pods}/${w.total_pods} pods ready; ${JSON.stringify(w.meta ?? {})}`,
+      facts: { status: w.status, ready: w.ready_pods, total: w.total_pods, cpu_request: w.cpu_request, cpu_limit: w.cpu_limit, memory_request: w.memory_request, memory_limit: w.memory_limit },
+    });
+    if (w.changed_before) {
+      items.push({
+        ref: { type: 'k8s_workload', id: String(w.id), title: `${w.kind} ${w.namespace}/${w.name} changed` },
+        role: 'change',
+        text: `${w.kind} ${w.namespace}/${w.name} was updated at ${w.updated_at}, within a day before the event`,
+        at: String(w.updated_at),
+      });
+    }
+  }
+  const pods = await db.query(
+    `SELECT cloud_resource_id::text AS id, name, status, node_name, restart_count, meta FROM k8s_pods
+      WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND namespace = $3::text AND workload_name = $4::text
+      ORDER BY name LIMIT 10`,
+    [tenant, account, ns, workload],
+  );
+  for (const p of pods) {
+    const restarts = Object.values((p.restart_count ?? {}) as Record<string, number>).reduce((a, b) => a + Number(b || 0), 0);
+    items.push({
+      ref: { type: 'k8s_pod', id: String(p.id), title: `pod ${ns}/${p.name}` },
+      role: 'pod',
+      text: `pod ${ns}/${p.name} status ${p.status}, ${restarts} restarts, node ${p.node_name ?? 'none'}; ${JSON.stringify(p.meta ?? {})}`,
+      facts: { status: p.status, restarts, node: p.node_name },
+    });
+  }
+  return items;
+}
+
+async function nodeState(db: Queryable, tenant: string, account: string, node: string): Promise<EvidenceItem[]> {
+  const rows = await db.query(
+    `SELECT cloud_resource_id::text AS id, name, conditions, taints, cpu_allocatable::float8, memory_allocatable FROM k8s_nodes
+      WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND name = $3::text LIMIT 1`,
+    [tenant, account, node],
+  );
+  return rows.map((n) => ({
+    ref: { type: 'k8s_node', id: String(n.id), title: `node ${n.name}` },
+    role: 'node' as const,
+    text: `node ${n.name} conditions: ${n.conditions ?? 'none'}; taints: ${n.taints ?? 'none'}`,
+    facts: { conditions: n.conditions, taints: n.taints },
+  }));
+}
+
+/** The event's own history (status changes): what changed on it, and when. */
+async function history(db: Queryable, tenant: string, eventId: string): Promise<EvidenceItem[]> {
+  const rows = await db.query(
+    `SELECT id::text, change_type, change_reason, new_value, ${isoTz('changed_at')} AS at FROM event_history
+      WHERE tenant_id = $1::uuid AND event_id = $2::uuid ORDER BY changed_at DESC LIMIT 5`,
+    [tenant, eventId],
+  );
+  return rows.map((h) => ({
+    ref: { type: 'event_history', id: String(h.id), title: `${h.change_type}: ${h.change_reason}` },
+    role: 'change' as const,
+    text: `${h.change_type}: ${h.change_reason} ${JSON.stringify(h.new_value)}`,
+    at: String(h.at),
+  }));
+}
+
+async function resourceNameOf(db: Queryable, tenant: string, resourceId: string | null): Promise<string | null> {
+  if (!resourceId) return null;
+  const [r] = await db.query('SELECT name FROM cloud_resourses WHERE id = $1::uuid AND tenant = $2::uuid', [resourceId, tenant]);
+  return (r?.name as string) ?? null;
+}
+
+/** Open recommendations on the same resource or workload, the largest savings first. */
+async function recommendations(db: Queryable, tenant: string, account: string, resourceId: string | null, names: string[]): Promise<EvidenceItem[]> {
+  const rows = await db.query(
+    `SELECT id::text, rule_name, category, severity, status, estimated_savings::float8 AS savings, recommendation FROM recommendation
+      WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND NOT is_dismissed
+        AND coalesce(status, 'Open') NOT IN ('Closed', 'Dismissed', 'Archive')
+        AND (resource_id = $3::uuid OR account_object_id = ANY($4::text[]) OR recommendation->>'resource' = ANY($4::text[]))
+      ORDER BY estimated_savings DESC NULLS LAST, id LIMIT ${LIMITS.recommendations}`,
+    [tenant, account, resourceId, pgArray(names)],
+  );
+  return rows.map((r) => {
+    const body = (r.recommendation ?? {}) as Record<string, unknown>;
+    return {
+      ref: { type: 'recommendation', id: String(r.id), title: String(body.title ?? r.rule_name ?? 'recommendation') },
+      role: 'recommendation' as const,
+      text: `${r.rule_name} (${r.category}, ${r.severity}): ${body.title ?? ''} ${body.description ?? ''}`,
+      facts: { rule_name: r.rule_name, category: r.category, savings: r.savings, body },
+    };
+  });
+}
+
+/** Anomalies the detector flagged on the same workload or resource within a day of the event. */
+async function anomalies(db: Queryable, tenant: string, account: string, at: string, names: string[], ns: string | null, workload: string | null): Promise<EvidenceItem[]> {
+  if (!names.length) return [];
+  const rows = await db.query(
+    `SELECT id::text, anomaly_type, name, namespace, pod_name, current_value::float8 AS current_value, reference_value, ${isoTs('evaluated_at')} AS at
+       FROM anomaly
+      WHERE tenant = $1::uuid AND account_id = $2::uuid AND is_anomaly
+        AND evaluated_at BETWEEN $3::timestamp - interval '1 day' AND $3::timestamp + interval '1 day'
+        AND (name = ANY($4::text[]) OR ($5::text IS NOT NULL AND pod_name LIKE $5::text || '-%'))
+        AND ($6::text IS NULL OR namespace IS NULL OR namespace = $6::text)
+      ORDER BY evaluated_at DESC, id LIMIT ${LIMITS.anomalies}`,
+    [tenant, account, at.replace('Z', ''), pgArray(names), workload, ns],
+  );
+  return rows.map((a) => ({
+    ref: { type: 'anomaly', id: String(a.id), title: `${a.anomaly_type} anomaly on ${a.name}` },
+    role: 'anomaly' as const,
+    text: `${a.anomaly_type} anomaly on ${a.name}: current ${a.current_value}, reference ${JSON.stringify(a.reference_value)}`,
+    at: String(a.at),
+    facts: { anomaly_type: a.anomaly_type, current: a.current_value, reference: a.reference_value },
+  }));
+}
+
+/** The resource's daily spend over the two weeks before the event: a spike shows against its baseline. */
+async function spends(db: Queryable, tenant: string, resourceId: string, at: string, name: string): Promise<EvidenceItem[]> {
+  const rows = await db.query(
+    `SELECT to_char(date_trunc('day', date), 'YYYY-MM-DD') AS day, sum(amount)::float8 AS amount, min(id::text) AS id FROM spends
+      WHERE tenant = $1::uuid AND cloud_resource_id = $2::uuid
+        AND date BETWEEN $3::timestamp - interval '14 days' AND $3::timestamp
+      GROUP BY 1 ORDER BY 1`,
+    [tenant, resourceId, at.replace('Z', '')],
+  );
+  if (!rows.length) return [];
+  const series = rows.map((r) => ({ day: String(r.day), amount: Number(r.amount) }));
+  const last = rows[rows.length - 1]!;
+  return [{
+    ref: { type: 'spend', id: String(last.id), title: `daily spend of ${name}` },
+    role: 'spend',
+    text: `daily spend of ${name}: ${series.map((s) => `${s.day} ${s.amount.toFixed(2)}`).join(', ')}`,
+    facts: { series },
+  }];
+}
+
+/** Rule articles (knowledge_base) and the tenant's own knowledge bases that speak of the event. */
+async function knowledge(db: Queryable, tenant: string, account: string | null, e: EventRow): Promise<EvidenceItem[]> {
+  const terms = orTerms(`${e.title} ${e.description ?? ''} ${e.failure ?? ''} ${e.finding_type}`);
+  const items: EvidenceItem[] = [];
+  const ruleNames = [e.finding_type, e.aggregation_key.split(':')[0] ?? ''].filter(Boolean);
+  const kb = await db.query(
+    `SELECT id::text, rule_name, description, diagnosis, mitigation,
+            ts_rank(to_tsvector('english', rule_name || ' ' || description || ' ' || diagnosis || ' ' || mitigation), to_tsquery('english', $2::text)) AS rank
+       FROM knowledge_base
+      WHERE rule_name = ANY($1::text[])
+         OR ($2::text <> '' AND to_tsvector('english', rule_name || ' ' || description || ' ' || diagnosis || ' ' || mitigation) @@ to_tsquery('english', $2::text))
+      ORDER BY (rule_name = ANY($1::text[])) DESC, rank DESC, rule_name LIMIT ${LIMITS.knowledge}`,
+    [pgArray(ruleNames), terms],
+  );
+  for (const k of kb) {
+    items.push({
+      ref: { type: 'knowledge_base', id: String(k.id), title: String(k.rule_name) },
+      role: 'knowledge',
+      text: `${k.rule_name}: ${k.description} Diagnosis: ${k.diagnosis} Mitigation: ${k.mitigation}`,
+      facts: { mitigation: k.mitigation },
+    });
+  }
+  if (terms && account) {
+    const docs = await db.query(
+      `SELECT id::text, name, left(data, 600) AS excerpt, ts_rank(search, to_tsquery('english', $3::text)) AS rank FROM ai_knowledgebase
+        WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND status = 'active' AND search @@ to_tsquery('english', $3::text)
+        ORDER BY rank DESC, name LIMIT ${LIMITS.knowledge}`,
+      [tenant, account, terms],
+    );
+    for (const d of docs) {
+      items.push({ ref: { type: 'ai_knowledgebase', id: String(d.id), title: String(d.name) }, role: 'knowledge', text: `${d.name}: ${d.excerpt}` });
+    }
+  }
+  return items;
+}
+
+const STOP = new Set(['the', 'and', 'for', 'with', 'from', 'this', 'that', 'are', 'was', 'has', 'have', 'what', 'which', 'why', 'how', 'who', 'does', 'did', 'not', 'but', 'you', 'your', 'our', 'its', 'into', 'over', 'than', 'then', 'there', 'their', 'about', 'detected', 'event']);
+
+/**
+ * The distinct words of a text as an OR query for to_tsquery: letters and digits only, so nothing
+ * the user or an event wrote can break the query's syntax; OR so that any shared word matches and
+ * ts_rank orders by how many do.
+ */
+export function orTerms(text: string, max = 16): string {
+  const words = (text.toLowerCase().match(/[a-z][a-z0-9]{2,}/g) ?? []).filter((w) => !STOP.has(w));
+  return [...new Set(words)].slice(0, max).join(' | ');
+}
+
+/** A text[] literal for a $n::text[] parameter (parameters travel as text). */
+export function pgArray(values: string[]): string {
+  return `{${values.map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
+}

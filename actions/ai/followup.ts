@@ -1,0 +1,170 @@
+import type { ActionContext } from '../../engine/execute/actions';
+import { RequestError } from '../../engine/plan/errors';
+import { tenantOf, uuidArg } from '../session';
+import { gatherEvidence, loadEvent } from './evidence';
+import { askModel, SYSTEM_PROMPT } from './model-answer';
+import { diagnose } from './reasoner';
+import { money, retrieve, type Found, type Retrieved } from './retrieval';
+import { BUILTIN_ANALYST, type Reference } from './types';
+import type { ChatMessage } from './llm-client';
+
+/**
+ * ai_followup_response: a message in a conversation with the assistant. The question and the answer
+ * are stored (ai_conversation, ai_message); the answer is built from what retrieval finds in the
+ * tenant's account, by the model when one is configured and within budget, else by the built-in
+ * analyst; every answer records its references (ai_reference) and a memory of the exchange
+ * (ai_memory), which later questions can retrieve.
+ */
+
+const MAX_MESSAGE = 4000;
+
+interface FollowupInput {
+  message?: unknown;
+  conversation_id?: unknown;
+  account_id?: unknown;
+}
+
+export async function ai_followup_response(args: Record<string, unknown>, ctx: ActionContext) {
+  const tenant = tenantOf(ctx);
+  const input = (args.request ?? {}) as FollowupInput;
+  const message = typeof input.message === 'string' ? input.message.trim() : '';
+  if (!message) throw new RequestError('validation-failed', 'request.message must not be empty', '$.request.message');
+  if (message.length > MAX_MESSAGE) throw new RequestError('validation-failed', `request.message is longer than ${MAX_MESSAGE} characters`, '$.request.message');
+  const accountId = uuidArg(input.account_id, 'request.account_id');
+  const [acct] = await ctx.db.query('SELECT id::text, account_name, cloud_provider FROM cloud_accounts WHERE id = $1::uuid AND tenant = $2::uuid', [accountId, tenant]);
+  if (!acct) throw new RequestError('validation-failed', `account ${accountId} not found`, '$.request.account_id');
+  const account = { id: accountId, name: String(acct.account_name), provider: (acct.cloud_provider as string) ?? null };
+  const userId = /^[0-9a-f-]{36}$/i.test(ctx.session.vars['x-hasura-user-id'] ?? '') ? ctx.session.vars['x-hasura-user-id']! : null;
+
+  const conversationId = await conversationOf(ctx, tenant, accountId, input.conversation_id, message, userId);
+  const [question] = await ctx.db.query(
+    `INSERT INTO ai_message (tenant_id, conversation_id, role, content) VALUES ($1::uuid, $2::uuid, 'user', $3::text) RETURNING id::text`,
+    [tenant, conversationId, message],
+  );
+  const found = await retrieve(ctx.db, tenant, account, message, conversationId, String(question.id));
+  const offline = await builtinAnswer(ctx, tenant, message, found);
+  const refs = dedupe([...offline.refs, ...allFound(found).map((f) => f.ref)]);
+
+  const outcome = await askModel(ctx, {
+    tenant, account: accountId, module: 'user_investigation', operation: 'ai_followup_response', subjectId: conversationId,
+    messages: await modelMessages(ctx, tenant, conversationId, String(question.id), message, found, offline.text),
+  });
+  const response = outcome.kind === 'model' ? outcome.content : outcome.notice ? `${outcome.notice}\n\n${offline.text}` : offline.text;
+  const answeredBy = outcome.kind === 'model' ? `model:${outcome.model}` : 'builtin';
+
+  const [answer] = await ctx.db.query(
+    `INSERT INTO ai_message (tenant_id, conversation_id, role, content, refs, status, answered_by)
+     VALUES ($1::uuid, $2::uuid, 'assistant', $3::text, $4::jsonb, 'completed', $5::text) RETURNING id::text`,
+    [tenant, conversationId, response, JSON.stringify(refs), answeredBy],
+  );
+  for (const r of refs) {
+    await ctx.db.query(
+      `INSERT INTO ai_reference (tenant_id, cloud_account_id, conversation_id, message_id, reference_id, type, content)
+       VALUES ($1::uuid, $2::uuid, $3::uuid, $4::uuid, $5::text, $6::text, $7::text)`,
+      [tenant, accountId, conversationId, answer.id as string, r.id, r.type, r.title],
+    );
+  }
+  await ctx.db.query(
+    `INSERT INTO ai_memory (tenant_id, cloud_account_id, conversation_id, message_id, memory_type, content)
+     VALUES ($1::uuid, $2::uuid, $3::uuid, $4::uuid, 'exchange', $5::text)`,
+    [tenant, accountId, conversationId, answer.id as string, `Q: ${message}\nA (${answeredBy}): ${response.slice(0, 600)}`],
+  );
+  await ctx.db.query('UPDATE ai_conversation SET updated_at = now() WHERE id = $1::uuid AND tenant_id = $2::uuid', [conversationId, tenant]);
+  return { conversation_id: conversationId, message_id: answer.id, response, references: refs, status: 'completed', answered_by: answeredBy };
+}
+
+/** The conversation to add to: the caller's own (another tenant's is not found), or a new one. */
+async function conversationOf(ctx: ActionContext, tenant: string, account: string, given: unknown, message: string, userId: string | null): Promise<string> {
+  if (given !== null && given !== undefined && given !== '') {
+    const id = uuidArg(given, 'request.conversation_id');
+    const [row] = await ctx.db.query(
+      `SELECT id::text FROM ai_conversation WHERE id = $1::uuid AND tenant_id = $2::uuid AND (cloud_account_id IS NULL OR cloud_account_id = $3::uuid)`,
+      [id, tenant, account],
+    );
+    if (!row) throw new RequestError('validation-failed', `conversation ${id} not found`, '$.request.conversation_id');
+    return id;
+  }
+  const [row] = await ctx.db.query(
+    `INSERT INTO ai_conversation (tenant_id, cloud_account_id, user_id, title) VALUES ($1::uuid, $2::uuid, $3::uuid, $4::text) RETURNING id::text`,
+    [tenant, account, userId, message.slice(0, 120)],
+  );
+  return String(row.id);
+}
+
+const allFound = (f: Retrieved): Found[] => [...f.topRecommendations, ...f.recommendations, ...f.spendByService, ...f.events, ...f.knowledge, ...f.earlier];
+
+function dedupe(refs: Reference[]): Reference[] {
+  const seen = new Set<string>();
+  return refs.filter((r) => {
+    const key = `${r.type}:${r.id}`;
+    return !seen.has(key) && !!seen.add(key);
+  });
+}
+
+/** The built-in analyst's answer: what retrieval found, laid out by what the question asks. */
+async function builtinAnswer(ctx: ActionContext, tenant: string, message: string, f: Retrieved): Promise<{ text: string; refs: Reference[] }> {
+  const parts: string[] = [];
+  const refs: Reference[] = [];
+  const acct = `${f.account.name}${f.account.provider ? ` (${f.account.provider})` : ''}`;
+  const cite = (x: Found) => {
+    refs.push(x.ref);
+    return `${x.line} [${x.ref.type}:${x.ref.id}]`;
+  };
+  if (f.topRecommendations.length) {
+    const total = f.topRecommendations.reduce((s, r) => s + Number(r.facts?.savings ?? 0), 0);
+    parts.push(
+      `Top cost recommendations for ${acct}, by estimated monthly savings:\n` +
+        f.topRecommendations.map((r, i) => `${i + 1}. ${cite(r)}`).join('\n') +
+        `\nTogether they would save about ${money(total)} a month.`,
+    );
+  } else if (f.intents.has('recommendations')) {
+    parts.push(`${acct} has no open recommendations with estimated savings.`);
+  }
+  if (f.spendByService.length && f.spendPeriod) {
+    parts.push(`Spend of ${acct} from ${f.spendPeriod.from} to ${f.spendPeriod.to}, by service:\n` + f.spendByService.map((s, i) => `${i + 1}. ${cite(s)}`).join('\n'));
+  }
+  if (f.events.length && (f.intents.has('incident') || !parts.length)) {
+    parts.push(`Events of ${acct} that match your question:\n` + f.events.map((e, i) => `${i + 1}. ${cite(e)}`).join('\n'));
+    if (f.intents.has('incident')) {
+      // The same analysis as ai_get_rca, on the best match: a "why" question gets a cause, not a list.
+      const event = await loadEvent(ctx.db, tenant, f.events[0]!.ref.id);
+      if (event) {
+        const dx = diagnose(await gatherEvidence(ctx.db, tenant, event));
+        const top = dx.causes[0];
+        parts.push(dx.summary + (top ? `\nSuggested actions:\n${top.actions.slice(0, 3).map((a) => `- ${a}`).join('\n')}` : ''));
+        if (top) refs.push(...top.evidence.slice(0, 5).map(({ type, id, title }) => ({ type, id, title })));
+      }
+    }
+  }
+  if (!f.topRecommendations.length && f.recommendations.length && !f.intents.has('spend')) {
+    parts.push(`Recommendations that match your question:\n` + f.recommendations.slice(0, 3).map((r, i) => `${i + 1}. ${cite(r)}`).join('\n'));
+  }
+  if (f.knowledge.length) parts.push(`From the knowledge bases:\n` + f.knowledge.map((k) => `- ${cite(k)}`).join('\n'));
+  if (f.earlier.length && parts.length === 0) parts.push(`Earlier in this conversation:\n` + f.earlier.map((m) => `- ${cite(m)}`).join('\n'));
+  if (!parts.length) {
+    parts.push(
+      `I found nothing in the data of ${acct} that matches "${message.slice(0, 200)}". ` +
+        'I can answer about cost recommendations and savings, spend by service, events and their likely causes, and your knowledge bases.',
+    );
+  }
+  return { text: `${BUILTIN_ANALYST[0]!.toUpperCase()}${BUILTIN_ANALYST.slice(1)} answering.\n\n${parts.join('\n\n')}`, refs };
+}
+
+/** The conversation so far, and the question with the records retrieved for it. */
+async function modelMessages(ctx: ActionContext, tenant: string, conversationId: string, questionId: string, message: string, f: Retrieved, offline: string): Promise<ChatMessage[]> {
+  const history = await ctx.db.query(
+    `SELECT role, content FROM (SELECT role, content, created_at, id FROM ai_message
+       WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND id <> $3::uuid ORDER BY created_at DESC, id DESC LIMIT 10) m
+     ORDER BY created_at, id`,
+    [tenant, conversationId, questionId],
+  );
+  const records = allFound(f).map((x) => ({ ref: `${x.ref.type}:${x.ref.id}`, text: x.text.slice(0, 600) }));
+  return [
+    { role: 'system', content: `${SYSTEM_PROMPT} The account is ${f.account.name} (${f.account.provider ?? 'unknown provider'}).` },
+    ...history.map((h) => ({ role: h.role === 'assistant' ? ('assistant' as const) : ('user' as const), content: String(h.content) })),
+    {
+      role: 'user',
+      content: `${message}\n\nRecords retrieved from the account (JSON):\n${JSON.stringify(records)}\n\nThe built-in analyst's draft answer:\n${offline}`,
+    },
+  ];
+}

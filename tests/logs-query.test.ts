@@ -1,0 +1,260 @@
+import { toPostgresRegex, RegexError } from '../actions/logs/regex';
+import { formatSelector, parseSelector } from '../actions/logs/selector';
+import { DEMO } from '../sql/demo/demo-data';
+import { authEnv, bearer, gqlWith, jwtFor } from './support/auth';
+import { backendName } from './support/database';
+import { EXAMPLES, withIds } from './support/examples';
+import { as, startTestServer, type TestServer } from './support/server';
+
+/**
+ * logs_query over the built-in store: the selector and line-filter grammar (and its errors), the
+ * RE2 -> PostgreSQL regex translation checked on the database itself, and the operation through
+ * HTTP as a tenant's user: newest first, time range, limit, tenant and account confinement.
+ */
+const acme = DEMO.tenants.acme;
+const globex = DEMO.tenants.globex;
+const admin = as('tenant_admin', acme.id, acme.users.admin.id);
+const readonly = as('tenant_admin_readonly', acme.id, acme.users.readonly.id);
+const ACCOUNT = acme.cloudAccounts.aws;
+const DAY = { start: '2026-03-01T00:00:00Z', end: '2026-03-01T23:59:59Z' };
+
+const FETCH = `mutation Q($request: LogsQueryInput!) { logs_query(request: $request) { timestamp severity message labels } }`;
+
+/** Lines of this test (2026-03-01, namespace lq), second by second: i-th line at 00:00:i. */
+const LINES: { app: string; level: string; message: string; account?: string; tenant?: string; pod?: string }[] = [
+  { app: 'api-gateway', level: 'info', message: 'GET /orders 200 in 12ms' },
+  { app: 'api-gateway', level: 'error', message: 'upstream timeout after 3000ms' },
+  { app: 'api-worker', level: 'debug', message: 'health check ok' },
+  { app: 'api-worker', level: 'warn', message: 'retrying job 42: timeout' },
+  { app: 'web', level: 'info', message: 'GET /health 200' },
+  { app: 'web', level: 'error', message: 'render failed: Timeout waiting for api' },
+  { app: 'api-gateway', level: 'info', message: 'health probe: timeout budget 50%' },
+  { app: 'apix', level: 'info', message: 'line\nwith a newline' },
+  // Same labels, another account of the tenant and an account of another tenant: never in ACCOUNT's answers.
+  { app: 'api-gateway', level: 'error', message: 'gcp timeout', account: acme.cloudAccounts.gcp },
+  { app: 'api-gateway', level: 'error', message: 'globex timeout', account: globex.cloudAccounts.aws, tenant: globex.id },
+  { app: 'Éclair', level: 'info', message: 'unicode app' },
+];
+const tsOf = (i: number) => `2026-03-01T00:00:${String(i).padStart(2, '0')}.000Z`;
+
+describe(`logs_query on ${backendName}`, () => {
+  let server: TestServer;
+  const query = async (request: Record<string, unknown>, headers = admin) => server.gql(FETCH, { request: { account_id: ACCOUNT, ...DAY, ...request } }, headers);
+  const lines = async (q: string, extra: Record<string, unknown> = {}) => {
+    const res = await query({ query: q, ...extra });
+    if (res.body.errors) throw new Error(JSON.stringify(res.body.errors));
+    return res.body.data.logs_query as { timestamp: string; severity: string; message: string; labels: Record<string, string> }[];
+  };
+  /** The messages the selector should give, from LINES by a predicate (ACCOUNT's only), newest first. */
+  const expected = (pred: (l: (typeof LINES)[number]) => boolean) =>
+    LINES.map((l, i) => ({ ...l, i })).filter((l) => !l.account && pred(l)).reverse().map((l) => l.message);
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: authEnv() });
+    for (const [i, l] of LINES.entries()) {
+      await server.started.db.query(
+        'INSERT INTO logs (tenant_id, cloud_account_id, ts, severity, message, labels) VALUES ($1::uuid, $2::uuid, $3::timestamptz, $4, $5, $6::jsonb)',
+        [l.tenant ?? acme.id, l.account ?? ACCOUNT, tsOf(i), l.level, l.message, JSON.stringify({ namespace: 'lq', app: l.app, level: l.level, ...(l.pod ? { pod: l.pod } : {}) })],
+      );
+    }
+  });
+  afterAll(() => server.close());
+
+  describe('grammar', () => {
+    test('matchers, line filters, raw strings and escapes', () => {
+      const s = parseSelector('{namespace="production", app=~"api.*", level!="debug", pod!~`x-\\d+`} |= "timeout" != "health" |~ "re\\\\d" !~ `(?i)ok`');
+      expect(s.matchers.map((m) => [m.label, m.op, m.value])).toEqual([
+        ['namespace', '=', 'production'], ['app', '=~', 'api.*'], ['level', '!=', 'debug'], ['pod', '!~', 'x-\\d+'],
+      ]);
+      expect(s.filters.map((f) => [f.op, f.value])).toEqual([['|=', 'timeout'], ['!=', 'health'], ['|~', 're\\d'], ['!~', '(?i)ok']]);
+      expect(s.filters[3].regex).toEqual({ pattern: 'ok', insensitive: true });
+      expect(parseSelector('{ a = "x\\"y\\n" }').matchers[0].value).toBe('x"y\n');
+      expect(formatSelector(parseSelector('{a="x\\"y"} |= `q"`'))).toBe('{a="x\\"y"} |= "q\\""');
+    });
+
+    test.each([
+      ['namespace="x"}', 1, 'expected { to open the label selector'],
+      ['{namespace="x"', 15, 'expected , or } after a label matcher, found the end of the query'],
+      ['{namespace=="x"}', 12, 'expected a quoted string'],
+      ['{namespace<"x"}', 11, 'expected one of = != =~ !~ after the label name, found "<'],
+      ['{9ns="x"}', 2, 'expected a label name'],
+      ['{ns="x}', 5, 'unterminated string'],
+      ['{ns="x"} |= timeout', 13, 'expected a quoted string'],
+      ['{ns="x"} | json', 10, 'parsers and label filters (| json, | level=...) are not supported'],
+      ['{ns="x"} ~ "a"', 10, 'expected a line filter (|= != |~ !~) or the end of the query'],
+      ['{ns!="x"}', 1, 'at least one matcher that does not match an empty value'],
+      ['{ns=~".*"}', 1, 'at least one matcher that does not match an empty value'],
+      ['{ns="a\\.b"}', 7, 'invalid escape \\. in string'],
+      ['{ns=~"(a"}', 7, 'missing closing )'],
+      ['{ns=~"a**"}', 9, 'invalid nested repetition operator'],
+      ['{ns=~"*a"}', 7, 'missing argument to repetition operator *'],
+      ['{ns=~`a(?=b)`}', 8, 'lookaround assertions are not supported'],
+      ['{ns=~`(a)\\1`}', 10, 'back-references are not supported'],
+      ['{ns=~`\\pL+`}', 7, 'Unicode classes'],
+      ['{ns=~`a(?i)b`}', 8, 'flags are only supported as (?i) or (?s) at the start'],
+      ['{ns=~`a{300}`}', 8, 'repeat count above 255'],
+      ['{ns=~`((a{20}){20}){20}`}', 20, 'nested repeat counts multiply beyond 1000'],
+      ['{ns=~`[\\W]`}', 8, 'negated class \\W inside brackets'],
+      ['{ns=~`[z-a]`}', 10, 'invalid character class range'],
+      ['{ns="x"} |~ `(`', 14, 'missing closing )'],
+    ])('%s: position %i, %s', (q, pos, what) => {
+      expect(() => parseSelector(q)).toThrow(`invalid log query at position ${pos}: `);
+      expect(() => parseSelector(q)).toThrow(what);
+    });
+
+    test('a bad query answers validation-failed at $.request.query through HTTP', async () => {
+      const res = await query({ query: '{namespace="lq", app=~"(api"}' });
+      expect(res.status).toBe(200);
+      expect(res.body.errors).toEqual([{ message: expect.stringMatching(/^invalid log query at position 24: invalid regular expression "\(api": missing closing \)/), extensions: { code: 'validation-failed', path: '$.request.query' } }]);
+    });
+  });
+
+  describe('regular expressions: RE2 semantics on PostgreSQL', () => {
+    /** Whether PostgreSQL's ~ (or ~*) says the translated pattern matches. */
+    const pg = async (re: string, value: string, anchored = true) => {
+      const t = toPostgresRegex(re, anchored);
+      const [row] = await server.started.db.query(`SELECT $1::text ${t.insensitive ? '~*' : '~'} $2::text AS m`, [value, t.pattern]);
+      return row.m === true || row.m === 't';
+    };
+    // [RE2 pattern, value, does RE2 match the whole value] (Go's regexp, anchored as Loki's =~).
+    test.each([
+      ['api.*', 'api-gateway', true],
+      ['api', 'api-gateway', false],
+      ['api|web', 'web', true],
+      ['a.c', 'a\nc', false],
+      ['(?s)a.c', 'a\nc', true],
+      ['\\d+', '123', true],
+      ['\\d+', '١٢٣', false],
+      ['\\w+', 'Éclair', false],
+      ['[[:alpha:]]+', 'Éclair', false],
+      ['[[:alpha:]]+', 'Eclair', true],
+      ['\\bfoo\\b.*', 'foo bar', true],
+      ['\\x41B', 'AB', true],
+      ['\\x{263A}', '☺', true],
+      ['a{2,3}', 'aaa', true],
+      ['a{2,3}', 'aaaa', false],
+      ['x{', 'x{', true],
+      ['[]a]+', ']a]', true],
+      ['[^a]', '\n', true],
+      ['(?i)API-.*', 'api-gateway', true],
+      ['(?P<name>ab)+', 'abab', true],
+      ['\\Qa.b\\E', 'a.b', true],
+      ['\\Qa.b\\E', 'axb', false],
+      ['\\.\\*', '.*', true],
+      ['a$|b', 'b', true],
+      ['[\\d-]+', '1-2', true],
+      ['', '', true],
+    ])('%s on %j: %s', async (re, value, matches) => {
+      expect(await pg(re, value)).toBe(matches);
+    });
+
+    test('line filter expressions are not anchored', async () => {
+      expect(await pg('time?out', 'upstream timeout after', false)).toBe(true);
+      expect(await pg('^time', 'upstream timeout', false)).toBe(false);
+    });
+
+    test('refusals carry the offset', () => {
+      expect(() => toPostgresRegex('ab\\1', true)).toThrow(RegexError);
+      try {
+        toPostgresRegex('ab(?!c)', true);
+      } catch (e) {
+        expect((e as RegexError).offset).toBe(2);
+      }
+    });
+  });
+
+  describe('answers through HTTP as a tenant_admin', () => {
+    test('= matcher: every line of the namespace in the account, newest first, with labels', async () => {
+      const got = await lines('{namespace="lq"}');
+      expect(got.map((l) => l.message)).toEqual(expected(() => true));
+      expect(got[0]).toEqual({ timestamp: tsOf(10), severity: 'info', message: 'unicode app', labels: { namespace: 'lq', app: 'Éclair', level: 'info' } });
+      const times = got.map((l) => l.timestamp);
+      expect([...times].sort().reverse()).toEqual(times);
+    });
+
+    test('=~ is anchored, != and !~ exclude, a missing label reads as empty', async () => {
+      expect((await lines('{namespace="lq", app=~"api.*"}')).map((l) => l.message)).toEqual(expected((l) => l.app.startsWith('api')));
+      expect((await lines('{namespace="lq", app=~"api"}'))).toEqual([]);
+      expect((await lines('{namespace="lq", app=~"api-.*", level!="debug"}')).map((l) => l.message)).toEqual(expected((l) => l.app.startsWith('api-') && l.level !== 'debug'));
+      expect((await lines('{namespace="lq", app!~"api.*|web"}')).map((l) => l.message)).toEqual(expected((l) => !/^(api.*|web)$/.test(l.app)));
+      expect((await lines('{namespace="lq", pod=""}')).length).toBe(expected(() => true).length);
+      expect((await lines('{namespace="lq", pod!=""}'))).toEqual([]);
+      expect((await lines('{namespace="lq", app=~"(?i)éCLAIR"}')).map((l) => l.message)).toEqual(['unicode app']);
+      expect((await lines('{namespace="lq", app="web", app="api-worker"}'))).toEqual([]);
+    });
+
+    test('line filters, chained', async () => {
+      expect((await lines('{namespace="lq"} |= "timeout"')).map((l) => l.message)).toEqual(expected((l) => l.message.includes('timeout')));
+      expect((await lines('{namespace="lq"} |= "timeout" != "health"')).map((l) => l.message)).toEqual(expected((l) => l.message.includes('timeout') && !l.message.includes('health')));
+      expect((await lines('{namespace="lq"} |~ "(?i)timeout" !~ "[0-9]+ms"')).map((l) => l.message)).toEqual(expected((l) => /timeout/i.test(l.message) && !/[0-9]+ms/.test(l.message)));
+      expect((await lines('{namespace="lq"} |~ "^GET /\\\\w+ 200"')).map((l) => l.message)).toEqual(expected((l) => /^GET \/\w+ 200/.test(l.message)));
+      expect((await lines('{namespace="lq"} |~ "line.with"')).map((l) => l.message)).toEqual([]);
+      expect((await lines('{namespace="lq"} |= "50%"')).map((l) => l.message)).toEqual(['health probe: timeout budget 50%']);
+      expect((await lines('{namespace="lq"} |= "_"'))).toEqual([]);
+    });
+
+    test('time range (inclusive) and limit', async () => {
+      const got = await lines('{namespace="lq"}', { start: '2026-03-01T00:00:02Z', end: '2026-03-01T01:00:05+01:00', limit: 2 });
+      expect(got.map((l) => l.timestamp)).toEqual([tsOf(5), tsOf(4)]);
+      const all = await lines('{namespace="lq"}', { start: '2026-03-01T00:00:02', end: '2026-03-01T00:00:05.000Z' });
+      expect(all.map((l) => l.timestamp)).toEqual([tsOf(5), tsOf(4), tsOf(3), tsOf(2)]);
+      expect(await lines('{namespace="lq"}', { start: '2026-03-02T00:00:00Z', end: null })).toEqual([]);
+      const [bad] = (await query({ query: '{namespace="lq"}', start: 'yesterday' })).body.errors;
+      expect(bad.extensions.code).toBe('validation-failed');
+      expect(bad.message).toContain('request.start');
+      const [reversed] = (await query({ query: '{namespace="lq"}', start: DAY.end, end: DAY.start })).body.errors;
+      expect(reversed.message).toBe('request.start is after request.end');
+      for (const limit of [0, -1, 5001]) {
+        const [e] = (await query({ query: '{namespace="lq"}', limit })).body.errors;
+        expect(e.extensions).toEqual({ code: 'validation-failed', path: '$.request.limit' });
+      }
+    });
+
+    test('confined to the session’s tenant and the given account', async () => {
+      const mine = await lines('{namespace="lq"} |= "timeout"');
+      expect(mine.map((l) => l.message)).not.toContain('gcp timeout');
+      expect(mine.map((l) => l.message)).not.toContain('globex timeout');
+      const gcp = await lines('{namespace="lq"}', { account_id: acme.cloudAccounts.gcp });
+      expect(gcp.map((l) => l.message)).toEqual(['gcp timeout']);
+      // Another tenant's account: refused, not an empty answer that would confirm it exists.
+      const res = await query({ query: '{namespace="lq"}', account_id: globex.cloudAccounts.aws });
+      expect(res.body.errors).toEqual([{ message: 'request.account_id is not an account of your tenant', extensions: { code: 'validation-failed', path: '$.request.account_id' } }]);
+      // Globex's own admin sees Globex's line only.
+      const theirs = await query({ query: '{namespace="lq"}', account_id: globex.cloudAccounts.aws }, as('tenant_admin', globex.id, globex.users.admin.id));
+      expect(theirs.body.data.logs_query.map((l: { message: string }) => l.message)).toEqual(['globex timeout']);
+      const notUuid = await query({ query: '{namespace="lq"}', account_id: 'acme-aws' });
+      expect(notUuid.body.errors[0].extensions).toEqual({ code: 'validation-failed', path: '$.request.account_id' });
+    });
+
+    test('read-only users have no logs_query (the spec makes it a mutation)', async () => {
+      const res = await query({ query: '{namespace="lq"}' }, readonly);
+      expect(res.body.errors[0].extensions.code).toBe('validation-failed');
+      expect(res.body.data).toBeUndefined();
+    });
+  });
+
+  describe('the reference example with a Bearer JWT', () => {
+    test('FetchLogs answers the production lines of 2026-02-15, newest first, as SQL says', async () => {
+      const { jwt } = await jwtFor(server, acme.users.admin.username, 'logs example');
+      const ex = EXAMPLES.FetchLogs;
+      const res = await gqlWith(server, bearer(jwt), ex.query, withIds(ex.variables, { account: ACCOUNT, integration: acme.integrationId }));
+      expect(res.status).toBe(200);
+      const [row] = await server.started.db.query(
+        `SELECT coalesce(json_agg(json_build_object('timestamp', to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'severity', severity, 'message', message, 'labels', labels) ORDER BY ts DESC, id DESC), '[]')::text AS j
+           FROM (SELECT * FROM logs WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND labels->>'namespace' = 'production'
+                 AND ts BETWEEN '2026-02-15T00:00:00Z' AND '2026-02-15T23:59:59Z' ORDER BY ts DESC, id DESC LIMIT 100) l`, [acme.id, ACCOUNT]);
+      const want = JSON.parse(String(row.j));
+      expect(want.length).toBeGreaterThan(0);
+      expect(res.body).toEqual({ data: { logs_query: want } });
+    });
+  });
+
+  describe('indexes', () => {
+    test('the account-and-time index and the labels GIN index exist', async () => {
+      const rows = await server.started.db.query(`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'logs' ORDER BY indexname`);
+      const defs = Object.fromEntries(rows.map((r) => [String(r.indexname), String(r.indexdef)]));
+      expect(defs.logs_account_ts_id_idx).toMatch(/\(cloud_account_id, ts DESC, id DESC\)/);
+      expect(defs.logs_labels_idx).toMatch(/gin \(labels jsonb_path_ops\)/);
+    });
+  });
+});
