@@ -62,11 +62,16 @@ export async function tickets_insert_one(args: Record<string, unknown>, ctx: Act
     const known = await ctx.db.query('SELECT 1 FROM ticket_source_type WHERE value = $1::text', [source]);
     if (!known.length) throw new RequestError('validation-failed', `object.source ${JSON.stringify(source)} is not a ticket source`, '$.object.source');
   }
-  // Only the tenant's own integrations: another tenant's id reads as "no integration".
+  // Only the tenant's own integrations. Another tenant's id is refused: read as "no integration" (as
+  // it was) it stored a platform ticket of this tenant whose integration_id names that tenant's Jira.
+  // An id the table does not know still means the platform's own ticket (the demo data's ids do).
   const [integration] = await ctx.db.query(
-    'SELECT integration_type, config::text AS config, enabled FROM integrations WHERE id = $1::uuid AND tenant_id = $2::uuid',
+    'SELECT tenant_id = $2::uuid AS mine, integration_type, config::text AS config, enabled FROM integrations WHERE id = $1::uuid',
     [integrationId, tenant],
   );
+  if (integration && integration.mine !== true && integration.mine !== 't') {
+    throw new RequestError('validation-failed', 'object.integration_id is not an integration of your tenant', '$.object.integration_id');
+  }
   if (integration && integration.integration_type !== 'jira') {
     throw new RequestError('not-supported', `integration ${integrationId} is a ${String(integration.integration_type)} integration; tickets are created in Jira or in the platform`, '$.object.integration_id');
   }

@@ -46,7 +46,10 @@ export function lokiRequest(settings: LokiSettings, q: LokiQuery): { url: string
   const headers: Record<string, string> = { accept: 'application/json' };
   const secrets = [base.password, decodeURIComponent(base.password)].filter((s) => s.length >= 4);
   if (base.username || base.password) {
-    headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}`).toString('base64')}`;
+    const basic = Buffer.from(`${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}`).toString('base64');
+    headers.authorization = `Basic ${basic}`;
+    // The header's value carries the password too (base64 is no secret): a proxy echoing the request must not leak it.
+    secrets.push(basic);
     base.username = '';
     base.password = '';
   }
@@ -55,7 +58,9 @@ export function lokiRequest(settings: LokiSettings, q: LokiQuery): { url: string
   const params = new URLSearchParams({ query, limit: String(q.limit), direction: 'backward' });
   // Without start or end Loki takes its defaults (end: now, start: an hour before the end).
   if (q.start) params.set('start', nsOf(q.start));
-  if (q.end) params.set('end', nsOf(q.end));
+  // Loki's end is exclusive; the operation's is inclusive (the built-in store's ts <= end), so one
+  // nanosecond more: a line at exactly `end` is in the answer on both backends.
+  if (q.end) params.set('end', (BigInt(nsOf(q.end)) + 1n).toString());
   const path = `${base.pathname.replace(/\/+$/, '')}/loki/api/v1/query_range`;
   return { url: `${base.origin}${path}?${params}`, headers, query, secrets };
 }
@@ -98,8 +103,10 @@ export async function queryLoki(settings: LokiSettings, q: LokiQuery): Promise<L
   }
   if (!res.ok) {
     // Loki's error bodies are short plain text ("parse error at line 1 ..."); cut, in case a proxy sends a page.
-    let detail = text.trim().replace(/\s+/g, ' ').slice(0, 300);
+    // Secrets out before cutting: a cut through one would otherwise leave its first characters.
+    let detail = text;
     for (const s of req.secrets) detail = detail.split(s).join('***');
+    detail = detail.trim().replace(/\s+/g, ' ').slice(0, 300);
     throw fail(`Loki answered HTTP ${res.status}${detail ? `: ${detail}` : ''}`);
   }
   let body: unknown;

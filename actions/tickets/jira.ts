@@ -76,14 +76,16 @@ export async function createJiraIssue(cfg: JiraConfig, issue: JiraIssue, timeout
     ...(issue.description ? { description: issue.description } : {}),
     ...(priority ? { priority: { name: priority } } : {}),
   };
-  const scrub = (s: string) => s.split(cfg.apiToken).join('***');
+  const basic = Buffer.from(`${cfg.email}:${cfg.apiToken}`).toString('base64');
+  // The Authorization header's value is the token too (base64 is no secret): a proxy echoing the request must not leak it either.
+  const scrub = (s: string) => s.split(cfg.apiToken).join('***').split(basic).join('***');
   let res: Response;
   let text: string;
   try {
     res = await fetch(`${cfg.baseUrl}/rest/api/2/issue`, {
       method: 'POST',
       headers: {
-        authorization: `Basic ${Buffer.from(`${cfg.email}:${cfg.apiToken}`).toString('base64')}`,
+        authorization: `Basic ${basic}`,
         'content-type': 'application/json',
         accept: 'application/json',
       },

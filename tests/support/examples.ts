@@ -130,6 +130,23 @@ export const EXAMPLES = {
       },
     },
   },
+  AiFollowup: {
+    query: `mutation AiFollowup($request: AiFollowupResponseInput!) {
+  ai_followup_response(request: $request) {
+    conversation_id
+    response
+    references
+    status
+  }
+}`,
+    variables: {
+      request: {
+        message: 'What are the top cost recommendations for my AWS account?',
+        conversation_id: null,
+        account_id: 'your-account-uuid',
+      },
+    },
+  },
   FetchLogs: {
     query: `mutation FetchLogs($request: LogsQueryInput!) {
   logs_query(request: $request) {
