@@ -332,11 +332,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): EngineConfig {
 function httpUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const raw = (env[name] ?? '').trim();
   if (!raw) return undefined;
+  let ok = false;
   try {
     const u = new URL(raw);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
+    ok = u.protocol === 'http:' || u.protocol === 'https:';
   } catch {
-    throw new Error(`${name} must be an http(s) URL, got "${raw}"`);
+    ok = false;
   }
+  // The value is not repeated: such URLs may carry credentials (https://user:password@host).
+  if (!ok) throw new Error(`${name} must be an http(s) URL such as https://host:port/path`);
   return raw.replace(/\/+$/, '');
 }

@@ -1,0 +1,24 @@
+import { loadConfig } from '../engine/config/config';
+
+/** Configuration errors stop start-up with the variable's name, and never repeat a secret it held. */
+describe('configuration', () => {
+  test.each(['AI_BASE_URL', 'LOKI_URL'])('%s must be an http(s) URL; the refusal does not repeat the value', (name) => {
+    const secret = 'hunter2-credential';
+    for (const bad of [`ftp://bot:${secret}@logs.example.com`, `bot:${secret}@not a url`]) {
+      let message = '';
+      try {
+        loadConfig({ [name]: bad });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toContain(`${name} must be an http(s) URL`);
+      expect(message).not.toContain(secret);
+    }
+    expect(loadConfig({ [name]: 'https://bot:pw@host.example.com:3100/' })).toBeDefined();
+  });
+
+  test('an http(s) URL loses its trailing slashes', () => {
+    expect(loadConfig({ LOKI_URL: 'http://127.0.0.1:3100//' }).logs.lokiUrl).toBe('http://127.0.0.1:3100');
+    expect(loadConfig({ AI_BASE_URL: 'https://llm.example.com/v1/' }).ai.baseUrl).toBe('https://llm.example.com/v1');
+  });
+});
