@@ -37,8 +37,11 @@ export async function ai_followup_response(args: Record<string, unknown>, ctx: A
   const userId = /^[0-9a-f-]{36}$/i.test(ctx.session.vars['x-hasura-user-id'] ?? '') ? ctx.session.vars['x-hasura-user-id']! : null;
 
   const conversationId = await conversationOf(ctx, tenant, accountId, input.conversation_id, message, userId);
+  // clock_timestamp, not the default now(): both messages are written in one transaction, where now()
+  // is the same for the question and its answer, and the history sent to the model must keep their order.
   const [question] = await ctx.db.query(
-    `INSERT INTO ai_message (tenant_id, conversation_id, role, content) VALUES ($1::uuid, $2::uuid, 'user', $3::text) RETURNING id::text`,
+    `INSERT INTO ai_message (tenant_id, conversation_id, role, content, created_at)
+     VALUES ($1::uuid, $2::uuid, 'user', $3::text, clock_timestamp()) RETURNING id::text`,
     [tenant, conversationId, message],
   );
   const found = await retrieve(ctx.db, tenant, account, message, conversationId, String(question.id));
@@ -53,8 +56,8 @@ export async function ai_followup_response(args: Record<string, unknown>, ctx: A
   const answeredBy = outcome.kind === 'model' ? `model:${outcome.model}` : 'builtin';
 
   const [answer] = await ctx.db.query(
-    `INSERT INTO ai_message (tenant_id, conversation_id, role, content, refs, status, answered_by)
-     VALUES ($1::uuid, $2::uuid, 'assistant', $3::text, $4::jsonb, 'completed', $5::text) RETURNING id::text`,
+    `INSERT INTO ai_message (tenant_id, conversation_id, role, content, refs, status, answered_by, created_at)
+     VALUES ($1::uuid, $2::uuid, 'assistant', $3::text, $4::jsonb, 'completed', $5::text, clock_timestamp()) RETURNING id::text`,
     [tenant, conversationId, response, JSON.stringify(refs), answeredBy],
   );
   for (const r of refs) {

@@ -159,7 +159,12 @@ export const RULES: Rule[] = [
     cause: 'cost_spike',
     title: 'Cost spike',
     strong: [/cost anomaly/i, /spend above (forecast|budget)/i, /cost spike/i, /budget .*(exceeded|threshold)/i, /unexpected (spend|cost)/i],
-    weak: [/\bspend\b/i, /\bbilling\b/i, /\bcost\b/i],
+    // Words about money going up, not the bare words: "billing" or "cost" alone are namespace,
+    // workload and tag names too (billing-ui, cost-center) and would pin a cost cause on any incident there.
+    weak: [
+      /(?<![\w"/-])(spend|costs?|bill(ing)?|charges?)(?![\w"/-])[^.\n]{0,40}\b(increas\w*|rose|ris(e|ing)|jump\w*|spik\w*|grew|doubl\w*|tripl\w*|higher|above)\b/i,
+      /\b(higher|increased|rising|unusual|unexpected) (spend|costs?|bill(ing)?|charges?)(?![\w"/-])/i,
+    ],
     facts: (ev) => {
       const out: Signal[] = [];
       for (const item of ev.items.filter((i) => i.role === 'spend')) {
