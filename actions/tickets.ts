@@ -1,3 +1,4 @@
+import type { Queryable } from '../engine/db/database';
 import type { ActionContext } from '../engine/execute/actions';
 import { RequestError } from '../engine/plan/errors';
 import { createJiraIssue, jiraConfig } from './tickets/jira';
@@ -12,11 +13,11 @@ import { tenantOf, uuidArg } from './session';
  *   is the project key and a number per tenant and key (OPS-1, OPS-2 ...), the url is on
  *   NEXTAUTH_URL ({base}/tickets/OPS-1).
  *
- * Jira failing: the whole operation fails with an `action-error` saying what Jira answered, and
- * nothing is stored. The row is written first, inside the mutation's transaction (so constraint
- * errors surface before Jira is asked), Jira is called, and the row gets Jira's key; an error at
- * any step rolls the transaction back. (Keeping failed tickets with error_message would leave rows
- * that look like tickets but exist nowhere; the caller can simply retry.)
+ * Jira is asked first, outside any transaction, and the row is stored with its key only once Jira
+ * answered: Jira failing fails the operation with an `action-error` saying what Jira answered, and
+ * nothing is stored (a failed ticket kept with its error would look like a ticket that exists
+ * nowhere; the caller can simply retry). Platform tickets: number and row in one transaction.
+ * `platform` is 'jira' or 'platform'.
  */
 const userId = (ctx: ActionContext) => {
   const id = ctx.session.vars['x-hasura-user-id'];
@@ -83,43 +84,35 @@ export async function tickets_insert_one(args: Record<string, unknown>, ctx: Act
   const description = text(input, 'description');
   const severity = text(input, 'severity');
   const ticketType = text(input, 'ticket_type') ?? jira?.issueType ?? 'Task';
-  let ticketId: string;
-  let url: string;
-  if (jira) {
-    // Replaced by Jira's key below, in the same transaction.
-    ticketId = `${projectKey}-pending`;
-    url = '';
-  } else {
-    // The next number of this tenant and key; the first time, after any tickets already stored with it.
-    const [seq] = await ctx.db.query(
-      `INSERT INTO ticket_sequences (tenant, project_key, last_value)
-       SELECT $1::uuid, $2::text, coalesce(max(substring(ticket_id from '-([0-9]{1,15})$')::bigint), 0) + 1
-         FROM tickets WHERE tenant = $1::uuid AND project_key = $2::text
-       ON CONFLICT (tenant, project_key) DO UPDATE SET last_value = ticket_sequences.last_value + 1
-       RETURNING last_value::text AS n`,
-      [tenant, projectKey],
+  const extraFields = (extra ?? undefined) as Record<string, unknown> | undefined;
+  // Jira first, outside any transaction (a slow Jira holds no connection), then the row with its key:
+  // a failure in Jira stores nothing. The platform's own number and the row go in one transaction.
+  const issue = jira ? await createJiraIssue(jira, { project: projectKey, summary: title, description, severity, issueType: ticketType, extraFields }) : undefined;
+  const { id, ticketId, url } = await ctx.transaction(async (tx) => {
+    const ticketId = issue ? issue.key : `${projectKey}-${await nextTicketNumber(tx, tenant, projectKey)}`;
+    const url = issue ? issue.url : `${ctx.config.auth.baseUrl}/tickets/${encodeURIComponent(ticketId)}`;
+    const [row] = await tx.query(
+      `INSERT INTO tickets (tenant, account_id, integration_id, platform, source, ticket_id, ticket_type, reference_id, project_key, title, description, severity, status, assignee, url, created_by)
+       VALUES ($1::uuid, $2::uuid, $3::uuid, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text, $12::text, $13::text, $14::text, $15::text, $16::uuid)
+       RETURNING id::text AS id`,
+      [tenant, account, integrationId, issue ? 'jira' : 'platform', source, ticketId, ticketType, text(input, 'reference_id') ?? ticketId, projectKey, title,
+        description, severity, text(input, 'status') ?? 'Open', text(input, 'assignee'), url, userId(ctx)],
     );
-    ticketId = `${projectKey}-${seq.n}`;
-    url = `${ctx.config.auth.baseUrl}/tickets/${encodeURIComponent(ticketId)}`;
-  }
-  const [row] = await ctx.db.query(
-    `INSERT INTO tickets (tenant, account_id, integration_id, platform, source, ticket_id, ticket_type, reference_id, project_key, title, description, severity, status, assignee, url, created_by)
-     VALUES ($1::uuid, $2::uuid, $3::uuid, 'jira', $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text, $12::text, $13::text, $14::text, $15::uuid)
-     RETURNING id::text AS id`,
-    [tenant, account, integrationId, source, ticketId, ticketType, text(input, 'reference_id') ?? ticketId, projectKey, title,
-      description, severity, text(input, 'status') ?? 'Open', text(input, 'assignee'), url || null, userId(ctx)],
-  );
-  if (jira) {
-    const issue = await createJiraIssue(jira, {
-      project: projectKey, summary: title, description, severity, issueType: ticketType, extraFields: (extra ?? undefined) as Record<string, unknown> | undefined,
-    });
-    ticketId = issue.key;
-    url = issue.url;
-    await ctx.db.query(
-      'UPDATE tickets SET ticket_id = $1::text, url = $2::text, reference_id = CASE WHEN reference_id = $3::text THEN $1::text ELSE reference_id END WHERE id = $4::uuid',
-      [ticketId, url, `${projectKey}-pending`, String(row.id)],
-    );
-  }
+    return { id: String(row.id), ticketId, url };
+  });
   const where = jira ? 'in Jira' : 'in the platform';
-  return { data: { insert_tickets_one: { id: row.id, ticket_id: ticketId, url, message: `ticket ${ticketId} created ${where}`, action: 'created', error: null } } };
+  return { data: { insert_tickets_one: { id, ticket_id: ticketId, url, message: `ticket ${ticketId} created ${where}`, action: 'created', error: null } } };
+}
+
+/** The next number of this tenant and project key; the first time, after any tickets already stored with it. */
+async function nextTicketNumber(tx: Queryable, tenant: string, projectKey: string): Promise<string> {
+  const [seq] = await tx.query(
+    `INSERT INTO ticket_sequences (tenant, project_key, last_value)
+     SELECT $1::uuid, $2::text, coalesce(max(substring(ticket_id from '-([0-9]{1,15})$')::bigint), 0) + 1
+       FROM tickets WHERE tenant = $1::uuid AND project_key = $2::text
+     ON CONFLICT (tenant, project_key) DO UPDATE SET last_value = ticket_sequences.last_value + 1
+     RETURNING last_value::text AS n`,
+    [tenant, projectKey],
+  );
+  return String(seq.n);
 }

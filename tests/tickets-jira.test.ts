@@ -268,8 +268,8 @@ describe(`tickets_insert_one with Jira on ${backendName}`, () => {
       const again = (await create({ integration_id: acme.integrationId, project_key: 'PLAT' })).body.data.tickets_insert_one.data.insert_tickets_one;
       expect(again.ticket_id).toBe(`PLAT-${num + 1}`);
       expect(jira.requests.length).toBe(n);
-      const [row] = await db().query('SELECT tenant::text AS tenant, integration_id::text AS integration_id, ticket_id, url FROM tickets WHERE id = $1::uuid', [out.id]);
-      expect(row).toEqual({ tenant: acme.id, integration_id: acme.integrationId, ticket_id: `PLAT-${num}`, url: out.url });
+      const [row] = await db().query('SELECT tenant::text AS tenant, integration_id::text AS integration_id, platform, ticket_id, url FROM tickets WHERE id = $1::uuid', [out.id]);
+      expect(row).toEqual({ tenant: acme.id, integration_id: acme.integrationId, platform: 'platform', ticket_id: `PLAT-${num}`, url: out.url });
     });
 
     test('a disabled integration, one that is not Jira, or one missing its token: refused, nothing stored, Jira not asked', async () => {

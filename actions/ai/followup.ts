@@ -1,3 +1,4 @@
+import type { Queryable } from '../../engine/db/database';
 import type { ActionContext } from '../../engine/execute/actions';
 import { RequestError } from '../../engine/plan/errors';
 import { tenantOf, uuidArg } from '../session';
@@ -36,58 +37,66 @@ export async function ai_followup_response(args: Record<string, unknown>, ctx: A
   const account = { id: accountId, name: String(acct.account_name), provider: (acct.cloud_provider as string) ?? null };
   const userId = /^[0-9a-f-]{36}$/i.test(ctx.session.vars['x-hasura-user-id'] ?? '') ? ctx.session.vars['x-hasura-user-id']! : null;
 
-  const conversationId = await conversationOf(ctx, tenant, accountId, input.conversation_id, message, userId);
-  // clock_timestamp, not the default now(): both messages are written in one transaction, where now()
-  // is the same for the question and its answer, and the history sent to the model must keep their order.
-  const [question] = await ctx.db.query(
-    `INSERT INTO ai_message (tenant_id, conversation_id, role, content, created_at)
-     VALUES ($1::uuid, $2::uuid, 'user', $3::text, clock_timestamp()) RETURNING id::text`,
-    [tenant, conversationId, message],
-  );
-  const found = await retrieve(ctx.db, tenant, account, message, conversationId, String(question.id));
+  // The question is stored with its conversation before the model is asked, each write in a short
+  // transaction of its own: waiting on the model holds no connection. clock_timestamp, not now():
+  // inside a request's transaction (a mutation that also changes tables) now() is one instant, and
+  // the history sent to the model must keep the question before its answer.
+  const { conversationId, questionId } = await ctx.transaction(async (tx) => {
+    const conversationId = await conversationOf(tx, tenant, accountId, input.conversation_id, message, userId);
+    const [question] = await tx.query(
+      `INSERT INTO ai_message (tenant_id, conversation_id, role, content, created_at)
+       VALUES ($1::uuid, $2::uuid, 'user', $3::text, clock_timestamp()) RETURNING id::text`,
+      [tenant, conversationId, message],
+    );
+    return { conversationId, questionId: String(question.id) };
+  });
+  const found = await retrieve(ctx.db, tenant, account, message, conversationId, questionId);
   const offline = await builtinAnswer(ctx, tenant, message, found);
   const refs = dedupe([...offline.refs, ...allFound(found).map((f) => f.ref)]);
 
   const outcome = await askModel(ctx, {
     tenant, account: accountId, module: 'user_investigation', operation: 'ai_followup_response', subjectId: conversationId,
-    messages: await modelMessages(ctx, tenant, conversationId, String(question.id), message, found, offline.text),
+    messages: await modelMessages(ctx, tenant, conversationId, questionId, message, found, offline.text),
   });
   const response = outcome.kind === 'model' ? outcome.content : outcome.notice ? `${outcome.notice}\n\n${offline.text}` : offline.text;
   const answeredBy = outcome.kind === 'model' ? `model:${outcome.model}` : 'builtin';
 
-  const [answer] = await ctx.db.query(
-    `INSERT INTO ai_message (tenant_id, conversation_id, role, content, refs, status, answered_by, created_at)
-     VALUES ($1::uuid, $2::uuid, 'assistant', $3::text, $4::jsonb, 'completed', $5::text, clock_timestamp()) RETURNING id::text`,
-    [tenant, conversationId, response, JSON.stringify(refs), answeredBy],
-  );
-  for (const r of refs) {
-    await ctx.db.query(
-      `INSERT INTO ai_reference (tenant_id, cloud_account_id, conversation_id, message_id, reference_id, type, content)
-       VALUES ($1::uuid, $2::uuid, $3::uuid, $4::uuid, $5::text, $6::text, $7::text)`,
-      [tenant, accountId, conversationId, answer.id as string, r.id, r.type, r.title],
+  const answerId = await ctx.transaction(async (tx) => {
+    const [answer] = await tx.query(
+      `INSERT INTO ai_message (tenant_id, conversation_id, role, content, refs, status, answered_by, created_at)
+       VALUES ($1::uuid, $2::uuid, 'assistant', $3::text, $4::jsonb, 'completed', $5::text, clock_timestamp()) RETURNING id::text`,
+      [tenant, conversationId, response, JSON.stringify(refs), answeredBy],
     );
-  }
-  await ctx.db.query(
-    `INSERT INTO ai_memory (tenant_id, cloud_account_id, conversation_id, message_id, memory_type, content)
-     VALUES ($1::uuid, $2::uuid, $3::uuid, $4::uuid, 'exchange', $5::text)`,
-    [tenant, accountId, conversationId, answer.id as string, `Q: ${message}\nA (${answeredBy}): ${response.slice(0, 600)}`],
-  );
-  await ctx.db.query('UPDATE ai_conversation SET updated_at = now() WHERE id = $1::uuid AND tenant_id = $2::uuid', [conversationId, tenant]);
-  return { conversation_id: conversationId, message_id: answer.id, response, references: refs, status: 'completed', answered_by: answeredBy };
+    for (const r of refs) {
+      await tx.query(
+        `INSERT INTO ai_reference (tenant_id, cloud_account_id, conversation_id, message_id, reference_id, type, content)
+         VALUES ($1::uuid, $2::uuid, $3::uuid, $4::uuid, $5::text, $6::text, $7::text)`,
+        [tenant, accountId, conversationId, String(answer.id), r.id, r.type, r.title],
+      );
+    }
+    await tx.query(
+      `INSERT INTO ai_memory (tenant_id, cloud_account_id, conversation_id, message_id, memory_type, content)
+       VALUES ($1::uuid, $2::uuid, $3::uuid, $4::uuid, 'exchange', $5::text)`,
+      [tenant, accountId, conversationId, String(answer.id), `Q: ${message}\nA (${answeredBy}): ${response.slice(0, 600)}`],
+    );
+    await tx.query('UPDATE ai_conversation SET updated_at = now() WHERE id = $1::uuid AND tenant_id = $2::uuid', [conversationId, tenant]);
+    return String(answer.id);
+  });
+  return { conversation_id: conversationId, message_id: answerId, response, references: refs, status: 'completed', answered_by: answeredBy };
 }
 
 /** The conversation to add to: the caller's own (another tenant's is not found), or a new one. */
-async function conversationOf(ctx: ActionContext, tenant: string, account: string, given: unknown, message: string, userId: string | null): Promise<string> {
+async function conversationOf(db: Queryable, tenant: string, account: string, given: unknown, message: string, userId: string | null): Promise<string> {
   if (given !== null && given !== undefined && given !== '') {
     const id = uuidArg(given, 'request.conversation_id');
-    const [row] = await ctx.db.query(
+    const [row] = await db.query(
       `SELECT id::text FROM ai_conversation WHERE id = $1::uuid AND tenant_id = $2::uuid AND (cloud_account_id IS NULL OR cloud_account_id = $3::uuid)`,
       [id, tenant, account],
     );
     if (!row) throw new RequestError('validation-failed', `conversation ${id} not found`, '$.request.conversation_id');
     return id;
   }
-  const [row] = await ctx.db.query(
+  const [row] = await db.query(
     `INSERT INTO ai_conversation (tenant_id, cloud_account_id, user_id, title) VALUES ($1::uuid, $2::uuid, $3::uuid, $4::text) RETURNING id::text`,
     [tenant, account, userId, message.slice(0, 120)],
   );

@@ -7,8 +7,17 @@ import { RequestError } from '../plan/errors';
 
 /** What an action handler receives besides its arguments. */
 export interface ActionContext {
-  /** The database; inside a mutation, the request's transaction. */
+  /**
+   * The database. A mutation that also changes tables runs its actions in the request's transaction
+   * (then this is it); a mutation of actions only runs them outside any transaction, as Hasura does,
+   * so that a handler waiting on another service (a language model, Jira, Loki) holds no connection.
+   */
   db: Queryable;
+  /**
+   * Runs `fn` in a transaction: a new one, or the request's when there is one already. Handlers wrap
+   * the writes that must stand or fall together in it, and keep calls to other services outside.
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   session: Session;
   /** The engine's configuration (integrations such as the language model or a Loki backend). */
   config: EngineConfig;

@@ -184,35 +184,49 @@ export class Engine {
     const role = this.schemaFor(session.role);
     const [rows, other] = await Promise.all([
       plan.query ? this.db.query(plan.query.text, bindParams(plan.query.params, vars, session)) : Promise.resolve([]),
-      plan.graphql ? this.runGraphql(plan.graphql, role, vars, { db: this.db, session, config: this.config }) : Promise.resolve({} as Record<string, unknown>),
+      plan.graphql ? this.runGraphql(plan.graphql, role, vars, this.actionContext(session)) : Promise.resolve({} as Record<string, unknown>),
     ]);
     const row = rows[0] ?? {};
     const parts = plan.fields.map((f) => `${JSON.stringify(f.alias)}:${f.from === 'query' ? (row[f.column] as string | null) ?? 'null' : JSON.stringify(other[f.alias] ?? null)}`);
     return { status: 200, body: `{"data":{${parts.join(',')}}}` };
   }
 
+  /** The context of action handlers: outside a transaction, or inside `tx` (the request's). */
+  private actionContext(session: Session, tx?: Queryable): ActionContext {
+    if (tx) return { db: tx, session, config: this.config, transaction: (fn) => fn(tx) };
+    return { db: this.db, session, config: this.config, transaction: (fn) => this.db.transaction(fn) };
+  }
+
   private async runMutation(plan: ExecutablePlan, vars: Variables, session: Session): Promise<EngineResponse> {
-    const role = this.schemaFor(session.role);
-    const parts = await this.db.transaction(async (tx: Queryable) => {
-      const out: string[] = [];
-      for (const step of plan.steps) {
-        let value: string;
-        if (step.kind === 'sql') {
-          const [row] = await tx.query(step.statement.text, bindParams(step.statement.params, vars, session));
-          if (row.ok === false || row.ok === 'f') throw new RequestError('permission-error', 'check constraint of an insert/update permission has failed', `$.selectionSet.${step.alias}`);
-          if (step.output) {
-            const [o] = await tx.query(step.output.text, bindParams(step.output.params, { ...vars, [ROWS_VARIABLE]: row.rows }, session));
-            value = (o.out as string | null) ?? 'null';
-          } else value = (row.out as string | null) ?? 'null';
-        } else {
-          const data = await this.runGraphql(step.document, role, vars, { db: tx, session, config: this.config });
-          value = JSON.stringify(data[step.alias] ?? null);
-        }
-        out.push(`${JSON.stringify(step.alias)}:${value}`);
-      }
-      return out;
-    });
+    // Table changes and the actions beside them stand or fall together, in one transaction. Actions
+    // alone need none of the engine's: each handler opens its own around its writes, so that a slow
+    // call to another service holds no connection (on PGlite: the only one).
+    const parts = plan.steps.every((step) => step.kind !== 'sql')
+      ? await this.runSteps(plan, vars, session)
+      : await this.db.transaction((tx: Queryable) => this.runSteps(plan, vars, session, tx));
     return { status: 200, body: `{"data":{${parts.join(',')}}}` };
+  }
+
+  /** Each root field of a mutation in document order, as `"alias":json`; SQL steps need `tx`. */
+  private async runSteps(plan: ExecutablePlan, vars: Variables, session: Session, tx?: Queryable): Promise<string[]> {
+    const role = this.schemaFor(session.role);
+    const out: string[] = [];
+    for (const step of plan.steps) {
+      let value: string;
+      if (step.kind === 'sql') {
+        const [row] = await tx!.query(step.statement.text, bindParams(step.statement.params, vars, session));
+        if (row.ok === false || row.ok === 'f') throw new RequestError('permission-error', 'check constraint of an insert/update permission has failed', `$.selectionSet.${step.alias}`);
+        if (step.output) {
+          const [o] = await tx!.query(step.output.text, bindParams(step.output.params, { ...vars, [ROWS_VARIABLE]: row.rows }, session));
+          value = (o.out as string | null) ?? 'null';
+        } else value = (row.out as string | null) ?? 'null';
+      } else {
+        const data = await this.runGraphql(step.document, role, vars, this.actionContext(session, tx));
+        value = JSON.stringify(data[step.alias] ?? null);
+      }
+      out.push(`${JSON.stringify(step.alias)}:${value}`);
+    }
+    return out;
   }
 
   /** Maps any failure to Hasura's error shape; internal details only for admin-secret callers. */
