@@ -87,7 +87,7 @@ export async function tickets_insert_one(args: Record<string, unknown>, ctx: Act
   const extraFields = (extra ?? undefined) as Record<string, unknown> | undefined;
   // Jira first, outside any transaction (a slow Jira holds no connection), then the row with its key:
   // a failure in Jira stores nothing. The platform's own number and the row go in one transaction.
-  const issue = jira ? await createJiraIssue(jira, { project: projectKey, summary: title, description, severity, issueType: ticketType, extraFields }) : undefined;
+  const issue = jira ? await createJiraIssue(jira, { project: projectKey, summary: title, description, severity, issueType: ticketType, extraFields }, ctx.config.tickets.jiraTimeoutMs) : undefined;
   const { id, ticketId, url } = await ctx.transaction(async (tx) => {
     const ticketId = issue ? issue.key : `${projectKey}-${await nextTicketNumber(tx, tenant, projectKey)}`;
     const url = issue ? issue.url : `${ctx.config.auth.baseUrl}/tickets/${encodeURIComponent(ticketId)}`;

@@ -25,7 +25,7 @@ const globex = DEMO.tenants.globex;
 const alice = acme.users.admin;
 const admin = as('tenant_admin', acme.id, alice.id);
 const ACCOUNT = acme.cloudAccounts.aws;
-const ENV = authEnv();
+const ENV = { ...authEnv(), JIRA_TIMEOUT_MS: '2000' };
 
 const TICKET = `mutation T($input: TicketsInsertOneInput!) { tickets_insert_one(object: $input) { data { insert_tickets_one { id ticket_id url message } } } }`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -337,11 +337,11 @@ describe(`tickets_insert_one with Jira on ${backendName}`, () => {
       expect(await failing(null, { integration_id: ids.down })).toBe('Jira could not be reached (ECONNREFUSED); no ticket was stored');
     });
 
-    test('no answer within 15 s', async () => {
+    test('no answer within JIRA_TIMEOUT_MS', async () => {
       const t = Date.now();
-      expect(await failing(() => undefined)).toBe('Jira did not answer within 15000 ms; no ticket was stored');
-      expect(Date.now() - t).toBeGreaterThanOrEqual(14900);
-    }, 45_000);
+      expect(await failing(() => undefined)).toBe('Jira did not answer within 2000 ms; no ticket was stored');
+      expect(Date.now() - t).toBeGreaterThanOrEqual(1900);
+    }, 20_000);
 
     test('the server goes on: the next ticket is created', async () => {
       const res = await create({});

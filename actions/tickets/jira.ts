@@ -16,8 +16,6 @@ export interface JiraConfig { baseUrl: string; email: string; apiToken: string; 
 
 export interface JiraIssue { project: string; summary: string; description?: string | null; severity?: string | null; issueType?: string | null; extraFields?: Record<string, unknown> }
 
-export const JIRA_TIMEOUT_MS = 15000;
-
 /** Severity (as the platform writes it) -> Jira's default priority scheme. */
 const DEFAULT_PRIORITIES: Record<string, string> = {
   critical: 'Highest', highest: 'Highest', high: 'High', medium: 'Medium', moderate: 'Medium', low: 'Low', info: 'Lowest', informational: 'Lowest', lowest: 'Lowest',
@@ -65,7 +63,7 @@ function jiraErrors(text: string): string {
 }
 
 /** Creates the issue; Jira's key. */
-export async function createJiraIssue(cfg: JiraConfig, issue: JiraIssue, timeoutMs = JIRA_TIMEOUT_MS): Promise<{ key: string; url: string }> {
+export async function createJiraIssue(cfg: JiraConfig, issue: JiraIssue, timeoutMs: number): Promise<{ key: string; url: string }> {
   const priority = priorityOf(issue.severity, cfg);
   const fields: Record<string, unknown> = {
     // The caller's additional fields first: the ones the operation names win over them.

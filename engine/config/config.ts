@@ -44,6 +44,13 @@ export interface EngineConfig {
   saml: SamlConfig;
   ai: AiConfig;
   logs: LogsConfig;
+  tickets: TicketsConfig;
+}
+
+/** Ticketing integrations (the integration's own settings are in its `integrations` row). */
+export interface TicketsConfig {
+  /** JIRA_TIMEOUT_MS: how long tickets_insert_one waits for Jira before failing (nothing is stored). */
+  jiraTimeoutMs: number;
 }
 
 /**
@@ -325,6 +332,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): EngineConfig {
       lokiTenant: env.LOKI_TENANT || undefined,
       lokiTimeoutMs: positive(env, 'LOKI_TIMEOUT_MS', 10000),
     },
+    tickets: { jiraTimeoutMs: positive(env, 'JIRA_TIMEOUT_MS', 15000) },
   };
 }
 
