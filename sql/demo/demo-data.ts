@@ -916,12 +916,22 @@ function ticketSection(t: TenantSpec): string {
   ], rows);
 }
 
+/** Apps of namespaces where the account runs none of the demo workloads (cluster add-ons). */
 const LOG_APPS: Record<string, readonly string[]> = {
-  production: ['api', 'web', 'payments', 'worker'],
-  staging: ['api', 'web'],
+  production: ['api-server', 'web-frontend'],
+  staging: ['api-gateway'],
   'kube-system': ['coredns', 'ingress-nginx'],
-  monitoring: ['prometheus', 'grafana'],
+  monitoring: ['prometheus-server', 'grafana'],
 };
+
+/**
+ * The `app` label of a log line: a demo workload of that account and namespace (its name is the
+ * workload's `app` label, so lines, workloads and their monitoring counts agree), else an add-on.
+ */
+function logAppsOf(account: 'aws' | 'gcp', namespace: string): readonly string[] {
+  const names = WORKLOADS[account].filter((w) => w.namespace === namespace).map((w) => w.name);
+  return names.length ? names : LOG_APPS[namespace]!;
+}
 
 const LOG_MESSAGES: Record<'error' | 'warn' | 'info' | 'debug', readonly string[]> = {
   error: [
@@ -958,7 +968,7 @@ function logSection(t: TenantSpec): string {
   for (let i = 0; i < DEMO.perTenant.logs; i++) {
     const account = rng() < 0.6 ? 'aws' : 'gcp';
     const namespace = weighted(rng, [['production', 45], ['staging', 25], ['kube-system', 15], ['monitoring', 15]] as const);
-    const app = pick(rng, LOG_APPS[namespace]!);
+    const app = pick(rng, logAppsOf(account, namespace));
     const level = weighted(rng, [['error', 12], ['warn', 18], ['info', 55], ['debug', 15]] as const);
     const message = pick(rng, LOG_MESSAGES[level])
       .replace('{peer}', pick(rng, ['payments', 'inventory', 'postgres', 'redis']))
