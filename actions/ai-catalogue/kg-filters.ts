@@ -7,8 +7,9 @@ import { json, Params, type Args } from './common';
  * Filters of the knowledge-graph view, from the tenant's active nodes (knowledge_graph_node,
  * is_active): label keys are the keys of `labels`, attribute keys those of `query_attributes` (the
  * attributes a node can be queried by; the values of kg_get_filter_values come from the same nodes, so
- * every key offered has values). last_sync_time is the latest of the accounts' sync records
- * (knowledge_graph_metadata.last_sync_at) and their nodes' updated_at, in UTC with a Z.
+ * every key offered has values: a key that is JSON null wherever it appears is not offered).
+ * last_sync_time is the latest of the accounts' sync records (knowledge_graph_metadata.last_sync_at)
+ * and their nodes' updated_at, in UTC with a Z.
  *
  * kg_get_filter_options(request: {account_ids?: [uuid], node_types?: [String]}) narrows to those
  * accounts (each one of the tenant's) and node types. kg_get_filter_values answers the distinct
@@ -20,6 +21,13 @@ export const MAX_VALUES = 1000;
 
 /** A jsonb object column, or an empty object when a row holds anything else (keys of it only). */
 const objectOf = (column: string) => `CASE WHEN jsonb_typeof(${column}) = 'object' THEN ${column} ELSE '{}'::jsonb END`;
+
+/**
+ * The keys of a jsonb object column over the nodes `n` that hold a value: a key that is JSON null on
+ * every node has no value for kg_get_filter_values (->> gives SQL NULL), so it is not offered.
+ */
+const keysWithValues = (column: string) =>
+  `SELECT DISTINCT e.key AS v FROM n, jsonb_each(${objectOf(`n.${column}`)}) e WHERE jsonb_typeof(e.value) <> 'null'`;
 
 /** A list of strings in the options request, or undefined. */
 function stringList(req: Args, key: string): string[] | undefined {
@@ -68,8 +76,8 @@ export async function kg_get_filter_options(args: Args, ctx: ActionContext) {
   const [row] = await ctx.db.query(
     `WITH n AS (SELECT * FROM knowledge_graph_node WHERE is_active AND ${conds.join(' AND ')})
      SELECT ${sortedArray('SELECT DISTINCT cloud_account_id::text AS v FROM n')} AS account_ids,
-       ${sortedArray(`SELECT DISTINCT jsonb_object_keys(${objectOf('labels')}) AS v FROM n`)} AS label_keys,
-       ${sortedArray(`SELECT DISTINCT jsonb_object_keys(${objectOf('query_attributes')}) AS v FROM n`)} AS attribute_keys,
+       ${sortedArray(keysWithValues('labels'))} AS label_keys,
+       ${sortedArray(keysWithValues('query_attributes'))} AS attribute_keys,
        ${sortedArray('SELECT DISTINCT node_type AS v FROM n WHERE node_type IS NOT NULL')} AS node_types,
        (to_json(GREATEST((SELECT max(updated_at) FROM n), (SELECT max(last_sync_at) FROM knowledge_graph_metadata WHERE ${metaWhere}))) #>> '{}') AS last_sync`,
     p.values);
