@@ -10,10 +10,12 @@ import { startEngine, type Started } from '../engine/server';
 import postgres from 'postgres';
 import { buildQuery } from '../actions/analytics/builder';
 import { spendGroupings } from '../actions/cost';
+import { parseSelector } from '../actions/logs/selector';
+import { logsStatement } from '../actions/logs/store';
 import { copyTarget } from '../sql/demo/load';
 import { seedDemoScale } from '../sql/demo/seed';
 import { serveCalls } from './ipc';
-import { extraSpendsSql } from './data';
+import { extraSpendsSql, logLinesSql } from './data';
 import { BENCH_ROLE, BENCH_TENANT, WORKLOADS, type Workload } from './workloads';
 
 /** The statement the engine runs for one workload, as its own modules compile and bind it. */
@@ -31,6 +33,8 @@ export interface EngineStart {
   extraSpendDays: number;
   /** Generated demo data of this scale (sql/demo/seed.ts, through COPY) on top of the demo set; 0: none. */
   scale: number;
+  /** Generated log lines (data.ts logLinesSql) written into `logs` before loading; 0: none. */
+  logLines: number;
   /** The workloads to compile and explain. */
   workloads: string[];
   /** Also serve `Engine.run` on a bare node:http server (no Hono), to split the engine's cost. */
@@ -44,11 +48,30 @@ export interface EngineStarted {
   poolSize: number;
   statementTimeoutMs: number;
   spendsRows: number;
+  logsRows: number;
   workloads: CompiledWorkload[];
   /** The scale seeding, when asked for: a line for the report. */
   seeded?: string;
-  /** EXPLAIN (ANALYZE, BUFFERS) of the analytic workloads: the engine's statement (built by the builder) and the floor's. */
-  explains: { name: string; engine: string; floor: string; engineSql: string }[];
+  /** The log lines' seeding, when asked for: a line for the report. */
+  logsSeeded?: string;
+  /** EXPLAIN (ANALYZE, BUFFERS) of the workloads with a hand-written floor: the engine's statement and the floor's. */
+  explains: Explained[];
+}
+
+export interface Explained {
+  name: string;
+  /** Where the engine's statement comes from, for the report. */
+  source: string;
+  engineSql: string;
+  engine: string;
+  floor: string;
+  /**
+   * The same statements' generic plans (plan_cache_mode = force_generic_plan), when they have
+   * parameters: engine and floor run them as prepared statements, and PostgreSQL may switch a
+   * prepared statement to its generic plan after five executions on a connection.
+   */
+  engineGeneric?: string;
+  floorGeneric?: string;
 }
 
 let started: Started | undefined;
@@ -111,12 +134,67 @@ function compileWorkloads(s: Started, names: string[]): CompiledWorkload[] {
   });
 }
 
+type Explain = (text: string, params: (string | null)[]) => Promise<string>;
+
 /** EXPLAIN (ANALYZE, BUFFERS) of the engine's statement for an analytic workload (the builder's, for the same request) and of the floor's. */
-async function explainAnalytic(s: Started, w: Workload): Promise<{ name: string; engine: string; floor: string; engineSql: string }> {
+async function explainAnalytic(w: Workload, explain: Explain): Promise<Explained> {
   const built = buildQuery(spendGroupings, w.analytic!.request, BENCH_TENANT, w.analytic!.columns);
-  const explain = async (text: string, params: (string | null)[]) =>
-    (await s.db.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params)).map((r) => String(r['QUERY PLAN'])).join('\n');
-  return { name: w.name, engineSql: built.text, engine: await explain(built.text, built.params), floor: await explain(w.floor!.sql, w.floor!.params) };
+  return { name: w.name, source: 'built by actions/analytics/builder.ts', engineSql: built.text, engine: await explain(built.text, built.params), floor: await explain(w.floor!.sql, w.floor!.params) };
+}
+
+/** The same for a logs_query workload (actions/logs/store.ts, for the request as actions/logs.ts reads it), with generic plans. */
+async function explainLogs(s: Started, w: Workload, explain: Explain): Promise<Explained> {
+  const r = w.logs!;
+  const stmt = logsStatement({
+    tenant: BENCH_TENANT, account: r.account_id, selector: parseSelector(r.query),
+    start: new Date(r.start).toISOString(), end: new Date(r.end).toISOString(), limit: r.limit,
+  });
+  return {
+    name: w.name, source: 'built by actions/logs/store.ts', engineSql: stmt.text,
+    engine: await explain(stmt.text, stmt.params), floor: await explain(w.floor!.sql, w.floor!.params),
+    engineGeneric: await explainGeneric(s, stmt.text, stmt.params), floorGeneric: await explainGeneric(s, w.floor!.sql, w.floor!.params),
+  };
+}
+
+const literal = (v: string | null) => (v === null ? 'NULL' : `'${v.replace(/'/g, "''")}'`);
+
+/** EXPLAIN (ANALYZE, BUFFERS) EXECUTE of a statement PREPAREd on one connection, with its generic plan forced. */
+async function explainGeneric(s: Started, text: string, params: (string | null)[]): Promise<string> {
+  return s.db.transaction(async (tx) => {
+    await tx.exec(`SET LOCAL plan_cache_mode = force_generic_plan; PREPARE bench_generic AS ${text}`);
+    try {
+      const rows = await tx.query(`EXPLAIN (ANALYZE, BUFFERS) EXECUTE bench_generic(${params.map(literal).join(', ')})`);
+      return rows.map((r) => String(r['QUERY PLAN'])).join('\n');
+    } finally {
+      await tx.exec('DEALLOCATE bench_generic');
+    }
+  });
+}
+
+/**
+ * `n` generated log lines (data.ts) through INSERT ... SELECT generate_series, in batches (a line of
+ * progress each), on a connection without statement timeout; then VACUUM (ANALYZE) of the table, as
+ * autovacuum would leave it.
+ */
+async function seedLogLines(databaseUrl: string, n: number): Promise<string> {
+  const raw = postgres(databaseUrl, { max: 1, onnotice: () => undefined, connection: { statement_timeout: 0, application_name: 'bench-seed' } });
+  try {
+    const t0 = performance.now();
+    const batch = 500_000;
+    for (let lo = 1; lo <= n; lo += batch) {
+      const hi = Math.min(n, lo + batch - 1);
+      await raw.unsafe(logLinesSql(lo, hi, n));
+      process.stderr.write(`bench: log lines ${hi.toLocaleString('en-US')} of ${n.toLocaleString('en-US')} (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`);
+    }
+    const written = (performance.now() - t0) / 1000;
+    const t1 = performance.now();
+    await raw.unsafe('VACUUM (ANALYZE) logs');
+    const [size] = await raw.unsafe(`SELECT pg_size_pretty(pg_table_size('logs')) AS heap, pg_size_pretty(pg_indexes_size('logs')) AS indexes`);
+    return `${n.toLocaleString('en-US')} log lines written in ${written.toFixed(1)} s (INSERT ... SELECT generate_series, indexes in place), ` +
+      `VACUUM (ANALYZE) in ${((performance.now() - t1) / 1000).toFixed(1)} s; logs: ${size.heap} of table, ${size.indexes} of indexes`;
+  } finally {
+    await raw.end({ timeout: 5 });
+  }
 }
 
 serveCalls({
@@ -137,10 +215,19 @@ serveCalls({
         await raw.end({ timeout: 5 });
       }
     }
+    const logsSeeded = p.logLines > 0 ? await seedLogLines(p.databaseUrl, p.logLines) : undefined;
     await started.db.exec('ANALYZE');
     const [count] = await started.db.query('SELECT count(*)::int AS n FROM spends');
-    const explains = [];
-    for (const w of WORKLOADS) if (p.workloads.includes(w.name) && w.analytic) explains.push(await explainAnalytic(started, w));
+    const [logCount] = await started.db.query('SELECT count(*)::int AS n FROM logs');
+    const s = started;
+    const explain: Explain = async (text, params) =>
+      (await s.db.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params)).map((r) => String(r['QUERY PLAN'])).join('\n');
+    const explains: Explained[] = [];
+    for (const w of WORKLOADS) {
+      if (!p.workloads.includes(w.name)) continue;
+      if (w.analytic) explains.push(await explainAnalytic(w, explain));
+      else if (w.logs) explains.push(await explainLogs(s, w, explain));
+    }
     server = serve({ fetch: started.app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
     await new Promise<void>((resolve) => (server!.listening ? resolve() : server!.once('listening', () => resolve())));
     if (p.direct) direct = directServer(started, p.adminSecret);
@@ -150,8 +237,10 @@ serveCalls({
       poolSize: config.poolSize,
       statementTimeoutMs: config.limits.statementTimeoutMs,
       spendsRows: Number(count.n),
+      logsRows: Number(logCount.n),
       workloads: compileWorkloads(started, p.workloads),
       seeded,
+      logsSeeded,
       explains,
     };
   },

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import type { CompiledWorkload } from './engine-server';
 import { serveCalls } from './ipc';
-import { WORKLOADS, type Workload } from './workloads';
+import { floorAnswer, WORKLOADS, type Workload } from './workloads';
 
 /**
  * The floor: a bare node:http route per workload that reads and parses the request body, runs the
@@ -11,7 +11,8 @@ import { WORKLOADS, type Workload } from './workloads';
  * through postgres.js with the engine's pool size, and writes the response JSON around the text.
  * No GraphQL, no routing framework, no session: what is left is HTTP, JSON and the database.
  * Workloads with a `floor` of their own (the analytic actions) run that hand-written statement
- * instead, and the route writes the rows in the shape of the engine's answer.
+ * instead (the analytic actions, logs_query), and the route writes the rows in the shape of the
+ * engine's answer.
  */
 export interface FloorStart {
   databaseUrl: string;
@@ -22,14 +23,14 @@ export interface FloorStart {
   handWritten: string[];
 }
 
-/** The JSON of a hand-written workload's rows, in the shape of the engine's answer (`{rows: [...]}` under the operation). */
+/** The JSON of a hand-written workload's rows, in the shape of the engine's answer (workloads.ts floorAnswer). */
 function handWrittenBody(w: Workload, rows: Record<string, unknown>[]): string {
   const cols = w.floor!.columns;
   const out = rows.map((row) => Object.fromEntries(cols.map((c) => {
     const v = row[c.name];
     return [c.name, v instanceof Date ? v.toISOString() : v ?? null];
   })));
-  return `{"data":{"spend_groupings_v2":{"rows":${JSON.stringify(out)}}}}`;
+  return floorAnswer(w, out);
 }
 
 let sql: postgres.Sql | undefined;

@@ -18,17 +18,25 @@
  * BENCH_SCALE (0; N > 0 adds the generated demo data of scale N, about 100,000 × N spend lines, through
  * COPY before loading, sets BENCH_EXTRA_SPEND_DAYS' default to 0, and selects by default the
  * large-data workloads spend_by_service and spend_by_day: spend_groupings_v2 against hand-written
- * SQL on the floor, answers compared by value, with EXPLAIN (ANALYZE, BUFFERS) of both statements).
+ * SQL on the floor, answers compared by value, with EXPLAIN (ANALYZE, BUFFERS) of both statements),
+ * BENCH_LOG_LINES (0; N > 0 writes N generated log lines into `logs` (bench/data.ts: INSERT ... SELECT
+ * generate_series in batches, four accounts of both tenants, five namespaces, four levels, four days),
+ * sets BENCH_EXTRA_SPEND_DAYS' default to 0 and BENCH_CONNECTIONS' to 8, and selects by default the
+ * workloads logs_selector, logs_rare and logs_window: logs_query mutations with Loki-style selectors
+ * against hand-written SQL on the floor, answers compared by value, with EXPLAIN (ANALYZE, BUFFERS) of
+ * both statements, custom and generic plans; after each load run of these the bench waits until the
+ * database has no statement of the run left, so that a slow statement does not weigh on the next run).
  */
 import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import postgres from 'postgres';
 import type { EngineStart, EngineStarted } from './engine-server';
 import type { FloorStart } from './floor-server';
 import { forkChild, type Child } from './ipc';
 import { summarize, type LoadResult, type LoadRun } from './load';
-import { requestBody, sessionHeaders, WORKLOADS, type Workload } from './workloads';
+import { answerRows, requestBody, sessionHeaders, WORKLOADS, type Workload } from './workloads';
 
 const env = process.env;
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -41,16 +49,21 @@ function intSetting(name: string, fallback: number, min = 0): number {
   return n;
 }
 
+const scale = intSetting('BENCH_SCALE', 0);
+const logLines = intSetting('BENCH_LOG_LINES', 0);
+
 const settings = {
   baseUrl: env.BENCH_DATABASE_URL || env.DATABASE_URL || DEFAULT_URL,
-  connections: intSetting('BENCH_CONNECTIONS', 32, 1),
+  connections: intSetting('BENCH_CONNECTIONS', logLines > 0 ? 8 : 32, 1),
   warmupSeconds: intSetting('BENCH_WARMUP_SECONDS', 2),
   durationSeconds: intSetting('BENCH_DURATION_SECONDS', 10, 1),
   rounds: intSetting('BENCH_ROUNDS', 2, 1),
-  scale: intSetting('BENCH_SCALE', 0),
-  extraSpendDays: intSetting('BENCH_EXTRA_SPEND_DAYS', intSetting('BENCH_SCALE', 0) > 0 ? 0 : 365),
+  scale,
+  logLines,
+  extraSpendDays: intSetting('BENCH_EXTRA_SPEND_DAYS', scale > 0 || logLines > 0 ? 0 : 365),
+  // By default: the large-data workloads with BENCH_SCALE, the logs_query ones with BENCH_LOG_LINES, else the others.
   workloads: env.BENCH_WORKLOADS ? env.BENCH_WORKLOADS.split(',').map((s) => s.trim())
-    : WORKLOADS.filter((w) => !!w.large === intSetting('BENCH_SCALE', 0) > 0).map((w) => w.name),
+    : WORKLOADS.filter((w) => (w.logs ? logLines > 0 : w.large ? scale > 0 : scale === 0 && logLines === 0)).map((w) => w.name),
   cpuProfDir: env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : undefined,
   diagnose: /^(1|true|yes|on)$/i.test(env.BENCH_DIAGNOSE ?? ''),
 };
@@ -86,9 +99,8 @@ function shorten(s: string, n = 600): string {
  * 1e-9, as sums may add in another order; date-times as instants).
  */
 function sameRows(w: Workload, engineText: string, floorText: string): string | undefined {
-  const rowsOf = (text: string) => (JSON.parse(text)?.data?.spend_groupings_v2?.rows ?? []) as Record<string, unknown>[];
-  const a = rowsOf(engineText);
-  const b = rowsOf(floorText);
+  const a = answerRows(w, engineText);
+  const b = answerRows(w, floorText);
   if (a.length !== b.length) return `engine has ${a.length} rows, floor ${b.length}`;
   const instant = (v: unknown) => Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(String(v)) ? String(v) : `${v}Z`);
   for (let i = 0; i < a.length; i++) {
@@ -96,7 +108,7 @@ function sameRows(w: Workload, engineText: string, floorText: string): string | 
       const x = a[i][c.name];
       const y = b[i][c.name];
       const same = c.type === 'float' ? Math.abs(Number(x) - Number(y)) <= 1e-9 * Math.max(1, Math.abs(Number(x)))
-        : c.type === 'datetime' ? instant(x) === instant(y) : x === y;
+        : c.type === 'datetime' ? instant(x) === instant(y) : c.type === 'json' ? isDeepStrictEqual(x, y) : x === y;
       if (!same) return `row ${i} ${c.name}: engine ${JSON.stringify(x)}, floor ${JSON.stringify(y)}`;
     }
   }
@@ -104,7 +116,7 @@ function sameRows(w: Workload, engineText: string, floorText: string): string | 
 }
 
 /** Both servers must give the same answer (byte for byte; by value for hand-written floors), and it must be a real answer. */
-async function verifySameBodies(w: Workload, engineUrl: string, floorUrl: string, headers: Record<string, string>): Promise<number> {
+async function verifySameBodies(w: Workload, engineUrl: string, floorUrl: string, headers: Record<string, string>): Promise<{ bytes: number; rows?: number }> {
   const body = requestBody(w);
   const [e, f] = await Promise.all([post(engineUrl, headers, body), post(floorUrl, headers, body)]);
   const problems: string[] = [];
@@ -113,7 +125,7 @@ async function verifySameBodies(w: Workload, engineUrl: string, floorUrl: string
   if (w.floor) {
     const differ = e.status === 200 && f.status === 200 ? sameRows(w, e.text, f.text) : undefined;
     if (differ) problems.push(`the answers differ: ${differ}`);
-    if (!/"rows":\[\{/.test(e.text)) problems.push('the engine answered no rows');
+    if (e.status === 200 && !answerRows(w, e.text).length) problems.push('the engine answered no rows');
   } else if (e.text !== f.text) problems.push('the response bodies differ');
   let data: Record<string, unknown> | undefined;
   try {
@@ -125,10 +137,27 @@ async function verifySameBodies(w: Workload, engineUrl: string, floorUrl: string
   if (problems.length) {
     throw new Error(`workload ${w.name}: ${problems.join('; ')}\n  engine: ${shorten(e.text)}\n  floor:  ${shorten(f.text)}`);
   }
-  return e.text.length;
+  return { bytes: e.text.length, rows: w.floor ? answerRows(w, e.text).length : undefined };
 }
 
-interface Row { workload: Workload; bytes: number; results: Partial<Record<Target, LoadResult>> }
+/**
+ * Waits until the bench database runs no statement (at most `maxSeconds`): when a load run ends, the
+ * requests still in flight are dropped by the load generator but their statements run on, and would
+ * weigh on the next run. Used after each warm-up and run of the logs_query workloads, whose statements are slow.
+ */
+async function settle(admin: postgres.Sql, dbName: string, maxSeconds = 120): Promise<number> {
+  const t0 = performance.now();
+  // Twice idle in a row: a server may hand a queued request to a connection just between two looks.
+  for (let idle = 0; ;) {
+    const [{ n }] = await admin.unsafe(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND backend_type = 'client backend'`, [dbName]);
+    idle = Number(n) === 0 ? idle + 1 : 0;
+    const seconds = (performance.now() - t0) / 1000;
+    if (idle === 2 || seconds > maxSeconds) return seconds;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+interface Row { workload: Workload; bytes: number; answerRows?: number; results: Partial<Record<Target, LoadResult>> }
 
 function merge(results: LoadResult[]): LoadResult {
   const sum = (f: (r: LoadResult) => number) => results.reduce((a, r) => a + f(r), 0);
@@ -150,7 +179,8 @@ function report(rows: Row[], started: EngineStarted, memory: { before: NodeJS.Me
   out.push('');
   out.push(`PostgreSQL ${pgVersion} at ${where(settings.baseUrl)}; ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}); node ${process.version}`);
   out.push(`${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s measured` +
-    `${settings.rounds > 1 ? ` x ${settings.rounds} rounds` : ''}; pool size ${started.poolSize} (engine and floor); spends rows: ${started.spendsRows}`);
+    `${settings.rounds > 1 ? ` x ${settings.rounds} rounds` : ''}; pool size ${started.poolSize} (engine and floor); spends rows: ${started.spendsRows}` +
+    `${settings.logLines > 0 ? `; log lines: ${started.logsRows}` : ''}`);
   out.push('');
   const body: string[][] = [];
   const ratio = (name: string, a: LoadResult, b: LoadResult, workload: string, aim: boolean) => {
@@ -169,32 +199,47 @@ function report(rows: Row[], started: EngineStarted, memory: { before: NodeJS.Me
   out.push('');
   out.push('server CPU µs/req: user + system CPU time of the server process during the measured runs, per answered request.');
   for (const r of rows) {
-    out.push(`${r.workload.name}: ${r.workload.description}; ${r.workload.floor ? `the same rows and values from engine and floor (engine body ${r.bytes} bytes)` : `identical ${r.bytes}-byte bodies from engine and floor`}`);
+    out.push(`${r.workload.name}: ${r.workload.description}; ${r.workload.floor ? `the same rows and values from engine and floor (${r.answerRows} rows, engine body ${r.bytes} bytes)` : `identical ${r.bytes}-byte bodies from engine and floor`}`);
   }
   out.push(`engine process memory: RSS ${mib(memory.after.rss)} after the run (${mib(memory.before.rss)} before the load); heap used ${mib(memory.after.heapUsed)}, external ${mib(memory.after.external)}, ` +
     `${mib(memory.collected.heapUsed)} after a full GC (RSS then ${mib(memory.collected.rss)})`);
   out.push(`engine plan compilations during the whole run: ${compilations} (plan cache hits for everything else)`);
   if (started.seeded) out.push(`BENCH_SCALE=${settings.scale}: ${started.seeded}`);
+  if (started.logsSeeded) out.push(`BENCH_LOG_LINES=${settings.logLines}: ${started.logsSeeded}`);
   for (const x of started.explains) {
     const uses = (plan: string) => [...new Set([...plan.matchAll(/(?:Index|Index Only|Bitmap Index) Scan (?:Backward )?(?:using|on) (\w+)/g)].map((m) => m[1]))];
     const seq = (plan: string) => [...new Set([...plan.matchAll(/Seq Scan on (\w+)/g)].map((m) => m[1]))];
     const describe = (plan: string) => `indexes used: ${uses(plan).join(', ') || 'none'}${seq(plan).length ? `; sequential scans: ${seq(plan).join(', ')}` : ''}`;
     out.push('');
-    out.push(`${x.name}, the engine's statement (built by actions/analytics/builder.ts for the same request):`);
+    out.push(`${x.name}, the engine's statement (${x.source} for the same request):`);
     out.push(x.engineSql);
     out.push(`EXPLAIN (ANALYZE, BUFFERS), ${describe(x.engine)}:`);
     out.push(x.engine);
+    if (x.engineGeneric) {
+      out.push(`${x.name}, the engine's statement, generic plan (plan_cache_mode = force_generic_plan), EXPLAIN (ANALYZE, BUFFERS) EXECUTE, ${describe(x.engineGeneric)}:`);
+      out.push(x.engineGeneric);
+    }
     out.push('');
-    out.push(`${x.name}, the floor's hand-written statement, EXPLAIN (ANALYZE, BUFFERS), ${describe(x.floor)}:`);
+    const floorSql = x.engineGeneric ? workloadNamed(x.name)?.floor?.sql : undefined;
+    if (floorSql) out.push(`${x.name}, the floor's hand-written statement:`, floorSql, `EXPLAIN (ANALYZE, BUFFERS), ${describe(x.floor)}:`);
+    else out.push(`${x.name}, the floor's hand-written statement, EXPLAIN (ANALYZE, BUFFERS), ${describe(x.floor)}:`);
     out.push(x.floor);
+    if (x.floorGeneric) {
+      out.push(`${x.name}, the floor's statement, generic plan, EXPLAIN (ANALYZE, BUFFERS) EXECUTE, ${describe(x.floorGeneric)}:`);
+      out.push(x.floorGeneric);
+    }
   }
   out.push('');
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
+const workloadNamed = (name: string) => WORKLOADS.find((w) => w.name === name);
+
 async function main(): Promise<number> {
   const selected = WORKLOADS.filter((w) => settings.workloads.includes(w.name));
   if (!selected.length) throw new Error(`BENCH_WORKLOADS names none of: ${WORKLOADS.map((w) => w.name).join(', ')}`);
+  const logsWorkloads = selected.filter((w) => w.logs).map((w) => w.name);
+  if (logsWorkloads.length && settings.logLines === 0) throw new Error(`the workloads ${logsWorkloads.join(', ')} read generated log lines: set BENCH_LOG_LINES (e.g. 3000000)`);
   const admin = postgres(settings.baseUrl, { max: 1, onnotice: () => undefined });
   const dbName = `bench_${randomBytes(6).toString('hex')}`;
   const children: Child[] = [];
@@ -223,14 +268,15 @@ async function main(): Promise<number> {
     const adminSecret = randomBytes(16).toString('hex');
     const headers = sessionHeaders(adminSecret);
     log(`created database ${dbName} on ${where(settings.baseUrl)}; starting the engine (migrations, demo data, ${settings.extraSpendDays} extra spend days` +
-      `${settings.scale > 0 ? `, generated data of scale ${settings.scale} through COPY` : ''})`);
+      `${settings.scale > 0 ? `, generated data of scale ${settings.scale} through COPY` : ''}` +
+      `${settings.logLines > 0 ? `, ${settings.logLines} generated log lines` : ''})`);
 
     const profArgs = settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [];
     const engine = forkChild('engine-server.js', [...profArgs, '--expose-gc']);
     children.push(engine);
     const started = await engine.call<EngineStarted>('start', {
       databaseUrl, adminSecret, extraSpendDays: settings.extraSpendDays, direct: settings.diagnose,
-      scale: settings.scale, workloads: selected.map((w) => w.name),
+      scale: settings.scale, logLines: settings.logLines, workloads: selected.map((w) => w.name),
     } satisfies EngineStart);
     const floor = forkChild('floor-server.js', profArgs);
     children.push(floor);
@@ -247,9 +293,9 @@ async function main(): Promise<number> {
     const directUrl = `http://127.0.0.1:${started.directPort}/`;
     const urlOf = (t: Target, w: Workload) => (t === 'engine' ? engineUrl : t === 'floor' ? floorUrl(w) : directUrl);
     const targets: Target[] = settings.diagnose ? ['engine', 'floor', 'engine.run'] : ['engine', 'floor'];
-    const bytes = new Map<string, number>();
+    const answers = new Map<string, { bytes: number; rows?: number }>();
     for (const w of selected) {
-      bytes.set(w.name, await verifySameBodies(w, engineUrl, floorUrl(w), headers));
+      answers.set(w.name, await verifySameBodies(w, engineUrl, floorUrl(w), headers));
       if (settings.diagnose) await verifySameBodies(w, directUrl, floorUrl(w), headers);
     }
     log('engine and floor give the same answers for every workload (identical bodies; the same rows and values for hand-written floors)');
@@ -266,6 +312,7 @@ async function main(): Promise<number> {
           const server = target === 'floor' ? floor : engine;
           const run = { url, headers, body: requestBody(w), connections: settings.connections };
           if (settings.warmupSeconds > 0) await load.call<LoadResult>('run', { ...run, seconds: settings.warmupSeconds, measure: false } satisfies LoadRun);
+          if (w.logs) await settle(admin, dbName);
           const cpu0 = await server.call<NodeJS.CpuUsage>('cpu');
           const r = await load.call<LoadResult>('run', { ...run, seconds: settings.durationSeconds, measure: true } satisfies LoadRun);
           const cpu1 = await server.call<NodeJS.CpuUsage>('cpu');
@@ -273,9 +320,13 @@ async function main(): Promise<number> {
           log(`${w.name}: ${target} ${r.rps.toFixed(0)} req/s, p50 ${(r.p50 ?? NaN).toFixed(2)} ms, p99 ${(r.p99 ?? NaN).toFixed(2)} ms` +
             `${r.errors + r.non2xx ? `, ${r.errors} errors/timeouts, ${r.non2xx} non-2xx` : ''}`);
           results.get(target)!.push(r);
+          if (w.logs) {
+            const waited = await settle(admin, dbName);
+            if (waited > 0.5) log(`${w.name}: waited ${waited.toFixed(1)} s for the run's statements to end`);
+          }
         }
       }
-      rows.push({ workload: w, bytes: bytes.get(w.name)!, results: Object.fromEntries([...results].map(([t, rs]) => [t, merge(rs)])) });
+      rows.push({ workload: w, bytes: answers.get(w.name)!.bytes, answerRows: answers.get(w.name)!.rows, results: Object.fromEntries([...results].map(([t, rs]) => [t, merge(rs)])) });
     }
     const stats = await engine.call<{ memory: NodeJS.MemoryUsage; compilations: number }>('stats');
     const collected = (await engine.call<{ memory: NodeJS.MemoryUsage }>('stats', { gc: true })).memory;

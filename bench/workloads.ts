@@ -1,4 +1,5 @@
 import { DEMO } from '../sql/demo/demo-data';
+import { LOG_ACCOUNTS, LOG_SPAN } from './data';
 
 /** One GraphQL request the bench sends over and over, as a tenant_admin of the first demo tenant. */
 export interface Workload {
@@ -11,11 +12,24 @@ export interface Workload {
    * answer, instead of the engine's statement, and the answers are compared by value. `analytic` is
    * the request as the builder sees it (for EXPLAIN of the engine's statement).
    */
-  floor?: { sql: string; params: string[]; columns: { name: string; type: 'string' | 'float' | 'datetime' }[] };
+  floor?: {
+    sql: string;
+    params: string[];
+    columns: { name: string; type: 'string' | 'float' | 'datetime' | 'json' }[];
+    /** The root field of the answer (default spend_groupings_v2). */
+    field?: string;
+    /** The rows are the field's value itself (a list), not its `rows` (the analytic actions' shape). */
+    list?: boolean;
+  };
   analytic?: { request: Record<string, unknown>; columns: string[] };
+  /** A logs_query request (the engine's statement for EXPLAIN comes from actions/logs/store.ts). */
+  logs?: LogsRequest;
   /** Only run on the large data (BENCH_SCALE), unless named in BENCH_WORKLOADS. */
   large?: boolean;
 }
+
+/** The `request` of a logs_query workload. */
+export interface LogsRequest { account_id: string; query: string; start: string; end: string; limit: number }
 
 export const BENCH_ROLE = 'tenant_admin';
 export const BENCH_TENANT = DEMO.tenants.acme.id;
@@ -120,6 +134,68 @@ ORDER BY 1`,
     },
   },
 );
+
+/**
+ * logs_query over the generated log lines (BENCH_LOG_LINES, data.ts): a Loki-style selector over one
+ * account of the tenant, sent as the mutation with the tenant_admin session; the floor is the same
+ * selection written by hand (the selector's values written into the SQL, the request's account, range
+ * and limit bound), rows in the engine's shape, compared by value.
+ */
+const LOGS_QUERY = `mutation LogsQuery($request: LogsQueryInput!) {
+  logs_query(request: $request) { timestamp severity message labels }
+}`;
+const LOG_DAYS = {
+  start: LOG_SPAN.from,
+  end: new Date(Date.parse(LOG_SPAN.from) + LOG_SPAN.days * 86_400_000).toISOString(),
+};
+
+function logsWorkload(name: string, description: string, request: Omit<LogsRequest, 'account_id'>, handWritten: string): Workload {
+  const req: LogsRequest = { account_id: DEMO.tenants.acme.cloudAccounts.aws, ...request };
+  return {
+    name,
+    logs: req,
+    description: `logs_query ${req.query}, ${req.start} to ${req.end}, limit ${req.limit}, one account of ${LOG_ACCOUNTS.length} (${description}); floor: hand-written SQL`,
+    query: LOGS_QUERY,
+    variables: { request: req },
+    floor: {
+      sql: `SELECT ts AS "timestamp", severity, message, labels
+FROM logs
+WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND ts >= $3::timestamptz AND ts <= $4::timestamptz
+  AND ${handWritten}
+ORDER BY ts DESC, id DESC
+LIMIT $5::int`,
+      params: [BENCH_TENANT, req.account_id, req.start, req.end, String(req.limit)],
+      columns: [{ name: 'timestamp', type: 'datetime' }, { name: 'severity', type: 'string' }, { name: 'message', type: 'string' }, { name: 'labels', type: 'json' }],
+      field: 'logs_query',
+      list: true,
+    },
+  };
+}
+
+WORKLOADS.push(
+  logsWorkload('logs_selector', 'many matches, spread over the range: the newest 100 are enough',
+    { query: '{namespace="production", app=~"api.*", level!="debug"} |= "timeout"', ...LOG_DAYS, limit: 100 },
+    `labels @> '{"namespace": "production"}' AND labels ->> 'app' LIKE 'api%' AND labels ->> 'level' IS DISTINCT FROM 'debug'
+  AND message LIKE '%timeout%'`),
+  logsWorkload('logs_rare', 'three = matchers and a regular expression: fewer matches than the limit, all of them read',
+    { query: '{namespace="production", app="payments-worker", level="error"} |~ `(?i)deadlock.*pid 1\\d\\d\\)`', ...LOG_DAYS, limit: 100 },
+    `labels @> '{"namespace": "production", "app": "payments-worker", "level": "error"}' AND message ~* 'deadlock.*pid 1[0-9][0-9]\\)'`),
+  logsWorkload('logs_window', 'one hour of one app, all of its lines but the health probes',
+    { query: '{namespace="staging", app="web-frontend"} != "health"', start: '2026-03-04T12:00:00.000Z', end: '2026-03-04T13:00:00.000Z', limit: 500 },
+    `labels @> '{"namespace": "staging", "app": "web-frontend"}' AND message NOT LIKE '%health%'`),
+);
+
+/** The rows of an answer (engine's or floor's) of a workload with a hand-written floor. */
+export function answerRows(w: Workload, text: string): Record<string, unknown>[] {
+  const field = JSON.parse(text)?.data?.[w.floor?.field ?? 'spend_groupings_v2'];
+  return ((w.floor?.list ? field : field?.rows) ?? []) as Record<string, unknown>[];
+}
+
+/** The floor's answer around its rows, in the shape of the engine's. */
+export function floorAnswer(w: Workload, rows: unknown[]): string {
+  const field = JSON.stringify(w.floor?.field ?? 'spend_groupings_v2');
+  return w.floor?.list ? `{"data":{${field}:${JSON.stringify(rows)}}}` : `{"data":{${field}:{"rows":${JSON.stringify(rows)}}}}`;
+}
 
 /** The request headers of the bench's session (the admin secret acting as a tenant_admin). */
 export function sessionHeaders(adminSecret: string): Record<string, string> {
