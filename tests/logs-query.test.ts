@@ -1,5 +1,6 @@
 import { toPostgresRegex, RegexError } from '../actions/logs/regex';
 import { formatSelector, parseSelector } from '../actions/logs/selector';
+import { RECENT_WINDOW } from '../actions/logs/store';
 import { DEMO } from '../sql/demo/demo-data';
 import { authEnv, bearer, gqlWith, jwtFor } from './support/auth';
 import { backendName } from './support/database';
@@ -246,6 +247,64 @@ describe(`logs_query on ${backendName}`, () => {
       const want = JSON.parse(String(row.j));
       expect(want.length).toBeGreaterThan(0);
       expect(res.body).toEqual({ data: { logs_query: want } });
+    });
+  });
+
+  describe('the newest lines first, then the indexes', () => {
+    // More lines than the window on one day of the gcp account: a dense selector is answered from the
+    // newest lines, a rare one (older than the window) from the whole range, and both agree with SQL.
+    const WINDOW_DAY = { start: '2026-03-05T00:00:00Z', end: '2026-03-05T23:59:59Z' };
+    const TOTAL = RECENT_WINDOW + 5000;
+    const onGcp = async (q: string, limit = 100) => {
+      const res = await query({ query: q, account_id: acme.cloudAccounts.gcp, ...WINDOW_DAY, limit });
+      if (res.body.errors) throw new Error(JSON.stringify(res.body.errors));
+      return (res.body.data.logs_query as { message: string }[]).map((l) => l.message);
+    };
+    /** The same lines by plain SQL: the oracle. */
+    const oracle = async (where: string, limit = 100) =>
+      (await server.started.db.query(
+        `SELECT message FROM logs WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND ts BETWEEN $3::timestamptz AND $4::timestamptz AND ${where}
+          ORDER BY ts DESC, id DESC LIMIT ${limit}`, [acme.id, acme.cloudAccounts.gcp, WINDOW_DAY.start, WINDOW_DAY.end])).map((r) => String(r.message));
+
+    beforeAll(async () => {
+      // Line n at 00:00 + n*3 s; every 7th is an error of app "dense"; 3 "rare" lines among the oldest 100.
+      await server.started.db.query(
+        `INSERT INTO logs (tenant_id, cloud_account_id, ts, severity, message, labels)
+         SELECT $1::uuid, $2::uuid, timestamptz '2026-03-05T00:00:00Z' + n * interval '3 seconds',
+                CASE WHEN n % 7 = 0 THEN 'error' ELSE 'info' END,
+                CASE WHEN n IN (10, 50, 90) THEN 'rare failure ' || n ELSE 'line ' || n END,
+                jsonb_build_object('namespace', 'lw', 'app', CASE WHEN n IN (10, 50, 90) THEN 'rare' WHEN n % 7 = 0 THEN 'dense' ELSE 'other' END,
+                                   'level', CASE WHEN n % 7 = 0 THEN 'error' ELSE 'info' END)
+           FROM generate_series(1, ${TOTAL}) AS n`,
+        [acme.id, acme.cloudAccounts.gcp],
+      );
+    });
+
+    test('a selector matching often: the newest matches, as SQL gives them', async () => {
+      const got = await onGcp('{namespace="lw", app="dense"} |= "line"');
+      expect(got).toHaveLength(100);
+      expect(got).toEqual(await oracle(`labels @> '{"namespace": "lw", "app": "dense"}' AND strpos(message, 'line') > 0`));
+      expect(got[0]).toBe(`line ${TOTAL - (TOTAL % 7)}`);
+    });
+
+    test('a selector whose lines are older than the window: found through the indexes', async () => {
+      const got = await onGcp('{namespace="lw", app=~"ra.e"}');
+      expect(got).toEqual(['rare failure 90', 'rare failure 50', 'rare failure 10']);
+      expect(await onGcp('{namespace="lw"} |= "rare failure"', 2)).toEqual(['rare failure 90', 'rare failure 50']);
+      expect(await onGcp('{namespace="lw"} |~ "failure 1[0-9]$"')).toEqual(['rare failure 10']);
+    });
+
+    test('fewer matches than the limit in the window, more beyond it: all of them, newest first', async () => {
+      // Errors are 1 in 7: a limit above the window's share reaches into the older lines.
+      const limit = Math.ceil(RECENT_WINDOW / 7) + 50;
+      const got = await onGcp('{namespace="lw", level="error"}', limit);
+      expect(got).toHaveLength(limit);
+      expect(got).toEqual(await oracle(`labels @> '{"namespace": "lw", "level": "error"}'`, limit));
+    });
+
+    test('a selector that matches nothing: an empty answer', async () => {
+      expect(await onGcp('{namespace="lw", app="nobody"}')).toEqual([]);
+      expect(await onGcp('{namespace="lw"} |= "no such text"')).toEqual([]);
     });
   });
 
