@@ -13,7 +13,8 @@ import { tenantOf, uuidArg } from './session';
  *   is the project key and a number per tenant and key (OPS-1, OPS-2 ...), the url is on
  *   NEXTAUTH_URL ({base}/tickets/OPS-1).
  *
- * Jira is asked first, outside any transaction, and the row is stored with its key only once Jira
+ * Jira is asked first (outside any transaction when the mutation is of actions only, see
+ * ActionContext), and the row is stored with its key only once Jira
  * answered: Jira failing fails the operation with an `action-error` saying what Jira answered, and
  * nothing is stored (a failed ticket kept with its error would look like a ticket that exists
  * nowhere; the caller can simply retry). Platform tickets: number and row in one transaction.
@@ -85,8 +86,8 @@ export async function tickets_insert_one(args: Record<string, unknown>, ctx: Act
   const severity = text(input, 'severity');
   const ticketType = text(input, 'ticket_type') ?? jira?.issueType ?? 'Task';
   const extraFields = (extra ?? undefined) as Record<string, unknown> | undefined;
-  // Jira first, outside any transaction (a slow Jira holds no connection), then the row with its key:
-  // a failure in Jira stores nothing. The platform's own number and the row go in one transaction.
+  // Jira first, before ctx.transaction (a slow Jira then holds no connection of ours), then the row
+  // with its key: a failure in Jira stores nothing. The platform's own number and its row: one transaction.
   const issue = jira ? await createJiraIssue(jira, { project: projectKey, summary: title, description, severity, issueType: ticketType, extraFields }, ctx.config.tickets.jiraTimeoutMs) : undefined;
   const { id, ticketId, url } = await ctx.transaction(async (tx) => {
     const ticketId = issue ? issue.key : `${projectKey}-${await nextTicketNumber(tx, tenant, projectKey)}`;
