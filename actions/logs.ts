@@ -2,7 +2,7 @@ import type { ActionContext } from '../engine/execute/actions';
 import { RequestError } from '../engine/plan/errors';
 import { queryLoki, type LogLine } from './logs/loki';
 import { parseSelector } from './logs/selector';
-import { logsStatement } from './logs/store';
+import { logsStatement, rangeStatement, type StoreQuery } from './logs/store';
 import { tenantOf, uuidArg } from './session';
 
 /**
@@ -50,8 +50,14 @@ export async function logs_query(args: Record<string, unknown>, ctx: ActionConte
     if (!owned.length) throw notOwned();
     return queryLoki({ lokiUrl: loki, lokiTenant: ctx.config.logs.lokiTenant, lokiTimeoutMs: ctx.config.logs.lokiTimeoutMs }, { account, selector, start, end, limit });
   }
-  const stmt = logsStatement({ tenant, account, selector, start, end, limit });
-  const [row] = await ctx.db.query(stmt.text, stmt.params);
+  // Both statements are planned with their values every time: a prepared statement's generic plan
+  // cannot tell how many lines the account has in the range, and sorts them all.
+  const query: StoreQuery = { tenant, account, selector, start, end, limit };
+  const recent = logsStatement(query);
+  const [row] = await ctx.db.query(recent.text, recent.params, { prepare: false });
   if (row.owned !== true && row.owned !== 't') throw notOwned();
-  return JSON.parse(String(row.lines)) as LogLine[];
+  if (row.complete === true || row.complete === 't') return JSON.parse(String(row.lines)) as LogLine[];
+  const range = rangeStatement(query);
+  const [all] = await ctx.db.query(range.text, range.params, { prepare: false });
+  return JSON.parse(String(all.lines)) as LogLine[];
 }

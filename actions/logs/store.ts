@@ -1,15 +1,15 @@
 import type { LogSelector } from './selector';
 
 /**
- * The built-in log store: one SQL statement over the `logs` table for a parsed selector.
+ * The built-in log store: SQL over the `logs` table for a parsed selector.
  *
  * How it stays fast over millions of lines (indexes in sql/0008 and sql/0026):
- * - every `=` matcher goes into one jsonb containment, `labels @> $n::jsonb`, which the GIN
- *   jsonb_path_ops index on labels answers (a bitmap of the lines carrying all those labels);
- * - the account and the order (ts DESC, id DESC) are one btree, logs_account_ts_id_idx, so a
- *   selector that matches many lines reads the newest few from its end and stops at the limit;
- *   PostgreSQL picks between the two by the estimated number of matches (labels has statistics,
- *   and a containment is estimated from them);
+ * - first the RECENT_WINDOW newest lines of the account in the range, read newest first from
+ *   logs_account_ts_id_idx (the account and the order in one btree), the selector checked on each and
+ *   the walk stopped at the limit: a selector that matches often is answered in milliseconds;
+ * - when that window yields fewer than the limit and older lines exist, a second statement over the
+ *   whole range, where every `=` matcher is one jsonb containment, `labels @> $n::jsonb`, answered by
+ *   the GIN jsonb_path_ops index on labels (a bitmap of the lines carrying all those labels);
  * - the other matchers, the regular expressions and the line filters are checked on the lines those
  *   indexes yield: none can use an index without pg_trgm, which PGlite does not have.
  * All values, regular expressions included, are bound parameters; the text only depends on the
@@ -54,46 +54,52 @@ export function selectorConditions(sel: LogSelector, params: (string | null)[]):
  * the limit. PostgreSQL cannot know that: the label regular expressions and line filters get
  * default selectivities, so on its own it reads every line of the GIN bitmap (a million rows for
  * `{namespace="production"}`) to sort them. A rare selector pays this window (milliseconds) and then
- * gets the GIN plan.
+ * the second statement.
  */
 export const RECENT_WINDOW = 20000;
 
-/**
- * One statement, one row: `owned` (the account is the tenant's) and `lines` (JSON text, newest
- * first). Folding the ownership check in saves a round trip per request; the lines are confined by
- * tenant and account either way.
- *
- * The lines: the selector over the RECENT_WINDOW newest lines; when that window yields fewer than
- * `limit` and was full (older lines exist), the whole range through the indexes instead. Both
- * branches are in the statement; a one-time filter runs only the one needed.
- */
-export function logsStatement(q: StoreQuery): LogsStatement {
+interface Built { params: (string | null)[]; scope: string[]; selector: string[]; limit: string }
+
+function build(q: StoreQuery): Built {
   const params: (string | null)[] = [q.tenant, q.account];
   const scope = ['tenant_id = $1::uuid', 'cloud_account_id = $2::uuid'];
   if (q.start) scope.push(`ts >= $${params.push(q.start)}::timestamptz`);
   if (q.end) scope.push(`ts <= $${params.push(q.end)}::timestamptz`);
   const selector = selectorConditions(q.selector, params);
-  const limit = `$${params.push(String(q.limit))}::int`;
-  const and = (conds: string[]) => conds.join('\n           AND ');
-  const newest = `ORDER BY ts DESC, id DESC`;
+  return { params, scope, selector, limit: `$${params.push(String(q.limit))}::int` };
+}
+
+const and = (conds: string[]) => (conds.length ? conds.join('\n     AND ') : 'true');
+const NEWEST = 'ORDER BY ts DESC, id DESC';
+/** The lines of `from` as the answer's JSON text, newest first. */
+const linesJson = (from: string) => `(SELECT coalesce(json_agg(json_build_object('timestamp', to_char(l.ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+     'severity', l.severity, 'message', l.message, 'labels', l.labels) ORDER BY l.ts DESC, l.id DESC), '[]')::text FROM ${from} l)`;
+
+/**
+ * First statement, one row: `owned` (the account is the tenant's: folded in to save a round trip),
+ * `lines` (JSON text, newest first) of the selector over the RECENT_WINDOW newest lines, and
+ * `complete`: whether they are the answer (`limit` found, or the window held every line of the
+ * range). When not, rangeStatement answers.
+ */
+export function logsStatement(q: StoreQuery): LogsStatement {
+  const b = build(q);
   const text = `WITH recent AS (
-    SELECT id, ts, severity, message, labels
-      FROM (SELECT id, ts, severity, message, labels FROM logs WHERE ${and(scope)} ${newest} LIMIT ${RECENT_WINDOW}) r
-     WHERE ${selector.length ? and(selector) : 'true'}
-     ${newest} LIMIT ${limit}),
-  enough AS (
-    SELECT CASE WHEN (SELECT count(*) FROM recent) >= ${limit} THEN true
-                ELSE (SELECT count(*) FROM (SELECT 1 FROM logs WHERE ${and(scope)} ${newest} LIMIT ${RECENT_WINDOW}) w) < ${RECENT_WINDOW} END AS yes),
-  hits AS (
-    SELECT * FROM recent WHERE (SELECT yes FROM enough)
-    UNION ALL
-    (SELECT id, ts, severity, message, labels FROM logs
-      WHERE ${and([...scope, ...selector])}
-        AND NOT (SELECT yes FROM enough)
-      ${newest} LIMIT ${limit}))
-  SELECT EXISTS (SELECT 1 FROM cloud_accounts a WHERE a.id = $2::uuid AND a.tenant = $1::uuid) AS owned,
-  (SELECT coalesce(json_agg(json_build_object('timestamp', to_char(l.ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-     'severity', l.severity, 'message', l.message, 'labels', l.labels) ORDER BY l.ts DESC, l.id DESC), '[]')::text
-   FROM hits l) AS lines`;
-  return { text, params };
+  SELECT id, ts, severity, message, labels
+    FROM (SELECT id, ts, severity, message, labels FROM logs WHERE ${and(b.scope)} ${NEWEST} LIMIT ${RECENT_WINDOW}) r
+   WHERE ${and(b.selector)}
+   ${NEWEST} LIMIT ${b.limit})
+SELECT EXISTS (SELECT 1 FROM cloud_accounts a WHERE a.id = $2::uuid AND a.tenant = $1::uuid) AS owned,
+  CASE WHEN (SELECT count(*) FROM recent) >= ${b.limit} THEN true
+       ELSE (SELECT count(*) FROM (SELECT 1 FROM logs WHERE ${and(b.scope)} ${NEWEST} LIMIT ${RECENT_WINDOW}) w) < ${RECENT_WINDOW} END AS complete,
+  ${linesJson('recent')} AS lines`;
+  return { text, params: b.params };
+}
+
+/** Second statement: the selector over the whole range, through the indexes the planner picks; one row, `lines`. */
+export function rangeStatement(q: StoreQuery): LogsStatement {
+  const b = build(q);
+  const text = `SELECT ${linesJson(`(SELECT id, ts, severity, message, labels FROM logs
+   WHERE ${and([...b.scope, ...b.selector])}
+   ${NEWEST} LIMIT ${b.limit})`)} AS lines`;
+  return { text, params: b.params };
 }

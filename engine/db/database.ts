@@ -6,8 +6,18 @@
 export type Row = Record<string, unknown>;
 export type Param = string | null;
 
+/** How a statement is run. */
+export interface QueryOptions {
+  /**
+   * false: plan it anew with each call's values (PostgreSQL: an unnamed statement), never from a
+   * prepared statement's generic plan. For a statement whose best plan depends on its values, such
+   * as a LIMIT over an index walk whose row count only the values tell; PGlite always plans anew.
+   */
+  prepare?: boolean;
+}
+
 export interface Queryable {
-  query(text: string, params?: readonly Param[]): Promise<Row[]>;
+  query(text: string, params?: readonly Param[], options?: QueryOptions): Promise<Row[]>;
   /** Several statements without parameters (migrations, seed scripts). */
   exec(script: string): Promise<void>;
 }

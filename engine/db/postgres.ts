@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import type { Database, Param, Queryable, Row } from './database';
+import type { Database, Param, Queryable, QueryOptions, Row } from './database';
 
 /**
  * The engine binds every parameter as text and casts it in SQL. postgres.js would otherwise serialise
@@ -23,8 +23,8 @@ export function connectPostgres(url: string, opts: { poolSize: number; statement
     connection: { statement_timeout: opts.statementTimeoutMs, application_name: 'graphql-engine' },
   });
   const wrap = (q: postgres.Sql | postgres.TransactionSql): Queryable => ({
-    async query(text: string, params: readonly Param[] = []): Promise<Row[]> {
-      const rows = await q.unsafe(text, params as Param[], { prepare: true });
+    async query(text: string, params: readonly Param[] = [], options: QueryOptions = {}): Promise<Row[]> {
+      const rows = await q.unsafe(text, params as Param[], { prepare: options.prepare ?? true });
       return rows as unknown as Row[];
     },
     async exec(script: string): Promise<void> {
