@@ -1,4 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { Queryable } from '../../engine/db/database';
+import type { LogsConfig } from '../../engine/config/config';
+import { queryLoki, type LogLine } from '../logs/loki';
+import type { LogSelector } from '../logs/selector';
 import type { Evidence, EventRow, EvidenceItem } from './types';
 
 /**
@@ -29,7 +33,7 @@ export async function loadEvent(db: Queryable, tenant: string, eventId: string):
 }
 
 /** Everything the analysts read about one event of the tenant. */
-export async function gatherEvidence(db: Queryable, tenant: string, event: EventRow): Promise<Evidence> {
+export async function gatherEvidence(db: Queryable, tenant: string, event: EventRow, logsConfig?: LogsConfig): Promise<Evidence> {
   const account = event.account_id;
   const items: EvidenceItem[] = [eventItem(event, 'event')];
   const pod = await podOfEvent(db, tenant, event);
@@ -40,7 +44,9 @@ export async function gatherEvidence(db: Queryable, tenant: string, event: Event
 
   if (account) {
     items.push(...(await relatedEvents(db, tenant, account, event, workload, node)));
-    items.push(...(await logs(db, tenant, account, at, ns, workload, event.subject_name, node)));
+    // The log lines from where logs_query reads them: Loki when LOKI_URL is set, else the logs table.
+    const subject: LogSubject = { account, at, ns, workload, subject: event.subject_name, node };
+    items.push(...(await (logsConfig?.lokiUrl ? lokiLogs(logsConfig, subject) : logs(db, tenant, subject))));
     if (workload && ns) items.push(...(await workloadState(db, tenant, account, ns, workload, at)));
     if (node) items.push(...(await nodeState(db, tenant, account, node)));
     items.push(...(await history(db, tenant, event.id)));
@@ -111,9 +117,15 @@ async function relatedEvents(db: Queryable, tenant: string, account: string, e: 
   });
 }
 
+/** Whose log lines: the event's workload in its namespace (or every line of the namespace without one), and its node. */
+interface LogSubject { account: string; at: string; ns: string | null; workload: string | null; subject: string; node: string | null }
+
+/** Warnings and errors first, then newest first: what the analysts read before the LIMITS.logs cut. */
+const NOTABLE = ['error', 'fatal', 'critical', 'warn', 'warning'];
+
 /** Log lines of the workload (or node) from two hours before the event to one hour after, errors first. */
-async function logs(db: Queryable, tenant: string, account: string, at: string, ns: string | null, workload: string | null, subject: string, node: string | null): Promise<EvidenceItem[]> {
-  if (!ns && !node) return [];
+async function logs(db: Queryable, tenant: string, q: LogSubject): Promise<EvidenceItem[]> {
+  if (!q.ns && !q.node) return [];
   const rows = await db.query(
     `SELECT id::text, ${isoTz('ts')} AS at, severity, message, labels FROM logs
       WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid
@@ -122,17 +134,51 @@ async function logs(db: Queryable, tenant: string, account: string, at: string, 
               AND ($5::text IS NULL OR labels->>'app' = $5::text OR labels->>'workload' = $5::text
                    OR labels->>'pod' LIKE $5::text || '-%' OR labels->>'pod' = $6::text))
           OR ($7::text IS NOT NULL AND (labels->>'node' = $7::text OR labels->>'host' = $7::text)))
-      ORDER BY (lower(severity) IN ('error', 'fatal', 'critical', 'warn', 'warning')) DESC, ts DESC, id DESC
+      ORDER BY (lower(severity) IN (${NOTABLE.map((n) => `'${n}'`).join(', ')})) DESC, ts DESC, id DESC
       LIMIT ${LIMITS.logs}`,
-    [tenant, account, at, ns, workload, subject, node],
+    [tenant, q.account, q.at, q.ns, q.workload, q.subject, q.node],
   );
-  return rows.map((r) => ({
-    ref: { type: 'log', id: String(r.id), title: `${r.severity}: ${String(r.message).slice(0, 80)}` },
-    role: 'log' as const,
-    text: String(r.message),
-    at: String(r.at),
-    facts: { severity: r.severity, labels: r.labels },
-  }));
+  return rows.map((r) => logItem(String(r.id), String(r.at), String(r.severity), String(r.message), r.labels));
+}
+
+function logItem(id: string, at: string, severity: string, message: string, labels: unknown): EvidenceItem {
+  return { ref: { type: 'log', id, title: `${severity}: ${message.slice(0, 80)}` }, role: 'log', text: message, at, facts: { severity, labels } };
+}
+
+const LOKI_LINES_PER_QUERY = 1000;
+
+/**
+ * The same lines from Loki: the namespace's streams and the node's (by its `node` or `host` label) in
+ * the same window, each account-confined by queryLoki, then matched and ordered as the SQL above does.
+ * Loki lines have no id: theirs is `loki:` and a hash of time, labels and text, the same on every read.
+ * A Loki that fails leaves the evidence without log lines rather than failing the analysis.
+ */
+async function lokiLogs(config: LogsConfig, q: LogSubject): Promise<EvidenceItem[]> {
+  if (!q.ns && !q.node) return [];
+  const at = Date.parse(q.at);
+  const window = { start: new Date(at - 2 * 3600_000).toISOString(), end: new Date(at + 3600_000).toISOString() };
+  const by = (label: string, value: string): LogSelector => ({ matchers: [{ label, op: '=', value }], filters: [] });
+  const selectors = [q.ns && by('namespace', q.ns), q.node && by('node', q.node), q.node && by('host', q.node)].filter((x): x is LogSelector => !!x);
+  const settings = { lokiUrl: config.lokiUrl!, lokiTenant: config.lokiTenant, lokiTimeoutMs: config.lokiTimeoutMs };
+  const answers = await Promise.all(selectors.map((selector) =>
+    queryLoki(settings, { account: q.account, selector, ...window, limit: LOKI_LINES_PER_QUERY }).catch(() => [] as LogLine[])));
+  const ofSubject = (l: LogLine) => {
+    const { namespace, app, workload, pod, node, host } = l.labels;
+    const inWorkload = !q.workload || app === q.workload || workload === q.workload || (pod ?? '').startsWith(`${q.workload}-`) || pod === q.subject;
+    return (q.ns !== null && namespace === q.ns && inWorkload) || (q.node !== null && (node === q.node || host === q.node));
+  };
+  const byId = new Map<string, LogLine>();
+  for (const line of answers.flat().filter(ofSubject)) byId.set(lokiLineId(line), line);
+  const notable = (l: LogLine) => (NOTABLE.includes(l.severity.toLowerCase()) ? 1 : 0);
+  return [...byId.entries()]
+    .sort(([, a], [, b]) => notable(b) - notable(a) || Date.parse(b.timestamp) - Date.parse(a.timestamp))
+    .slice(0, LIMITS.logs)
+    .map(([id, l]) => logItem(id, l.timestamp.replace(/\.\d+Z$/, 'Z'), l.severity, l.message, l.labels));
+}
+
+export function lokiLineId(l: LogLine): string {
+  const labels = Object.entries(l.labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `loki:${createHash('sha256').update(JSON.stringify([l.timestamp, labels, l.message])).digest('hex').slice(0, 24)}`;
 }
 
 /** The workload's state and its pods (status, restarts, last termination), and whether it changed lately. */

@@ -141,7 +141,7 @@ async function builtinAnswer(ctx: ActionContext, tenant: string, message: string
       // The same analysis as ai_get_rca, on the best match: a "why" question gets a cause, not a list.
       const event = await loadEvent(ctx.db, tenant, f.events[0]!.ref.id);
       if (event) {
-        const dx = diagnose(await gatherEvidence(ctx.db, tenant, event));
+        const dx = diagnose(await gatherEvidence(ctx.db, tenant, event, ctx.config.logs));
         const top = dx.causes[0];
         parts.push(dx.summary + (top ? `\nSuggested actions:\n${top.actions.slice(0, 3).map((a) => `- ${a}`).join('\n')}` : ''));
         if (top) refs.push(...top.evidence.slice(0, 5).map(({ type, id, title }) => ({ type, id, title })));

@@ -87,7 +87,7 @@ type Task = 'rca' | RecommendationType;
 
 /** Evidence, the built-in diagnosis, and the model's answer when it gives one. */
 async function analyse(ctx: ActionContext, tenant: string, account: string, event: EventRow, task: Task): Promise<Record<string, unknown>> {
-  const ev = await gatherEvidence(ctx.db, tenant, event);
+  const ev = await gatherEvidence(ctx.db, tenant, event, ctx.config.logs);
   const dx = diagnose(ev);
   const builtin = task === 'rca' ? rcaBody(dx) : task === 'logs' ? logsBody(ev, dx) : fixBody(ev, dx);
   const outcome = await askModel(ctx, {
