@@ -32,7 +32,8 @@ export interface Model {
   description: string | null;
   context_window: number | null;
   max_output_tokens: number | null;
-  source: 'builtin' | 'config' | 'account' | 'tenant' | 'platform';
+  /** conversation: a name a conversation's model_config gives that the catalogue does not list. */
+  source: 'builtin' | 'config' | 'account' | 'tenant' | 'platform' | 'conversation';
   enabled: boolean;
   available: boolean;
   is_default: boolean;
@@ -106,26 +107,37 @@ function namedModel(models: Model[], config: Record<string, unknown>, endpoint: 
   const provider = typeof config.llm_provider === 'string' && config.llm_provider !== '' ? config.llm_provider : undefined;
   const found = models.find((m) => m.name === name && (!provider || m.provider === provider));
   if (found) return found;
-  return { ...builtin(), id: 'conversation', provider: provider ?? 'openai-compatible', name, display_name: name, description: null, available: endpoint };
+  return { ...builtin(), id: 'conversation', provider: provider ?? 'openai-compatible', name, display_name: name, description: null, source: 'conversation', available: endpoint };
 }
+
+/**
+ * The model that answers for this account (and conversation): the conversation's model_config when it
+ * names one, else the default. `source` says which; undefined when the conversation is not found.
+ * askModel (actions/ai/model-answer.ts) sends this model's name, so the catalogue decides.
+ */
+export async function modelFor(ctx: ActionContext, scope: Scope, conversationId?: string): Promise<{ model: Model; source: string } | undefined> {
+  const { models, defaultModel } = await modelCatalogue(ctx, scope);
+  if (conversationId === undefined) return { model: defaultModel, source: defaultModel.source };
+  const config = await conversationConfig(ctx, scope, conversationId);
+  if (!config) return undefined;
+  const named = namedModel(models, config, ctx.config.ai.baseUrl !== undefined);
+  return named ? { model: named, source: 'conversation' } : { model: defaultModel, source: defaultModel.source };
+}
+
+/** Whether a language model (not the built-in analyst) answers with this choice. */
+export const answersWithModel = (m: Model) => m.available && m.source !== 'builtin';
 
 export async function ai_get_model_config(args: Args, ctx: ActionContext) {
   const req = requestOf(args);
   const scope = await accountScope(ctx, req);
   const conversationId = optUuid(req, 'conversation_id');
-  const { models, defaultModel } = await modelCatalogue(ctx, scope);
-  let chosen = defaultModel;
-  let source: string = defaultModel.source;
-  if (conversationId !== undefined) {
-    const config = await conversationConfig(ctx, scope, conversationId);
-    if (!config) return { data: null, errors: [{ code: 'not-found', message: `no conversation ${conversationId} in this account` }] };
-    const named = namedModel(models, config, ctx.config.ai.baseUrl !== undefined);
-    if (named) [chosen, source] = [named, 'conversation'];
-  }
+  const found = await modelFor(ctx, scope, conversationId);
+  if (!found) return { data: null, errors: [{ code: 'not-found', message: `no conversation ${conversationId} in this account` }] };
+  const { model: chosen, source } = found;
   return {
     data: {
       account_id: scope.account, conversation_id: conversationId ?? null, llm_provider: chosen.provider, llm_model_name: chosen.name, source,
-      available: chosen.available, answered_by: chosen.available && chosen.source !== 'builtin' ? `model:${chosen.name}` : 'builtin',
+      available: chosen.available, answered_by: answersWithModel(chosen) ? `model:${chosen.name}` : 'builtin',
       context_window: chosen.context_window, max_output_tokens: chosen.max_output_tokens, timeout_ms: ctx.config.ai.timeoutMs,
     },
     errors: null,

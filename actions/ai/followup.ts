@@ -55,7 +55,7 @@ export async function ai_followup_response(args: Record<string, unknown>, ctx: A
   const refs = dedupe([...offline.refs, ...allFound(found).map((f) => f.ref)]);
 
   const outcome = await askModel(ctx, {
-    tenant, account: accountId, module: 'user_investigation', operation: 'ai_followup_response', subjectId: conversationId,
+    tenant, account: accountId, module: 'user_investigation', operation: 'ai_followup_response', subjectId: conversationId, conversationId,
     messages: await modelMessages(ctx, tenant, conversationId, questionId, message, found, offline.text),
   });
   const response = outcome.kind === 'model' ? outcome.content : outcome.notice ? `${outcome.notice}\n\n${offline.text}` : offline.text;

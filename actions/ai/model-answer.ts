@@ -1,4 +1,5 @@
 import type { ActionContext } from '../../engine/execute/actions';
+import { answersWithModel, modelFor } from '../ai-catalogue/models';
 import { chatCompletion, LlmError, modelConfigured, type ChatMessage } from './llm-client';
 import { overBudget, recordUsage, type Module } from './usage';
 import { BUILTIN_ANALYST } from './types';
@@ -21,17 +22,26 @@ export interface ModelCall {
   operation: string;
   subjectId: string | null;
   messages: ChatMessage[];
+  /** The conversation whose model_config may name the model (ai_followup_response). */
+  conversationId?: string;
 }
 
 export async function askModel(ctx: ActionContext, call: ModelCall): Promise<ModelOutcome> {
   const cfg = ctx.config.ai;
   if (!modelConfigured(cfg)) return { kind: 'builtin', notice: null, fallback: null };
+  // The catalogue decides which model (ai_get_model_config says the same): the conversation's, the
+  // account's or tenant's default, else AI_MODEL. A disabled choice leaves the answer to the analyst.
+  const chosen = (await modelFor(ctx, { tenant: call.tenant, account: call.account }, call.conversationId))?.model;
+  if (chosen?.source === 'builtin') return { kind: 'builtin', notice: null, fallback: null }; // chosen by the conversation
+  if (chosen && !answersWithModel(chosen)) {
+    return { kind: 'builtin', fallback: 'disabled', notice: `The ${BUILTIN_ANALYST} answered: the model ${chosen.name} is disabled in the model catalogue.` };
+  }
   const over = await overBudget(ctx.db, cfg, call.tenant, call.account, call.module);
   if (over) {
     return { kind: 'builtin', fallback: 'budget', notice: `The ${BUILTIN_ANALYST} answered: ${over}, so the language model was not asked.` };
   }
   try {
-    const answer = await chatCompletion(cfg, call.messages);
+    const answer = await chatCompletion({ ...cfg, model: chosen?.name ?? cfg.model }, call.messages);
     await recordUsage(ctx.db, {
       tenant: call.tenant, account: call.account, module: call.module, operation: call.operation, model: answer.model,
       promptTokens: answer.promptTokens, completionTokens: answer.completionTokens, subjectId: call.subjectId,
