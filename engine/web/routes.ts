@@ -9,7 +9,7 @@ import type { Database } from '../db/database';
 import { clearFailures, lockedFor, recordFailure, throttleKeys } from '../auth/throttle';
 import { clientAddress } from '../http/auth-routes';
 import { CSRF_COOKIE, cookieValue, csrfCookie, csrfValid, newCsrfToken } from './csrf';
-import { consolePage, homePage, settingsPage, signInPage, type SettingsView } from './pages';
+import { consolePage, homePage, settingsPage, signInPage, ticketPage, type SettingsView, type TicketView } from './pages';
 
 export interface WebDeps {
   db: Database;
@@ -120,6 +120,23 @@ export function mountWebRoutes(app: Hono, deps: WebDeps): void {
   }));
 
   app.get('/console', withUser((c) => c.html(consolePage({ csrf: csrf(c) }), 200, NO_STORE)));
+
+  // The platform's own tickets (tickets_insert_one answers this URL): only the user's tenant's.
+  app.get('/tickets/:ticketId', withUser(async (c, user) => {
+    const ticketId = c.req.param('ticketId') ?? '';
+    const [row] = await deps.db.query(
+      `SELECT ticket_id, title, description, severity, status, project_key, source, assignee, platform, url,
+              to_char(created_at, 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at
+         FROM tickets WHERE tenant = $1::uuid AND ticket_id = $2::text ORDER BY created_at DESC LIMIT 1`,
+      [user.tenantId, ticketId],
+    );
+    const ticket: TicketView | undefined = row && {
+      ticketId: String(row.ticket_id), title: String(row.title), description: row.description as string | null, severity: row.severity as string | null,
+      status: row.status as string | null, projectKey: row.project_key as string | null, source: row.source as string | null,
+      assignee: row.assignee as string | null, platform: String(row.platform), externalUrl: row.url as string | null, createdAt: String(row.created_at),
+    };
+    return c.html(ticketPage({ csrf: csrf(c), ticket, ticketId }), ticket ? 200 : 404, NO_STORE);
+  }));
 
   app.get('/assets/:file', (c) => {
     const asset = ASSETS[c.req.param('file')];
