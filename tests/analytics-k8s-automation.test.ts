@@ -370,7 +370,7 @@ describe(`Kubernetes metrics, workload monitoring and auto-optimize operations o
         AND labels @> '{"namespace": "production", "app": "api-server"}' AND lower(severity) IN ('error', 'critical', 'fatal') AND message <> 'fixture line'`, [acme.id, AWS]);
       expect(byKey.get(`${AWS} api-server`)).toMatchObject({
         account_name: 'acme-aws-production', namespace: 'production', ready_pods: 4, total_pods: 4,
-        pod_error_count: 2, application_error_count: 4 + demo.n, event_count: 6, total_slo_count: 3, failed_slo_count: 2,
+        pod_error_count: 2, application_error_count: 4 + Number(demo.n), event_count: 6, total_slo_count: 3, failed_slo_count: 2,
       });
       // payments-worker: its demo pod restarted.
       expect(byKey.get(`${AWS} payments-worker`)).toMatchObject({ pod_error_count: 1, failed_slo_count: 0 });

@@ -5,6 +5,7 @@ import { DEMO } from '../sql/demo/demo-data';
 import { startSibling } from './support/auth';
 import { backendName } from './support/database';
 import { ADMIN_SECRET, as, startTestServer, type GqlResult, type TestServer } from './support/server';
+import { freePort } from './support/ports';
 
 /**
  * logs_query with LOKI_URL set: the engine asks Loki's query_range API instead of the built-in store.
@@ -167,15 +168,6 @@ async function startLoki(): Promise<StandIn> {
         server.close(() => resolve());
       }),
   };
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -429,7 +421,7 @@ describe(`logs_query with a Loki backend on ${backendName}`, () => {
     });
 
     test('Loki unreachable: a clear error, without the URL', async () => {
-      const port = await closedPort();
+      const port = await freePort();
       const sibling = await startSibling(server, { LOKI_URL: `http://127.0.0.1:${port}`, LOKI_TIMEOUT_MS: String(TIMEOUT_MS) });
       try {
         const res = await sibling.post('/api/graphql', JSON.stringify({ query: FETCH, variables: { request: { account_id: ACCOUNT, ...DAY, query: '{namespace="prod"}' } } }), { 'x-hasura-admin-secret': ADMIN_SECRET, ...admin });

@@ -1,6 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { serve } from '@hono/node-server';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -15,6 +14,7 @@ import { backendName, createTestDatabase, type TestDatabase } from './support/da
 import { makeLicense } from './support/license';
 import { IDP_ENTITY_ID, makeCertificate, samlEnv, type KeyAndCert } from './support/saml';
 import { ADMIN_SECRET } from './support/server';
+import { freePort } from './support/ports';
 
 /**
  * SP-initiated SAML sign-in as a person does it: headless Chromium (Debian's package, driven by
@@ -35,18 +35,6 @@ const acme = DEMO.tenants.acme;
 const person = { email: 'sso.person@acme.example.com', name: 'Sso Person', groups: ['Everyone', 'Platform Admins'] };
 
 afterAll(() => stopSchemaValidator());
-
-/** A port free on loopback now: the engine must know its own URL (NEXTAUTH_URL, the ACS URL) before it listens. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 interface Engine {
   url: string;

@@ -16,7 +16,7 @@ const TICKET = `mutation($o: TicketsInsertOneInput!) { tickets_insert_one(object
 
 describe(`the ticket page on ${backendName}`, () => {
   let server: TestServer;
-  const cookieOf = (tenant: typeof acme) => ({
+  const cookieOf = (tenant: typeof acme | typeof globex) => ({
     cookie: `${SESSION_COOKIE}=${sessionCookieValue(server.started.engine.config, {
       userId: tenant.users.admin.id, tenantId: tenant.id, role: 'tenant_admin', email: tenant.users.admin.username, displayName: tenant.users.admin.displayName,
     })}`,

@@ -8,6 +8,7 @@ import { DEMO } from '../sql/demo/demo-data';
 import { authEnv } from './support/auth';
 import { backendName, createTestDatabase, type TestDatabase } from './support/database';
 import { ADMIN_SECRET, as, poster, type GqlResult } from './support/server';
+import { freePort } from './support/ports';
 
 /**
  * tickets_insert_one with a Jira integration (a row of `integrations`, sql/0026): the issue is created
@@ -25,7 +26,7 @@ const globex = DEMO.tenants.globex;
 const alice = acme.users.admin;
 const admin = as('tenant_admin', acme.id, alice.id);
 const ACCOUNT = acme.cloudAccounts.aws;
-const ENV = { ...authEnv(), JIRA_TIMEOUT_MS: '2000' };
+const ENV = authEnv({ JIRA_TIMEOUT_MS: '2000' });
 
 const TICKET = `mutation T($input: TicketsInsertOneInput!) { tickets_insert_one(object: $input) { data { insert_tickets_one { id ticket_id url message } } } }`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -83,14 +84,6 @@ async function startJira(): Promise<StandIn> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   self.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return self;
-}
-
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -162,7 +155,7 @@ describe(`tickets_insert_one with Jira on ${backendName}`, () => {
     ids.jira = await integration(acme.id, 'jira', { base_url: `${jira.url}/jira/`, email: ACME.email, api_token: ACME.token });
     ids.custom = await integration(acme.id, 'jira', { base_url: `${jira.url}/jira`, email: CUSTOM.email, api_token: CUSTOM.token, issue_type: 'Bug', priorities: { High: 'P1', critical: 'P0' } });
     ids.globex = await integration(globex.id, 'jira', { base_url: `${jira.url}/jira`, email: GLOBEX.email, api_token: GLOBEX.token });
-    ids.down = await integration(acme.id, 'jira', { base_url: `http://127.0.0.1:${await closedPort()}`, email: DOWN.email, api_token: DOWN.token });
+    ids.down = await integration(acme.id, 'jira', { base_url: `http://127.0.0.1:${await freePort()}`, email: DOWN.email, api_token: DOWN.token });
     ids.disabled = await integration(acme.id, 'jira', { base_url: `${jira.url}/jira`, email: ACME.email, api_token: ACME.token }, false);
     ids.github = await integration(acme.id, 'github', { token: ACME.token });
     ids.broken = await integration(acme.id, 'jira', { base_url: `${jira.url}/jira`, email: ACME.email });
