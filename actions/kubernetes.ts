@@ -293,7 +293,16 @@ export function recommendationOnWorkload(rc: string, w: string): string {
  * The workload an event is about: its subject's owner (a pod's workload), or the subject itself when
  * it is a workload (the same reading as event_get_filter_values' `workload`).
  */
-const EVENT_WORKLOAD = `coalesce(e.subject_owner, CASE WHEN lower(e.subject_type) IN ('cronjob', 'daemonset', 'deployment', 'job', 'replicaset', 'rollout', 'statefulset') THEN e.subject_name END)`;
+/**
+ * The workload an event `e` is about. A pod's is the workload its pod row names (its owner in the event
+ * is usually a ReplicaSet, `<deployment>-<hash>`, not the workload), else that owner; anything else's is
+ * its owner, or itself when it is a workload.
+ */
+const EVENT_WORKLOAD = `CASE WHEN lower(e.subject_type) = 'pod' THEN coalesce(
+    (SELECT p.workload_name FROM k8s_pods p WHERE p.tenant_id = e.tenant AND p.cloud_account_id = e.cloud_account_id
+        AND p.namespace = e.subject_namespace AND p.name = e.subject_name AND p.workload_name IS NOT NULL LIMIT 1),
+    e.subject_owner)
+  ELSE coalesce(e.subject_owner, CASE WHEN lower(e.subject_type) IN ('cronjob', 'daemonset', 'deployment', 'job', 'replicaset', 'rollout', 'statefulset') THEN e.subject_name END) END`;
 
 /**
  * Per workload (account, namespace, name); pods and events are counted once per statement for the

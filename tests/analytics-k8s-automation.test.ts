@@ -116,6 +116,9 @@ describe(`Kubernetes metrics, workload monitoring and auto-optimize operations o
     const apiSlo = (key: string, fingerprint: string | null, status: string, at: string) =>
       event(acme.id, AWS, { source: 'slo', status, key, fingerprint, subject: 'api-server', type: 'deployment', owner: null, at });
     await event(acme.id, AWS, { source: 'kubernetes_api_server', status: 'FIRING', key: 'crash:api', fingerprint: 'fx-crash-api', subject: 'api-server-crash', type: 'pod', owner: 'api-server', at: '2026-02-26 10:00:00' });
+    // A pod event whose owner is the ReplicaSet: api-server's through the pod row; one whose pod is unknown stays its owner's.
+    await event(acme.id, AWS, { source: 'kubernetes_api_server', status: 'FIRING', key: 'oom:api', fingerprint: 'fx-oom-api', subject: 'api-server-restarted', type: 'pod', owner: 'api-server-7c9f8b6d4', at: '2026-02-26 11:00:00' });
+    await event(acme.id, AWS, { source: 'kubernetes_api_server', status: 'FIRING', key: 'oom:ghost', fingerprint: 'fx-oom-ghost', subject: 'api-server-ghost-x1', type: 'pod', owner: 'api-server-7c9f8b6d4', at: '2026-02-26 12:00:00' });
     await apiSlo('slo:latency-api', 'fx-slo-latency-api', 'FIRING', '2026-02-20 10:00:00');
     await apiSlo('slo:latency-api', 'fx-slo-latency-api', 'RESOLVED', '2026-02-21 10:00:00');
     await apiSlo('slo:errors-api', 'fx-slo-errors-api', 'RESOLVED', '2026-02-20 11:00:00');
@@ -322,6 +325,15 @@ describe(`Kubernetes metrics, workload monitoring and auto-optimize operations o
   describe('k8s_workloads_cloud_account_monitoring_v2', () => {
     const FIELDS = 'workload_id account_id account_name name namespace creation_time ready_pods total_pods pod_error_count application_error_count event_count total_slo_count failed_slo_count';
     /** Hand-written: one row per active workload, each count by a correlated subquery. */
+    /**
+     * Whether event `e` is about workload `w`: a pod event by the workload its pod row names (its owner
+     * is usually a ReplicaSet), else by its owner; other events by their owner, or themselves when they
+     * are a workload.
+     */
+    const aboutWorkload = (e: string) => `(CASE WHEN lower(${e}.subject_type) = 'pod'
+        THEN coalesce((SELECT max(p.workload_name) FROM k8s_pods p WHERE p.tenant_id = ${e}.tenant AND p.cloud_account_id = ${e}.cloud_account_id
+                         AND p.namespace = ${e}.subject_namespace AND p.name = ${e}.subject_name), ${e}.subject_owner) = w.name
+        ELSE (${e}.subject_owner = w.name OR (${e}.subject_owner IS NULL AND ${e}.subject_name = w.name AND lower(${e}.subject_type) IN ${WORKLOAD_KINDS})) END)`;
     const monitoring = (extra = '', params: (string | null)[] = [acme.id]) => sql(`
       SELECT w.id::text AS workload_id, w.cloud_account_id::text AS account_id, a.account_name, w.name, w.namespace,
         to_char(w.creation_time, 'YYYY-MM-DD"T"HH24:MI:SS') AS creation_time, w.ready_pods, w.total_pods,
@@ -333,16 +345,16 @@ describe(`Kubernetes metrics, workload monitoring and auto-optimize operations o
            AND l.labels ->> 'namespace' = w.namespace AND l.labels ->> 'app' = coalesce(w.labels ->> 'app', w.name)
            AND lower(l.severity) IN ('error', 'critical', 'fatal')) AS application_error_count,
         (SELECT count(*)::int FROM events e WHERE e.tenant = w.tenant_id AND e.cloud_account_id = w.cloud_account_id AND e.subject_namespace = w.namespace
-           AND (e.subject_owner = w.name OR (e.subject_owner IS NULL AND e.subject_name = w.name AND lower(e.subject_type) IN ${WORKLOAD_KINDS}))) AS event_count,
+           AND ${aboutWorkload('e')}) AS event_count,
         (SELECT count(DISTINCT coalesce(e.fingerprint, e.aggregation_key))::int FROM events e WHERE e.tenant = w.tenant_id AND e.cloud_account_id = w.cloud_account_id
            AND e.subject_namespace = w.namespace AND e.source = 'slo'
-           AND (e.subject_owner = w.name OR (e.subject_owner IS NULL AND e.subject_name = w.name AND lower(e.subject_type) IN ${WORKLOAD_KINDS}))) AS total_slo_count,
+           AND ${aboutWorkload('e')}) AS total_slo_count,
         (SELECT count(*)::int FROM events e WHERE e.tenant = w.tenant_id AND e.cloud_account_id = w.cloud_account_id AND e.subject_namespace = w.namespace
            AND e.source = 'slo' AND e.status = 'FIRING'
-           AND (e.subject_owner = w.name OR (e.subject_owner IS NULL AND e.subject_name = w.name AND lower(e.subject_type) IN ${WORKLOAD_KINDS}))
+           AND ${aboutWorkload('e')}
            AND NOT EXISTS (SELECT 1 FROM events later WHERE later.tenant = w.tenant_id AND later.cloud_account_id = w.cloud_account_id AND later.source = 'slo'
              AND later.subject_namespace = w.namespace
-             AND (later.subject_owner = w.name OR (later.subject_owner IS NULL AND later.subject_name = w.name AND lower(later.subject_type) IN ${WORKLOAD_KINDS}))
+             AND ${aboutWorkload('later')}
              AND coalesce(later.fingerprint, later.aggregation_key) = coalesce(e.fingerprint, e.aggregation_key)
              AND (later.created_at, later.id) > (e.created_at, e.id))) AS failed_slo_count
       FROM k8s_workloads w JOIN cloud_accounts a ON a.id = w.cloud_account_id
@@ -363,14 +375,14 @@ describe(`Kubernetes metrics, workload monitoring and auto-optimize operations o
       expect([...byKey.keys()].sort()).toEqual([`${AWS} api-server`, `${AWS} payments-worker`, `${GCP} checkout`].sort());
       // api-server: a crash-looping pod and a restarted one (not the pending one, not the failed pod
       // that is gone, not Globex's); error, ERROR, critical and Fatal lines (not warn/info, not those of
-      // another account or tenant); the pod event and five SLO events; SLOs latency (recovered), errors
+      // another account or tenant); two pod events (one owned by its ReplicaSet, found through its pod row) and five SLO events; SLOs latency (recovered), errors
       // and availability (firing), not the gcp or Globex ones.
       // The demo set's own error lines of api-server count too: counted here from its labels.
       const [demo] = await sql(`SELECT count(*)::int AS n FROM logs WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid
         AND labels @> '{"namespace": "production", "app": "api-server"}' AND lower(severity) IN ('error', 'critical', 'fatal') AND message <> 'fixture line'`, [acme.id, AWS]);
       expect(byKey.get(`${AWS} api-server`)).toMatchObject({
         account_name: 'acme-aws-production', namespace: 'production', ready_pods: 4, total_pods: 4,
-        pod_error_count: 2, application_error_count: 4 + Number(demo.n), event_count: 6, total_slo_count: 3, failed_slo_count: 2,
+        pod_error_count: 2, application_error_count: 4 + Number(demo.n), event_count: 7, total_slo_count: 3, failed_slo_count: 2,
       });
       // payments-worker: its demo pod restarted.
       expect(byKey.get(`${AWS} payments-worker`)).toMatchObject({ pod_error_count: 1, failed_slo_count: 0 });
