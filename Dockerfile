@@ -7,7 +7,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY engine ./engine
 COPY actions ./actions
-COPY sql ./sql
+COPY demo ./demo
 COPY bench ./bench
 RUN npm run build && npm prune --omit=dev
 
@@ -19,6 +19,7 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY metadata ./metadata
 COPY sql ./sql
+COPY demo ./demo
 RUN mkdir -p /data && chown node /data
 USER node
 EXPOSE 8080

@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import type { ActionContext } from '../engine/execute/actions';
+import type { ActionContext } from '../engine/compile/execute/actions';
 import { analyticOperation } from './analytics/operation';
 import { buildQuery, rowsOf, type AnalyticRequest } from './analytics/builder';
 import { whereOf, type Dataset, type Field } from './analytics/dataset';

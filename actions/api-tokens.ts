@@ -1,6 +1,6 @@
-import { createApiToken, deleteApiToken, listApiTokens } from '../engine/auth/api-tokens';
-import type { ActionContext } from '../engine/execute/actions';
-import { RequestError } from '../engine/plan/errors';
+import { createApiToken, deleteApiToken, listApiTokens } from '../engine/serve/auth/api-tokens';
+import type { ActionContext } from '../engine/compile/execute/actions';
+import { RequestError } from '../engine/core/errors';
 import { tenantOf, uuidArg } from './session';
 
 /**

@@ -1,5 +1,5 @@
-import type { ActionContext } from '../engine/execute/actions';
-import { RequestError } from '../engine/plan/errors';
+import type { ActionContext } from '../engine/compile/execute/actions';
+import { RequestError } from '../engine/core/errors';
 import { analyticOperation } from './analytics/operation';
 import { jsonbWhere, type Dataset, type Field, type WhereField } from './analytics/dataset';
 import { invalid, unknownName } from './analytics/errors';

@@ -1,4 +1,4 @@
-import type { ActionContext } from '../engine/execute/actions';
+import type { ActionContext } from '../engine/compile/execute/actions';
 import { analyticOperation } from './analytics/operation';
 import { invalid, unknownName } from './analytics/errors';
 import { tenantOf, uuidArg } from './session';

@@ -1,4 +1,4 @@
-import type { ActionContext } from '../engine/execute/actions';
+import type { ActionContext } from '../engine/compile/execute/actions';
 import { analyticOperation } from './analytics/operation';
 import { tenantOf } from './session';
 import { jsonbWhere, whereOf, type Dataset, type Field } from './analytics/dataset';

@@ -1,5 +1,5 @@
-import type { ActionContext } from '../engine/execute/actions';
-import { RequestError } from '../engine/plan/errors';
+import type { ActionContext } from '../engine/compile/execute/actions';
+import { RequestError } from '../engine/core/errors';
 import { queryLoki, type LogLine } from './logs/loki';
 import { parseSelector } from './logs/selector';
 import { logsStatement, rangeStatement, type StoreQuery } from './logs/store';

@@ -1,5 +1,5 @@
-import type { ActionContext } from '../engine/execute/actions';
-import { RequestError } from '../engine/plan/errors';
+import type { ActionContext } from '../engine/compile/execute/actions';
+import { RequestError } from '../engine/core/errors';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,6 +1,6 @@
-import type { Queryable } from '../engine/db/database';
-import type { ActionContext } from '../engine/execute/actions';
-import { RequestError } from '../engine/plan/errors';
+import type { Queryable } from '../engine/core/db/database';
+import type { ActionContext } from '../engine/compile/execute/actions';
+import { RequestError } from '../engine/core/errors';
 import { createJiraIssue, jiraConfig } from './tickets/jira';
 import { tenantOf, uuidArg } from './session';
 

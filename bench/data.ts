@@ -1,4 +1,4 @@
-import { DEMO } from '../sql/demo/demo-data';
+import { DEMO } from '../demo/demo-data';
 
 /**
  * A heavier spends table than the demo's 59 days: one more spend line per resource and day for the

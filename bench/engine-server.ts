@@ -2,18 +2,19 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { serve } from '@hono/node-server';
 import { getVariableValues, Kind, parse, validate, type OperationDefinitionNode } from 'graphql';
-import { adminSession, type Session } from '../engine/auth/session';
-import { loadConfig } from '../engine/config/config';
-import { compile } from '../engine/execute/compile';
-import { bindParams } from '../engine/execute/params';
-import { startEngine, type Started } from '../engine/server';
+import { adminSession } from '../engine/serve/auth/admin-secret';
+import type { Session } from '../engine/core/session';
+import { loadConfig } from '../engine/core/config';
+import { compile } from '../engine/compile/execute/compile';
+import { bindParams } from '../engine/compile/execute/params';
+import { startEngine, type Started } from '../engine/main';
 import postgres from 'postgres';
 import { buildQuery } from '../actions/analytics/builder';
 import { spendGroupings } from '../actions/cost';
 import { parseSelector } from '../actions/logs/selector';
 import { logsStatement, rangeStatement } from '../actions/logs/store';
-import { copyTarget } from '../sql/demo/load';
-import { seedDemoScale } from '../sql/demo/seed';
+import { copyTarget } from '../demo/load';
+import { seedDemoScale } from '../demo/seed';
 import { serveCalls } from './ipc';
 import { extraSpendsSql, logLinesSql } from './data';
 import { BENCH_ROLE, BENCH_TENANT, WORKLOADS, type Workload } from './workloads';
@@ -31,7 +32,7 @@ export interface EngineStart {
   databaseUrl: string;
   adminSecret: string;
   extraSpendDays: number;
-  /** Generated demo data of this scale (sql/demo/seed.ts, through COPY) on top of the demo set; 0: none. */
+  /** Generated demo data of this scale (demo/seed.ts, through COPY) on top of the demo set; 0: none. */
   scale: number;
   /** Generated log lines (data.ts logLinesSql) written into `logs` before loading; 0: none. */
   logLines: number;

@@ -1,4 +1,4 @@
-import { DEMO } from '../sql/demo/demo-data';
+import { DEMO } from '../demo/demo-data';
 import { LOG_ACCOUNTS, LOG_SPAN } from './data';
 
 /** One GraphQL request the bench sends over and over, as a tenant_admin of the first demo tenant. */

@@ -1,11 +1,11 @@
-import { DEMO } from '../sql/demo/demo-data';
+import { DEMO } from '../demo/demo-data';
 import { backendName } from './support/database';
 import { as, startTestServer, type TestServer } from './support/server';
 
 /**
  * The AI catalogue operations (actions/ai-catalogue/) through HTTP, as a tenant's users: answers
  * checked against SQL written here by hand; rows of another tenant never appear, even when put on
- * this tenant's account ids; bad input is refused with a code. Demo rows: sql/demo/ai-catalogue.sql.
+ * this tenant's account ids; bad input is refused with a code. Demo rows: demo/ai-catalogue.sql.
  */
 const acme = DEMO.tenants.acme;
 const globex = DEMO.tenants.globex;

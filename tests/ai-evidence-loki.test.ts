@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { lokiLineId } from '../actions/ai/evidence';
 import { parseSelector } from '../actions/logs/selector';
-import { DEMO } from '../sql/demo/demo-data';
+import { DEMO } from '../demo/demo-data';
 import { INCIDENT_KINDS, seedAiIncidents, type SeededIncidents } from './support/ai-incidents';
 import { backendName } from './support/database';
 import { as, startTestServer, type TestServer } from './support/server';

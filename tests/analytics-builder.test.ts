@@ -3,8 +3,8 @@ import type { Dataset } from '../actions/analytics/dataset';
 import { spendGroupings, spends } from '../actions/cost';
 import { k8sWorkloads } from '../actions/kubernetes';
 import { recommendationGroupings } from '../actions/recommendations';
-import { RequestError } from '../engine/plan/errors';
-import { DEMO } from '../sql/demo/demo-data';
+import { RequestError } from '../engine/core/errors';
+import { DEMO } from '../demo/demo-data';
 import { backendName } from './support/database';
 import { startTestServer, type TestServer } from './support/server';
 

@@ -1,4 +1,4 @@
-import { DEMO } from '../sql/demo/demo-data';
+import { DEMO } from '../demo/demo-data';
 import { backendName } from './support/database';
 import { as, startTestServer, type TestServer } from './support/server';
 
@@ -19,7 +19,7 @@ const AWS = acme.cloudAccounts.aws;
 const GCP = acme.cloudAccounts.gcp;
 const acmeAccounts = new Set<string>(Object.values(acme.cloudAccounts));
 const globexAccounts: string[] = Object.values(globex.cloudAccounts);
-/** The demo workload resource of Acme's aws api-server (sql/demo/demo-data.ts, workloadSection). */
+/** The demo workload resource of Acme's aws api-server (demo/demo-data.ts, workloadSection). */
 const API_SERVER_RESOURCE = '11111111-0007-4000-8000-000000000001';
 
 type Row = Record<string, unknown>;

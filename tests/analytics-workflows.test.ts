@@ -1,11 +1,11 @@
-import { DEMO } from '../sql/demo/demo-data';
+import { DEMO } from '../demo/demo-data';
 import { backendName } from './support/database';
 import { as, startTestServer, type TestServer } from './support/server';
 
 /**
  * The workflow_* operations through HTTP, as a tenant's users: answers checked against SQL written
  * here by hand, and never a workflow or execution of another tenant.
- * The demo workflows come with the demo set (sql/demo/workflows.sql).
+ * The demo workflows come with the demo set (demo/workflows.sql).
  */
 const acme = DEMO.tenants.acme;
 const globex = DEMO.tenants.globex;

@@ -1,6 +1,6 @@
 import { runAdmin, type AdminIo } from '../engine/cli/admin';
-import { verifyCredentials } from '../engine/auth/users';
-import { DEMO } from '../sql/demo/demo-data';
+import { verifyCredentials } from '../engine/serve/auth/users';
+import { DEMO } from '../demo/demo-data';
 import { authEnv, bearer, exchange, gqlWith, newSecret, runTs } from './support/auth';
 import { backendName, createTestDatabase } from './support/database';
 import { startTestServer, type TestServer } from './support/server';

@@ -1,5 +1,5 @@
 import { createUser, suspendUser } from '../engine/cli/admin';
-import { DEMO } from '../sql/demo/demo-data';
+import { DEMO } from '../demo/demo-data';
 import { authEnv, bearer, claimsOf, exchange, gqlWith, tokenFor } from './support/auth';
 import { backendName } from './support/database';
 import { startTestServer, type TestServer } from './support/server';

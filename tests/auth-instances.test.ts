@@ -1,5 +1,5 @@
 import { suspendUser } from '../engine/cli/admin';
-import { DEMO } from '../sql/demo/demo-data';
+import { DEMO } from '../demo/demo-data';
 import { authEnv, bearer, exchange, gqlWith, jwtFor, spawnEngine, startSibling, tokenFor, within } from './support/auth';
 import { backendName, createTestDatabase, onPostgres, type TestDatabase } from './support/database';
 import { ADMIN_SECRET, startTestServer, type TestServer } from './support/server';

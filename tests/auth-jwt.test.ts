@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
-import { DEMO } from '../sql/demo/demo-data';
+import { DEMO } from '../demo/demo-data';
 import { authEnv, bearer, claimsOf, exchange, gqlWith, jwtFor, newSecret, startSibling, tokenFor } from './support/auth';
 import { backendName } from './support/database';
 import { startTestServer, type TestServer } from './support/server';

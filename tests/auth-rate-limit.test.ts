@@ -1,5 +1,5 @@
 import { createUser } from '../engine/cli/admin';
-import { DEMO } from '../sql/demo/demo-data';
+import { DEMO } from '../demo/demo-data';
 import { authEnv, exchange, startSibling, tokenFor } from './support/auth';
 import { backendName } from './support/database';
 import { startTestServer, type TestServer } from './support/server';

@@ -1,8 +1,8 @@
-import { clearSessionCookie, readSessionCookie, SESSION_COOKIE, sessionCookie, sessionCookieValue } from '../engine/auth/browser-session';
-import { loadUserSession, verifyCredentials, type UserSession } from '../engine/auth/users';
+import { clearSessionCookie, readSessionCookie, SESSION_COOKIE, sessionCookie, sessionCookieValue } from '../engine/serve/auth/session-cookie';
+import { loadUserSession, verifyCredentials, type UserSession } from '../engine/serve/auth/users';
 import { activateUser, suspendUser } from '../engine/cli/admin';
-import { loadConfig } from '../engine/config/config';
-import { DEMO } from '../sql/demo/demo-data';
+import { loadConfig } from '../engine/core/config';
+import { DEMO } from '../demo/demo-data';
 import { authEnv, bearer, gqlWith, jwtFor, newSecret, within, withPassword } from './support/auth';
 import { backendName } from './support/database';
 import { startTestServer, type TestServer } from './support/server';

@@ -1,5 +1,5 @@
-import { deleteApiToken } from '../engine/auth/api-tokens';
-import { DEMO } from '../sql/demo/demo-data';
+import { deleteApiToken } from '../engine/serve/auth/api-tokens';
+import { DEMO } from '../demo/demo-data';
 import { authEnv, bearer, exchange, gqlWith, jwtFor, tokenFor } from './support/auth';
 import { backendName } from './support/database';
 import { as, startTestServer, type TestServer } from './support/server';

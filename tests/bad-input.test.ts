@@ -1,6 +1,6 @@
 import * as http from 'node:http';
-import type { Session } from '../engine/auth/session';
-import { DEMO } from '../sql/demo/demo-data';
+import type { Session } from '../engine/core/session';
+import { DEMO } from '../demo/demo-data';
 import { backendName } from './support/database';
 import { ADMIN_SECRET, as, startTestServer, type GqlResult, type TestServer } from './support/server';
 

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { DEMO } from '../sql/demo/demo-data';
+import { DEMO } from '../demo/demo-data';
 import { authEnv, bearer, exchange, gqlWith, newSecret, withPassword } from './support/auth';
 import { backendName } from './support/database';
 import { startTestServer, type TestServer } from './support/server';

@@ -1,4 +1,4 @@
-import { loadConfig } from '../engine/config/config';
+import { loadConfig } from '../engine/core/config';
 
 /** Configuration errors stop start-up with the variable's name, and never repeat a secret it held. */
 describe('configuration', () => {

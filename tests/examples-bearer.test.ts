@@ -1,4 +1,4 @@
-import { DEMO } from '../sql/demo/demo-data';
+import { DEMO } from '../demo/demo-data';
 import { authEnv, bearer, claimsOf, exchange, gqlWith, tokenFor } from './support/auth';
 import { backendName } from './support/database';
 import { EXAMPLES, withIds } from './support/examples';

@@ -1,4 +1,4 @@
-import { DEMO } from '../sql/demo/demo-data';
+import { DEMO } from '../demo/demo-data';
 import { MAX_VALUES } from '../actions/ai-catalogue/kg-filters';
 import { backendName } from './support/database';
 import { as, startTestServer, type TestServer } from './support/server';
@@ -9,7 +9,7 @@ import { as, startTestServer, type TestServer } from './support/server';
  * active nodes) and kg_get_filter_values (the distinct values of one of them), checked against SQL
  * written here by hand. Another tenant's nodes and sync records, even on this tenant's account ids,
  * never contribute; bad input is refused with `validation-failed` and the path of the culprit.
- * Demo rows: sql/demo/demo-data.ts (knowledgeGraphSection); more are added below.
+ * Demo rows: demo/demo-data.ts (knowledgeGraphSection); more are added below.
  */
 const acme = DEMO.tenants.acme;
 const globex = DEMO.tenants.globex;

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { DEMO } from '../sql/demo/demo-data';
+import { DEMO } from '../demo/demo-data';
 import { startSibling } from './support/auth';
 import { backendName } from './support/database';
 import { ADMIN_SECRET, as, startTestServer, type GqlResult, type TestServer } from './support/server';

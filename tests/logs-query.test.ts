@@ -1,7 +1,7 @@
 import { toPostgresRegex, RegexError } from '../actions/logs/regex';
 import { formatSelector, parseSelector } from '../actions/logs/selector';
 import { RECENT_WINDOW } from '../actions/logs/store';
-import { DEMO } from '../sql/demo/demo-data';
+import { DEMO } from '../demo/demo-data';
 import { authEnv, bearer, gqlWith, jwtFor } from './support/auth';
 import { backendName } from './support/database';
 import { EXAMPLES, withIds } from './support/examples';

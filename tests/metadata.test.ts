@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import YAML from 'yaml';
-import { loadMetadata, MetadataError } from '../engine/metadata/load';
+import { loadMetadata, MetadataError } from '../engine/compile/model/load';
 import { backendName, createTestDatabase, type TestDatabase } from './support/database';
 import { startTestServer } from './support/server';
 

@@ -1,4 +1,4 @@
-import { DEMO } from '../sql/demo/demo-data';
+import { DEMO } from '../demo/demo-data';
 import { backendName } from './support/database';
 import { ADMIN_SECRET, as, startTestServer, type TestServer } from './support/server';
 

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DEMO } from '../sql/demo/demo-data';
+import { DEMO } from '../demo/demo-data';
 import { backendName, createTestDatabase, type TestDatabase } from './support/database';
 import { as, startTestServer, type TestServer } from './support/server';
 

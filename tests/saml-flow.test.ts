@@ -1,8 +1,8 @@
 import { activateUser, suspendUser } from '../engine/cli/admin';
-import { stopSchemaValidator } from '../engine/saml/schema-validator';
-import { STATE_COOKIE, stateCookieValue } from '../engine/saml/state';
+import { stopSchemaValidator } from '../engine/serve/saml/schema-validator';
+import { STATE_COOKIE, stateCookieValue } from '../engine/serve/saml/state';
 import * as samlify from 'samlify';
-import { DEMO } from '../sql/demo/demo-data';
+import { DEMO } from '../demo/demo-data';
 import { authEnv, gqlWith, startSibling } from './support/auth';
 import { backendName } from './support/database';
 import { makeLicense } from './support/license';

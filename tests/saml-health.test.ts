@@ -1,7 +1,7 @@
-import { loadConfig, normaliseCertificate } from '../engine/config/config';
-import { samlHealth } from '../engine/saml/health';
-import { readLicense } from '../engine/saml/license';
-import { DEMO } from '../sql/demo/demo-data';
+import { loadConfig, normaliseCertificate } from '../engine/core/config';
+import { samlHealth } from '../engine/serve/saml/health';
+import { readLicense } from '../engine/serve/saml/license';
+import { DEMO } from '../demo/demo-data';
 import { authEnv } from './support/auth';
 import { backendName } from './support/database';
 import { makeLicense } from './support/license';

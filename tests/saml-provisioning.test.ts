@@ -1,9 +1,9 @@
-import { mapAttributes } from '../engine/saml/acs';
-import { rolesFromGroups } from '../engine/saml/provision';
-import { stopSchemaValidator } from '../engine/saml/schema-validator';
-import { refuseXml } from '../engine/saml/xml-guard';
-import { loadConfig } from '../engine/config/config';
-import { DEMO } from '../sql/demo/demo-data';
+import { mapAttributes } from '../engine/serve/saml/acs';
+import { rolesFromGroups } from '../engine/serve/saml/provision';
+import { stopSchemaValidator } from '../engine/serve/saml/schema-validator';
+import { refuseXml } from '../engine/serve/saml/xml-guard';
+import { loadConfig } from '../engine/core/config';
+import { DEMO } from '../demo/demo-data';
 import { authEnv, gqlWith } from './support/auth';
 import { backendName } from './support/database';
 import { makeLicense } from './support/license';

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import postgres from 'postgres';
-import { loadConfig } from '../engine/config/config';
-import { connectDatabase } from '../engine/db/connect';
-import type { Database } from '../engine/db/database';
-import { migrate } from '../engine/db/migrate';
-import { DEMO } from '../sql/demo/demo-data';
-import { copyField, copyLine, copyTarget, sqlLiteral } from '../sql/demo/load';
-import { expectedCounts, generatedTables, planScale, SHAPE, type ScalePlan } from '../sql/demo/scale';
-import { readSeedState, seedDemoData, seedDemoScale, verifyForeignKeys } from '../sql/demo/seed';
+import { loadConfig } from '../engine/core/config';
+import { connectDatabase } from '../engine/core/db/connect';
+import type { Database } from '../engine/core/db/database';
+import { migrate } from '../engine/core/db/migrate';
+import { DEMO } from '../demo/demo-data';
+import { copyField, copyLine, copyTarget, sqlLiteral } from '../demo/load';
+import { expectedCounts, generatedTables, planScale, SHAPE, type ScalePlan } from '../demo/scale';
+import { readSeedState, seedDemoData, seedDemoScale, verifyForeignKeys } from '../demo/seed';
 import { backendName, createTestDatabase, onPostgres, type TestDatabase } from './support/database';
 
 /** Every generated row of a plan as COPY text, per table. */

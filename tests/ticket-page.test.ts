@@ -1,5 +1,5 @@
-import { SESSION_COOKIE, sessionCookieValue } from '../engine/auth/browser-session';
-import { DEMO } from '../sql/demo/demo-data';
+import { SESSION_COOKIE, sessionCookieValue } from '../engine/serve/auth/session-cookie';
+import { DEMO } from '../demo/demo-data';
 import { authEnv } from './support/auth';
 import { backendName } from './support/database';
 import { as, startTestServer, type TestServer } from './support/server';

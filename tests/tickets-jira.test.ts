@@ -2,9 +2,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { serve } from '@hono/node-server';
-import { loadConfig } from '../engine/config/config';
-import { startEngine, type Started } from '../engine/server';
-import { DEMO } from '../sql/demo/demo-data';
+import { loadConfig } from '../engine/core/config';
+import { startEngine, type Started } from '../engine/main';
+import { DEMO } from '../demo/demo-data';
 import { authEnv } from './support/auth';
 import { backendName, createTestDatabase, type TestDatabase } from './support/database';
 import { ADMIN_SECRET, as, poster, type GqlResult } from './support/server';

@@ -1,6 +1,6 @@
-import type { ActionContext } from '../../engine/execute/actions';
-import type { Param } from '../../engine/db/database';
-import { RequestError } from '../../engine/plan/errors';
+import type { ActionContext } from '../../engine/compile/execute/actions';
+import type { Param } from '../../engine/core/db/database';
+import { RequestError } from '../../engine/core/errors';
 import { tenantOf, uuidArg } from '../session';
 
 /**

@@ -1,5 +1,5 @@
-import type { ActionContext } from '../../engine/execute/actions';
-import type { Row } from '../../engine/db/database';
+import type { ActionContext } from '../../engine/compile/execute/actions';
+import type { Row } from '../../engine/core/db/database';
 import { uuidArg } from '../session';
 import { accountScope, notFound, num, requestOf, ts, type Args } from './common';
 

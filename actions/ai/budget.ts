@@ -1,4 +1,4 @@
-import type { ActionContext } from '../../engine/execute/actions';
+import type { ActionContext } from '../../engine/compile/execute/actions';
 import { tenantOf, uuidArg } from '../session';
 import { currentPeriod, moduleBudget, MODULES } from './usage';
 

@@ -1,6 +1,6 @@
-import type { Queryable } from '../../engine/db/database';
-import type { ActionContext } from '../../engine/execute/actions';
-import { RequestError } from '../../engine/plan/errors';
+import type { Queryable } from '../../engine/core/db/database';
+import type { ActionContext } from '../../engine/compile/execute/actions';
+import { RequestError } from '../../engine/core/errors';
 import { tenantOf, uuidArg } from '../session';
 import { gatherEvidence, loadEvent } from './evidence';
 import { askModel, SYSTEM_PROMPT } from './model-answer';

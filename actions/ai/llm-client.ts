@@ -1,4 +1,4 @@
-import type { AiConfig } from '../../engine/config/config';
+import type { AiConfig } from '../../engine/core/config';
 
 /**
  * A client of an OpenAI-compatible chat-completions endpoint (POST {baseUrl}/chat/completions), with

@@ -1,5 +1,5 @@
-import type { ActionContext } from '../../engine/execute/actions';
-import { RequestError } from '../../engine/plan/errors';
+import type { ActionContext } from '../../engine/compile/execute/actions';
+import { RequestError } from '../../engine/core/errors';
 import { tenantOf, uuidArg } from '../session';
 import { gatherEvidence, loadEvent } from './evidence';
 import { askModel, SYSTEM_PROMPT } from './model-answer';

@@ -1,4 +1,4 @@
-import { RequestError } from '../../engine/plan/errors';
+import { RequestError } from '../../engine/core/errors';
 
 /** A refused request: Hasura's `validation-failed`, with the path of the offending argument. */
 export function invalid(message: string, path: string): RequestError {

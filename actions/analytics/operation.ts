@@ -1,5 +1,5 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import type { ActionContext } from '../../engine/execute/actions';
+import type { ActionContext } from '../../engine/compile/execute/actions';
 import { tenantOf } from '../session';
 import { buildQuery, rowsOf, type AnalyticRequest } from './builder';
 import type { Dataset } from './dataset';

@@ -1,4 +1,4 @@
-import { RequestError } from '../../engine/plan/errors';
+import { RequestError } from '../../engine/core/errors';
 import { formatSelector, type LogSelector } from './selector';
 
 /**

@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
-import { createApiToken, type CreatedApiToken } from '../auth/api-tokens';
-import { hashPassword, MAX_PASSWORD_LENGTH } from '../auth/passwords';
-import { loadUserSession, normaliseEmail, TENANT_ROLES } from '../auth/users';
-import { loadConfig } from '../config/config';
-import { connectDatabase } from '../db/connect';
-import type { Database, Queryable } from '../db/database';
-import { migrate } from '../db/migrate';
+import { createApiToken, type CreatedApiToken } from '../serve/auth/api-tokens';
+import { hashPassword, MAX_PASSWORD_LENGTH } from '../serve/auth/passwords';
+import { loadUserSession, normaliseEmail, TENANT_ROLES } from '../serve/auth/users';
+import { loadConfig } from '../core/config';
+import { connectDatabase } from '../core/db/connect';
+import type { Database, Queryable } from '../core/db/database';
+import { migrate } from '../core/db/migrate';
 
 /**
  * Operators' commands: `npm run admin -- <command> [options]`. Each works on the database of the

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Queryable } from '../../engine/db/database';
+import type { Queryable } from '../../engine/core/db/database';
 
 /**
  * Seeded incidents for the AI-analysis tests: one event of each kind the built-in analyst knows,

@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { serve } from '@hono/node-server';
 import { createTokenFor, setPassword } from '../../engine/cli/admin';
-import { loadConfig } from '../../engine/config/config';
-import type { Database } from '../../engine/db/database';
-import { startEngine, type Started } from '../../engine/server';
+import { loadConfig } from '../../engine/core/config';
+import type { Database } from '../../engine/core/db/database';
+import { startEngine, type Started } from '../../engine/main';
 import { ADMIN_SECRET, poster, type GqlResult, type TestServer } from './server';
 
 /**

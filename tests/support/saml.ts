@@ -1,9 +1,9 @@
 import { generateKeyPairSync, randomBytes, createPrivateKey } from 'node:crypto';
 import forge from 'node-forge';
 import * as samlify from 'samlify';
-import { validateSamlSchema } from '../../engine/saml/schema-validator';
-import { SESSION_COOKIE } from '../../engine/auth/browser-session';
-import { STATE_COOKIE } from '../../engine/saml/state';
+import { validateSamlSchema } from '../../engine/serve/saml/schema-validator';
+import { SESSION_COOKIE } from '../../engine/serve/auth/session-cookie';
+import { STATE_COOKIE } from '../../engine/serve/saml/state';
 
 /**
  * A SAML identity provider made in the test: its own RSA key pair and self-signed certificate, made

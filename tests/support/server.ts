@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { loadConfig } from '../../engine/config/config';
-import { startEngine, type Started } from '../../engine/server';
+import { loadConfig } from '../../engine/core/config';
+import { startEngine, type Started } from '../../engine/main';
 import { createTestDatabase, type TestDatabase } from './database';
 
 export const ADMIN_SECRET = 'test-admin-secret';

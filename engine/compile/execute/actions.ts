@@ -1,0 +1,71 @@
+import type { GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';
+import type { Queryable } from '../../core/db/database';
+import type { ActionJson } from '../model/metadata-types';
+import type { Session } from '../../core/session';
+import type { EngineConfig } from '../../core/config';
+import { RequestError } from '../../core/errors';
+
+/** What an action handler receives besides its arguments. */
+export interface ActionContext {
+  /**
+   * The database. A mutation that also changes tables runs its actions in the request's transaction
+   * (then this is it); a mutation of actions only runs them outside any transaction, as Hasura does,
+   * so that a handler waiting on another service (a language model, Jira, Loki) holds no connection.
+   */
+  db: Queryable;
+  /**
+   * Runs `fn` in a transaction: a new one, or the request's when there is one already. Handlers wrap
+   * the writes that must stand or fall together in it, and keep calls to other services outside.
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  session: Session;
+  /** The engine's configuration (integrations such as the language model or a Loki backend). */
+  config: EngineConfig;
+}
+
+/** `info` (the GraphQL resolver's) tells a handler which fields the caller selected. */
+export type ActionHandler = (args: Record<string, unknown>, ctx: ActionContext, info?: GraphQLResolveInfo) => unknown;
+
+/**
+ * An action's handler, from `definition.handler` in actions.yaml:
+ * - `module:<name>`: the export named after the action in `actions/<name>`;
+ * - `http://...` or `https://...`: Hasura's action webhook (POST {action, input, session_variables}).
+ */
+export function loadHandler(action: ActionJson): ActionHandler {
+  const handler = action.definition.handler;
+  if (handler.startsWith('module:')) {
+    const name = handler.slice('module:'.length);
+    if (!/^[\w-]+$/.test(name)) throw new Error(`action ${action.name}: invalid handler module "${name}"`);
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const mod = require(`../../../actions/${name}`) as Record<string, unknown>;
+    const fn = mod[action.name];
+    if (typeof fn !== 'function') throw new Error(`action ${action.name}: actions/${name} exports no function "${action.name}"`);
+    return fn as ActionHandler;
+  }
+  if (/^https?:\/\//.test(handler)) return webhook(action, handler);
+  throw new Error(`action ${action.name}: handler must be "module:<name>" or an http(s) URL, got "${handler}"`);
+}
+
+function webhook(action: ActionJson, url: string): ActionHandler {
+  const timeoutMs = (action.definition.timeout ?? 30) * 1000;
+  return async (input, ctx) => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ action: { name: action.name }, input, session_variables: ctx.session.vars }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const body = (await res.json().catch(() => null)) as { message?: string } | null;
+    if (!res.ok) throw new RequestError('action-error', body?.message ?? `action handler answered ${res.status}`);
+    return body;
+  };
+}
+
+/** The one resolver of every action field: look up the handler by field name and call it. */
+export function actionResolver(handlers: Map<string, ActionHandler>): GraphQLFieldResolver<unknown, ActionContext> {
+  return (_root, args, ctx, info) => {
+    const handler = handlers.get(info.fieldName);
+    if (!handler) throw new RequestError('unexpected', `no handler for action ${info.fieldName}`);
+    return handler(args, ctx, info);
+  };
+}

@@ -1,0 +1,58 @@
+import { RequestError } from '../../core/errors';
+import type { ValueSource } from '../plan/ir';
+import type { Param } from '../../core/db/database';
+import type { ParamSlot } from '../sql/writer';
+import type { Session } from '../../core/session';
+
+function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
+  let v = root;
+  for (const p of path) {
+    if (v === null || v === undefined) return undefined;
+    v = (v as Record<string | number, unknown>)[p];
+  }
+  return v;
+}
+
+export function resolveSource(s: ValueSource, vars: Record<string, unknown>, session: Session): unknown {
+  switch (s.from) {
+    case 'literal': return s.value;
+    case 'variable': return valueAt(vars[s.name], s.path);
+    case 'session': {
+      const v = session.vars[s.name];
+      if (v === undefined) throw new RequestError('access-denied', `missing session variable: "${s.name}"`, '$', 400);
+      return v;
+    }
+    case 'list': return s.items.map((i) => resolveSource(i, vars, session));
+  }
+}
+
+function scalarText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  return JSON.stringify(v);
+}
+
+/** A PostgreSQL array literal: `{"a","b\"c",NULL}`. */
+export function arrayLiteral(items: unknown[]): string {
+  return `{${items.map((i) => (i === null || i === undefined ? 'NULL' : `"${scalarText(i).replace(/(["\\])/g, '\\$1')}"`)).join(',')}}`;
+}
+
+/**
+ * A value as the text PostgreSQL parses for the placeholder's cast. JSON values are serialised, so a
+ * jsonb string stays a JSON string; a session variable bound as an array is taken as an array literal.
+ */
+export function toParam(value: unknown, slot: ParamSlot): Param {
+  if (value === null || value === undefined) return null;
+  const json = slot.sqlType === 'jsonb' || slot.sqlType === 'json';
+  if (slot.array) {
+    if (typeof value === 'string') return value;
+    const items = Array.isArray(value) ? value : [value];
+    return arrayLiteral(json ? items.map((i) => JSON.stringify(i)) : items);
+  }
+  return json ? JSON.stringify(value) : scalarText(value);
+}
+
+export function bindParams(slots: readonly ParamSlot[], vars: Record<string, unknown>, session: Session): Param[] {
+  return slots.map((s) => toParam(resolveSource(s.source, vars, session), s));
+}

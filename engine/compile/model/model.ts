@@ -1,0 +1,314 @@
+import type { Queryable } from '../../core/db/database';
+import { ADMIN_ROLE } from '../../core/session';
+import type { BoolExp, ValueSource } from '../plan/ir';
+import { readCatalog, type CatalogTable } from './catalog';
+import type { LoadedMetadata } from './load';
+import { MetadataError } from './load';
+import type { RelationshipJson, RootFieldKey, TableJson, TableRef } from './metadata-types';
+import { parsePermissionBoolExp, parsePresets } from './permissions';
+import { scalarForType } from './scalar-types';
+import { buildLogicalModels } from './logical-models';
+import { buildNativeQueries } from './native-queries';
+
+/**
+ * The resolved model: metadata joined with the database catalog. Everything downstream (schema,
+ * planner, SQL) reads tables, columns and permissions from here, never from YAML or the catalog.
+ */
+export interface Column {
+  name: string;
+  /** The GraphQL name: `column_config.custom_name` or the column name. */
+  gqlName: string;
+  /** The SQL type for casts, as format_type() prints it. */
+  sqlType: string;
+  /** The GraphQL scalar's name (`uuid`, `String`, `recommendation_status_type_enum`, ...). */
+  scalar: string;
+  nullable: boolean;
+  hasDefault: boolean;
+  generated: boolean;
+  /** For a column that references a lookup (is_enum) table: the allowed values. */
+  enumValues?: string[];
+}
+
+export interface Relationship {
+  name: string;
+  kind: 'object' | 'array';
+  source: Table;
+  target: Table;
+  /** Pairs of (source column, target column) that join the two. */
+  mapping: [Column, Column][];
+}
+
+export interface SelectPermission { columns: Set<string>; filter: BoolExp; limit?: number; allowAggregations: boolean }
+export interface InsertPermission { columns: Set<string>; check: BoolExp; set: Map<string, ValueSource> }
+export interface UpdatePermission { columns: Set<string>; filter: BoolExp; check: BoolExp; set: Map<string, ValueSource> }
+export interface DeletePermission { filter: BoolExp }
+export interface TablePermissions {
+  select?: SelectPermission;
+  insert?: InsertPermission;
+  update?: UpdatePermission;
+  delete?: DeletePermission;
+}
+
+/**
+ * A tracked table or view, or a logical model (Hasura's name for the row type of a native query): a
+ * logical model has columns and select permissions only, no schema, keys, relationships or root fields.
+ */
+export interface Table {
+  schema: string;
+  name: string;
+  gqlName: string;
+  kind: 'table' | 'view' | 'logical_model';
+  description?: string;
+  columns: Column[];
+  columnByName: Map<string, Column>;
+  columnByGql: Map<string, Column>;
+  primaryKey: Column[];
+  /** Primary key and unique constraints, for on_conflict. */
+  constraints: { name: string; columns: string[] }[];
+  isEnum: boolean;
+  enumValues: { value: string; comment: string | null }[];
+  relationships: Relationship[];
+  relByName: Map<string, Relationship>;
+  rootFields: Record<RootFieldKey, string | null>;
+  permissions: Map<string, TablePermissions>;
+}
+
+export interface NativeQueryArgument { name: string; sqlType: string; scalar: string; nullable: boolean; description?: string }
+
+/** A native query: SQL with `{{argument}}` placeholders whose rows have a logical model's columns. */
+export interface NativeQuery {
+  rootField: string;
+  returns: Table;
+  arguments: NativeQueryArgument[];
+  /** The code cut at its placeholders: SQL text and argument references, in order. */
+  parts: (string | { argument: string })[];
+  description?: string;
+}
+
+export interface Model {
+  tables: Table[];
+  logicalModels: Table[];
+  nativeQueries: NativeQuery[];
+  /** Every role named anywhere in the metadata, plus `admin`. */
+  roles: string[];
+  metadata: LoadedMetadata;
+}
+
+
+function ref(t: TableRef | string): { schema: string; name: string } {
+  return typeof t === 'string' ? { schema: 'public', name: t } : { schema: t.schema ?? 'public', name: t.name };
+}
+const key = (t: { schema: string; name: string }) => `${t.schema}.${t.name}`;
+
+function rootFieldNames(name: string, json: TableJson): Record<RootFieldKey, string | null> {
+  const custom = json.configuration?.custom_root_fields ?? {};
+  const pick = (k: RootFieldKey, fallback: string): string | null => {
+    const v = custom[k];
+    if (typeof v === 'string') return v;
+    if (v && typeof v === 'object' && v.name) return v.name;
+    return fallback;
+  };
+  return {
+    select: pick('select', name),
+    select_by_pk: pick('select_by_pk', `${name}_by_pk`),
+    select_aggregate: pick('select_aggregate', `${name}_aggregate`),
+    insert: pick('insert', `insert_${name}`),
+    insert_one: pick('insert_one', `insert_${name}_one`),
+    update: pick('update', `update_${name}`),
+    update_by_pk: pick('update_by_pk', `update_${name}_by_pk`),
+    delete: pick('delete', `delete_${name}`),
+    delete_by_pk: pick('delete_by_pk', `delete_${name}_by_pk`),
+  };
+}
+
+function buildTable(json: TableJson, cat: CatalogTable | undefined, file: string): Table {
+  const { schema, name } = ref(json.table);
+  if (!cat) throw new MetadataError(file, 'table', `table "${schema}"."${name}" does not exist in the database`);
+  const config = json.configuration ?? {};
+  const customNames = new Map<string, string>(Object.entries(config.custom_column_names ?? {}));
+  for (const [col, c] of Object.entries(config.column_config ?? {})) if (c.custom_name) customNames.set(col, c.custom_name);
+  for (const col of customNames.keys()) {
+    if (!cat.columns.some((c) => c.name === col)) throw new MetadataError(file, `configuration.column_config.${col}`, `column "${col}" does not exist in "${schema}"."${name}"`);
+  }
+  const columns: Column[] = cat.columns.map((c) => ({
+    name: c.name,
+    gqlName: customNames.get(c.name) ?? c.name,
+    sqlType: c.sqlType,
+    scalar: scalarForType(c.typeName, c.typeKind),
+    nullable: !c.notNull,
+    hasDefault: c.hasDefault || c.isIdentity,
+    generated: c.isGenerated,
+  }));
+  const columnByName = new Map(columns.map((c) => [c.name, c]));
+  const pkNames = config.primary_key ?? cat.primaryKey?.columns ?? [];
+  const primaryKey = pkNames.map((n) => {
+    const c = columnByName.get(n);
+    if (!c) throw new MetadataError(file, 'configuration.primary_key', `column "${n}" does not exist in "${schema}"."${name}"`);
+    return c;
+  });
+  const gqlName = config.custom_name ?? name;
+  return {
+    schema, name, gqlName, kind: cat.kind, columns, columnByName,
+    columnByGql: new Map(columns.map((c) => [c.gqlName, c])),
+    primaryKey,
+    constraints: [...(cat.primaryKey ? [cat.primaryKey] : []), ...cat.uniques],
+    isEnum: json.is_enum === true,
+    enumValues: [],
+    relationships: [],
+    relByName: new Map(),
+    rootFields: rootFieldNames(gqlName, json),
+    permissions: new Map(),
+  };
+}
+
+function columnOf(table: Table, name: string, file: string, where: string): Column {
+  const c = table.columnByName.get(name);
+  if (!c) throw new MetadataError(file, where, `column "${name}" does not exist in "${table.schema}"."${table.name}"`);
+  return c;
+}
+
+function buildRelationship(source: Table, json: RelationshipJson, kind: 'object' | 'array', ctx: BuildContext, file: string): Relationship {
+  const where = `${kind}_relationships.${json.name}`;
+  const targetOf = (t: TableRef | string) => {
+    const target = ctx.tables.get(key(ref(t)));
+    if (!target) throw new MetadataError(file, where, `target table "${key(ref(t))}" is not tracked in the metadata`);
+    return target;
+  };
+  const { foreign_key_constraint_on: fk, manual_configuration: manual } = json.using;
+  if (manual) {
+    const target = targetOf(manual.remote_table);
+    const mapping = Object.entries(manual.column_mapping).map(([l, r]) => [columnOf(source, l, file, where), columnOf(target, r, file, where)] as [Column, Column]);
+    return { name: json.name, kind, source, target, mapping };
+  }
+  if (typeof fk === 'string' || Array.isArray(fk)) {
+    // Object relationship through a foreign key of this table.
+    const cols = typeof fk === 'string' ? [fk] : fk;
+    const found = ctx.catalog.get(key(source))!.foreignKeys.find((f) => f.columns.join() === cols.join());
+    if (!found) throw new MetadataError(file, where, `no foreign key on "${source.name}"(${cols.join(', ')})`);
+    const target = targetOf({ schema: found.refSchema, name: found.refTable });
+    const mapping = cols.map((c, i) => [columnOf(source, c, file, where), columnOf(target, found.refColumns[i], file, where)] as [Column, Column]);
+    return { name: json.name, kind, source, target, mapping };
+  }
+  if (fk && typeof fk === 'object') {
+    // Array relationship through a foreign key of the remote table that points here.
+    const target = targetOf(fk.table);
+    const cols = fk.columns ?? (fk.column ? [fk.column] : []);
+    const found = ctx.catalog.get(key(target))!.foreignKeys.find(
+      (f) => f.columns.join() === cols.join() && f.refSchema === source.schema && f.refTable === source.name,
+    );
+    if (!found) throw new MetadataError(file, where, `no foreign key on "${target.name}"(${cols.join(', ')}) referencing "${source.name}"`);
+    const mapping = cols.map((c, i) => [columnOf(source, found.refColumns[i], file, where), columnOf(target, c, file, where)] as [Column, Column]);
+    return { name: json.name, kind, source, target, mapping };
+  }
+  throw new MetadataError(file, where, 'relationship needs foreign_key_constraint_on or manual_configuration');
+}
+
+interface BuildContext {
+  tables: Map<string, Table>;
+  catalog: Map<string, CatalogTable>;
+}
+
+function permissionColumns(table: Table, cols: string[] | '*' | undefined, file: string, where: string): Set<string> {
+  if (cols === undefined || cols === '*') return new Set(table.columns.map((c) => c.name));
+  return new Set(cols.map((c) => columnOf(table, c, file, where).name));
+}
+
+function buildPermissions(table: Table, json: TableJson, roles: Set<string>, file: string, tables: Map<string, Table>): void {
+  const perms = (role: string) => {
+    roles.add(role);
+    if (!table.permissions.has(role)) table.permissions.set(role, {});
+    return table.permissions.get(role)!;
+  };
+  const parse = (exp: unknown, where: string) => parsePermissionBoolExp(table, exp ?? {}, { file, where, tables });
+  for (const [i, { role, permission: p }] of (json.select_permissions ?? []).entries()) {
+    const at = `select_permissions[${i}].permission`;
+    perms(role).select = {
+      columns: permissionColumns(table, p.columns, file, `${at}.columns`),
+      filter: parse(p.filter, `${at}.filter`),
+      limit: p.limit,
+      allowAggregations: p.allow_aggregations === true,
+    };
+  }
+  for (const [i, { role, permission: p }] of (json.insert_permissions ?? []).entries()) {
+    const at = `insert_permissions[${i}].permission`;
+    perms(role).insert = {
+      columns: permissionColumns(table, p.columns, file, `${at}.columns`),
+      check: parse(p.check, `${at}.check`),
+      set: parsePresets(table, p.set ?? {}, { file, where: `${at}.set` }),
+    };
+  }
+  for (const [i, { role, permission: p }] of (json.update_permissions ?? []).entries()) {
+    const at = `update_permissions[${i}].permission`;
+    perms(role).update = {
+      columns: permissionColumns(table, p.columns, file, `${at}.columns`),
+      filter: parse(p.filter, `${at}.filter`),
+      check: parse(p.check ?? {}, `${at}.check`),
+      set: parsePresets(table, p.set ?? {}, { file, where: `${at}.set` }),
+    };
+  }
+  for (const [i, { role, permission: p }] of (json.delete_permissions ?? []).entries()) {
+    perms(role).delete = { filter: parse(p.filter, `delete_permissions[${i}].permission.filter`) };
+  }
+}
+
+/** Lookup tables: their values become the allowed values of every column that references them. */
+async function loadEnumValues(db: Queryable, table: Table, file: string): Promise<void> {
+  if (table.primaryKey.length !== 1 || table.primaryKey[0].scalar !== 'String') {
+    throw new MetadataError(file, 'is_enum', `enum table "${table.name}" needs a single text primary key`);
+  }
+  const valueCol = table.primaryKey[0].name;
+  const commentCol = table.columns.find((c) => c.name !== valueCol && c.scalar === 'String')?.name;
+  const q = (n: string) => `"${n.replace(/"/g, '""')}"`;
+  const rows = await db.query(
+    `SELECT ${q(valueCol)}::text AS value, ${commentCol ? `${q(commentCol)}::text` : 'NULL::text'} AS comment FROM ${q(table.schema)}.${q(table.name)} ORDER BY 1`,
+  );
+  table.enumValues = rows.map((r) => ({ value: String(r.value), comment: (r.comment as string | null) ?? null }));
+}
+
+/** Joins the metadata with the database catalog; any name that does not resolve stops start-up. */
+export async function buildModel(db: Queryable, metadata: LoadedMetadata): Promise<Model> {
+  const tablesJson = metadata.sources.flatMap((s) => s.tables);
+  const schemas = [...new Set(tablesJson.map((t) => ref(t.table).schema))];
+  const catalog = await readCatalog(db, schemas.length ? schemas : ['public']);
+  const fileOf = (t: TableJson) => metadata.tableFiles.get(key(ref(t.table))) ?? 'databases.yaml';
+
+  const ctx: BuildContext = { tables: new Map(), catalog };
+  for (const json of tablesJson) {
+    const k = key(ref(json.table));
+    if (ctx.tables.has(k)) throw new MetadataError(fileOf(json), 'table', `table ${k} is tracked twice`);
+    ctx.tables.set(k, buildTable(json, catalog.get(k), fileOf(json)));
+  }
+  for (const json of tablesJson) {
+    const table = ctx.tables.get(key(ref(json.table)))!;
+    for (const [kind, list] of [['object', json.object_relationships], ['array', json.array_relationships]] as const) {
+      for (const r of list ?? []) {
+        if (table.relByName.has(r.name) || table.columnByGql.has(r.name)) {
+          throw new MetadataError(fileOf(json), `${kind}_relationships.${r.name}`, `name "${r.name}" is already a column or relationship of "${table.name}"`);
+        }
+        const rel = buildRelationship(table, r, kind, ctx, fileOf(json));
+        table.relationships.push(rel);
+        table.relByName.set(rel.name, rel);
+      }
+    }
+  }
+  const tables = [...ctx.tables.values()];
+  for (const t of tables.filter((t) => t.isEnum)) {
+    await loadEnumValues(db, t, fileOf(tablesJson.find((j) => key(ref(j.table)) === key(t))!));
+  }
+  // A column with a foreign key to a lookup table takes that table's values.
+  for (const t of tables) {
+    for (const fk of catalog.get(key(t))!.foreignKeys) {
+      const target = ctx.tables.get(`${fk.refSchema}.${fk.refTable}`);
+      if (!target?.isEnum || fk.columns.length !== 1) continue;
+      const col = t.columnByName.get(fk.columns[0])!;
+      col.scalar = `${target.gqlName}_enum`;
+      col.enumValues = target.enumValues.map((v) => v.value);
+    }
+  }
+  const roles = new Set<string>([ADMIN_ROLE]);
+  for (const json of tablesJson) buildPermissions(ctx.tables.get(key(ref(json.table)))!, json, roles, fileOf(json), ctx.tables);
+  for (const a of metadata.actions) for (const p of a.permissions ?? []) roles.add(p.role);
+  const logicalModels = await buildLogicalModels(db, metadata.logicalModels, ctx.tables, roles);
+  const nativeQueries = await buildNativeQueries(db, metadata.nativeQueries, logicalModels, tables, metadata.actions.map((a) => a.name));
+  return { tables, logicalModels: [...logicalModels.values()], nativeQueries, roles: [...roles], metadata };
+}

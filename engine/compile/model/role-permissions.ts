@@ -1,0 +1,49 @@
+import { TRUE } from '../plan/ir';
+import { ADMIN_ROLE } from '../../core/session';
+import { type DeletePermission, type InsertPermission, type Model, type SelectPermission, type Table, type UpdatePermission } from './model';
+
+/**
+ * What one role may do with each table. The admin role may do everything; any other role only what
+ * its permissions grant. Schema building and planning both ask here, so they cannot disagree.
+ */
+export class RolePermissions {
+  readonly isAdmin: boolean;
+  constructor(readonly model: Model, readonly role: string) {
+    this.isAdmin = role === ADMIN_ROLE;
+  }
+
+  private allColumns(table: Table): Set<string> {
+    return new Set(table.columns.map((c) => c.name));
+  }
+
+  select(table: Table): SelectPermission | undefined {
+    if (this.isAdmin) return { columns: this.allColumns(table), filter: TRUE, allowAggregations: true };
+    return table.permissions.get(this.role)?.select;
+  }
+
+  insert(table: Table): InsertPermission | undefined {
+    if (this.isAdmin) return { columns: new Set(table.columns.filter((c) => !c.generated).map((c) => c.name)), check: TRUE, set: new Map() };
+    return table.permissions.get(this.role)?.insert;
+  }
+
+  update(table: Table): UpdatePermission | undefined {
+    if (this.isAdmin) return { columns: new Set(table.columns.filter((c) => !c.generated).map((c) => c.name)), filter: TRUE, check: TRUE, set: new Map() };
+    return table.permissions.get(this.role)?.update;
+  }
+
+  delete(table: Table): DeletePermission | undefined {
+    if (this.isAdmin) return { filter: TRUE };
+    return table.permissions.get(this.role)?.delete;
+  }
+
+  /** Tables the role can read at all. */
+  readableTables(): Table[] {
+    return this.model.tables.filter((t) => this.select(t));
+  }
+
+  canRunAction(name: string): boolean {
+    if (this.isAdmin) return true;
+    const action = this.model.metadata.actions.find((a) => a.name === name);
+    return !!action?.permissions?.some((p) => p.role === this.role);
+  }
+}

@@ -1,0 +1,73 @@
+import type { Column, Table } from '../model/model';
+import { typeName } from '../schema/table-types';
+import { operandType } from '../model/permissions';
+import type { PlanContext } from './context';
+import { booleanValue, listItems, objectFields } from './context';
+import { validationError } from '../../core/errors';
+import { and, TRUE, type BoolExp, type CompareOp } from './ir';
+import type { Arg } from './values';
+
+const NULL_SOURCE = { from: 'literal', value: null } as const;
+const sourceOf = (arg: Arg) => (arg.kind === 'leaf' ? arg.source : NULL_SOURCE);
+
+function comparisons(column: Column, arg: Arg, path: string): BoolExp {
+  const items: BoolExp[] = [];
+  for (const [op, value] of objectFields(arg)) {
+    if (op === '_is_null') {
+      items.push({ kind: 'isNull', column, value: { source: sourceOf(value), sqlType: 'boolean' } });
+    } else {
+      if (value.kind === 'null') throw validationError(`unexpected null value for operator "${op}"`, `${path}.${op}`);
+      items.push({ kind: 'compare', column, op: op as CompareOp, value: { source: sourceOf(value), ...operandType(column, op as CompareOp) } });
+    }
+  }
+  return and(...items);
+}
+
+/**
+ * A `where` argument to IR. Through relationships, the target's own select permission is added, so a
+ * filter can never reveal rows the role could not read.
+ */
+export function planBoolExp(table: Table, arg: Arg | undefined, ctx: PlanContext, path: string): BoolExp {
+  if (!arg || arg.kind === 'null') return TRUE;
+  const items: BoolExp[] = [];
+  for (const [key, value] of objectFields(arg)) {
+    const here = `${path}.${key}`;
+    if (key === '_and' || key === '_or') {
+      const parts = listItems(value).map((v, i) => planBoolExp(table, v, ctx, `${here}[${i}]`));
+      items.push(key === '_and' ? and(...parts) : { kind: 'or', items: parts });
+    } else if (key === '_not') {
+      if (value.kind !== 'null') items.push({ kind: 'not', item: planBoolExp(table, value, ctx, here) });
+    } else if (table.columnByGql.has(key)) {
+      items.push(comparisons(table.columnByGql.get(key)!, value, here));
+    } else if (table.relByName.has(key)) {
+      const rel = table.relByName.get(key)!;
+      const perm = ctx.perms.select(rel.target)!;
+      items.push({ kind: 'relationship', rel, where: and(planBoolExp(rel.target, value, ctx, here), perm.filter) });
+    } else if (key.endsWith('_aggregate') && table.relByName.has(key.slice(0, -'_aggregate'.length))) {
+      items.push(...aggregatePredicates(table.relByName.get(key.slice(0, -'_aggregate'.length))!, value, ctx, here));
+    } else {
+      throw validationError(`field "${key}" not found in type: '${typeName(table, 'bool_exp')}'`, here);
+    }
+  }
+  return and(...items);
+}
+
+function aggregatePredicates(rel: import('../model/model').Relationship, arg: Arg, ctx: PlanContext, path: string): BoolExp[] {
+  const out: BoolExp[] = [];
+  const perm = ctx.perms.select(rel.target)!;
+  for (const [fn, spec] of objectFields(arg)) {
+    const f = new Map(objectFields(spec));
+    const columns = listItems(f.get('arguments')).map((a) => rel.target.columnByName.get(String(a.kind === 'enum' ? a.value : ''))!).filter(Boolean);
+    const distinct = booleanValue(f.get('distinct'), ctx.variables) === true;
+    const predicate = objectFields(f.get('predicate')).map(([op, v]) => {
+      if (op === '_is_null') throw validationError('_is_null is not a valid aggregate predicate', `${path}.${fn}.predicate`);
+      return { op: op as CompareOp, value: { source: sourceOf(v), sqlType: 'bigint', array: op === '_in' || op === '_nin' } };
+    });
+    out.push({
+      kind: 'aggregate', rel, fn: 'count', columns, distinct,
+      filter: and(planBoolExp(rel.target, f.get('filter'), ctx, `${path}.${fn}.filter`), perm.filter),
+      predicate,
+    });
+  }
+  return out;
+}

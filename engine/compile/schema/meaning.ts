@@ -1,0 +1,34 @@
+import type { GraphQLField } from 'graphql';
+import type { ActionJson } from '../model/metadata-types';
+import type { Column, NativeQuery, Relationship, Table } from '../model/model';
+
+/**
+ * What a field of a generated schema stands for. The schema builder attaches it to each field's
+ * `extensions.engine`; the planner reads it back while walking a document, so the two share no tables
+ * of names.
+ */
+export type Meaning =
+  | { kind: 'select'; table: Table }
+  | { kind: 'selectByPk'; table: Table }
+  | { kind: 'aggregate'; table: Table }
+  | { kind: 'insert'; table: Table; one: boolean }
+  | { kind: 'update'; table: Table; one: boolean }
+  | { kind: 'delete'; table: Table; one: boolean }
+  | { kind: 'nativeQuery'; query: NativeQuery }
+  | { kind: 'action'; action: ActionJson }
+  | { kind: 'column'; column: Column }
+  | { kind: 'objectRel'; rel: Relationship }
+  | { kind: 'arrayRel'; rel: Relationship }
+  | { kind: 'arrayRelAggregate'; rel: Relationship }
+  | { kind: 'aggregateFields' }
+  | { kind: 'nodes' }
+  | { kind: 'count' }
+  | { kind: 'aggregateFunction'; fn: string }
+  | { kind: 'affectedRows' }
+  | { kind: 'returning' };
+
+export function meaningOf(field: GraphQLField<unknown, unknown>): Meaning | undefined {
+  return (field.extensions as { engine?: Meaning } | undefined)?.engine;
+}
+
+export const ext = (engine: Meaning) => ({ engine });

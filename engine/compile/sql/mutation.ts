@@ -1,0 +1,99 @@
+import type { Column } from '../model/model';
+import type { MutationField, MutationOutput } from '../plan/ir';
+import { boolExpSql } from './bool-exp';
+import { jsonObject, rowJson } from './select';
+import { ident, stringLiteral, tableName, SqlWriter } from './writer';
+
+export interface MutationStatement {
+  alias: string;
+  /**
+   * Returns one row: `out` (the field's JSON as text) and `ok` (the permission check held); when
+   * `output` is set, `rows` (the changed rows as JSON text) instead of `out`.
+   */
+  text: string;
+  writer: SqlWriter;
+  /** The output, computed in a second statement over the changed rows bound as ROWS_VARIABLE. */
+  output?: { text: string; writer: SqlWriter };
+}
+
+/** Where the second statement of a mutation finds the changed rows among its variables (no GraphQL name has a space). */
+export const ROWS_VARIABLE = ' rows';
+
+/** Relationships in the output read tables, which a statement sees as they were before its own changes. */
+function readsRelationships(out: MutationOutput): boolean {
+  const relationship = (f: { kind: string }) => f.kind === 'object' || f.kind === 'array' || f.kind === 'arrayAggregate';
+  return out.fields.some((f) => relationship(f) || (f.kind === 'returning' && f.fields.some(relationship)));
+}
+
+function insertSql(m: Extract<MutationField, { kind: 'insert' }>, w: SqlWriter): string {
+  const columns: Column[] = [];
+  for (const row of m.rows) for (const a of row) if (!columns.includes(a.column)) columns.push(a.column);
+  if (columns.length === 0) columns.push(m.table.columns[0]);
+  // A column missing from one object gets its DEFAULT, as in Hasura, not NULL.
+  const values = m.rows.map((row) => `(${columns.map((c) => {
+    const a = row.find((x) => x.column === c);
+    return a ? w.bind(a.value) : 'DEFAULT';
+  }).join(', ')})`);
+  let sql = `INSERT INTO ${tableName(m.table)} AS "_i" (${columns.map((c) => ident(c.name)).join(', ')}) VALUES ${values.join(', ')}`;
+  if (m.onConflict) {
+    const oc = m.onConflict;
+    sql += ` ON CONFLICT ON CONSTRAINT ${ident(oc.constraint)}`;
+    sql += oc.updateColumns.length
+      ? ` DO UPDATE SET ${oc.updateColumns.map((c) => `${ident(c.name)} = EXCLUDED.${ident(c.name)}`).join(', ')} WHERE ${boolExpSql(oc.where, '"_i"', w)}`
+      : ' DO NOTHING';
+  }
+  return `${sql} RETURNING *`;
+}
+
+function updateSql(m: Extract<MutationField, { kind: 'update' }>, w: SqlWriter): string {
+  const sets = [
+    ...m.set.map((a) => `${ident(a.column.name)} = ${w.bind(a.value)}`),
+    ...m.inc.map((a) => `${ident(a.column.name)} = "_u".${ident(a.column.name)} + ${w.bind(a.value)}`),
+  ];
+  return `UPDATE ${tableName(m.table)} AS "_u" SET ${sets.join(', ')} WHERE ${boolExpSql(m.where, '"_u"', w)} RETURNING "_u".*`;
+}
+
+function deleteSql(m: Extract<MutationField, { kind: 'delete' }>, w: SqlWriter): string {
+  return `DELETE FROM ${tableName(m.table)} AS "_d" WHERE ${boolExpSql(m.where, '"_d"', w)} RETURNING "_d".*`;
+}
+
+function outputSql(out: MutationOutput, one: boolean, w: SqlWriter): string {
+  const a = w.alias();
+  const visible = boolExpSql(out.visible, a, w);
+  if (one) {
+    const fields = out.fields as import('../plan/ir').Field[];
+    return `(SELECT ${rowJson(fields, a, w)} FROM "_m" AS ${a} WHERE ${visible} LIMIT 1)`;
+  }
+  return jsonObject(out.fields.map((f): [string, string] => {
+    if (f.kind === 'typename') return [f.alias, stringLiteral(f.name)];
+    if (f.kind === 'affected_rows') return [f.alias, '(SELECT count(*) FROM "_m")'];
+    if (f.kind === 'returning') {
+      const r = w.alias();
+      return [f.alias, `(SELECT coalesce(json_agg(${rowJson(f.fields, r, w)}), '[]'::json) FROM "_m" AS ${r} WHERE ${boolExpSql(out.visible, r, w)})`];
+    }
+    return [f.alias, 'NULL'];
+  }));
+}
+
+/**
+ * One mutation field as one statement: the change in a CTE, then its output and the permission
+ * check computed over the changed rows. The caller rolls the transaction back when `ok` is false.
+ */
+export function mutationStatement(m: MutationField): MutationStatement {
+  const w = new SqlWriter();
+  const change = m.kind === 'insert' ? insertSql(m, w) : m.kind === 'update' ? updateSql(m, w) : deleteSql(m, w);
+  const c = w.alias();
+  const check = m.kind === 'delete' ? 'true' : `(SELECT coalesce(bool_and(${boolExpSql(m.check, c, w)}), true) FROM "_m" AS ${c})`;
+  if (!readsRelationships(m.output)) {
+    const out = outputSql(m.output, m.one, w);
+    return { alias: m.alias, text: `WITH "_m" AS (${change}) SELECT (${out})::text AS "out", ${check} AS "ok"`, writer: w };
+  }
+  // As Hasura does: change and fetch the rows, then build the output in a statement that sees the change.
+  const r = w.alias();
+  const text = `WITH "_m" AS (${change}) SELECT (SELECT coalesce(json_agg(${r}), '[]'::json) FROM "_m" AS ${r})::text AS "rows", ${check} AS "ok"`;
+  const ow = new SqlWriter();
+  const rows = ow.bind({ source: { from: 'variable', name: ROWS_VARIABLE, path: [] }, sqlType: 'text' });
+  const out = outputSql(m.output, m.one, ow);
+  const outputText = `WITH "_m" AS (SELECT * FROM json_populate_recordset(NULL::${tableName(m.table)}, ${rows}::json)) SELECT (${out})::text AS "out"`;
+  return { alias: m.alias, text, writer: w, output: { text: outputText, writer: ow } };
+}

@@ -1,0 +1,140 @@
+import type { Column } from '../model/model';
+import type { AggregateField, AggregateItem, Field, OrderItem, OrderTarget, RowSource } from '../plan/ir';
+import { boolExpSql, joinCondition } from './bool-exp';
+import { nativeQuerySql } from './native-query';
+import { ident, stringLiteral, tableName, type SqlWriter } from './writer';
+
+/** json_build_object takes at most 100 arguments: wider objects are built in chunks and joined as text. */
+const MAX_PAIRS = 50;
+
+export function jsonObject(pairs: [string, string][]): string {
+  if (pairs.length === 0) return `'{}'::json`;
+  const chunks: string[] = [];
+  for (let i = 0; i < pairs.length; i += MAX_PAIRS) {
+    chunks.push(`json_build_object(${pairs.slice(i, i + MAX_PAIRS).map(([k, v]) => `${stringLiteral(k)}, ${v}`).join(', ')})`);
+  }
+  if (chunks.length === 1) return chunks[0];
+  // '{"a" : 1}' and '{"b" : 2}' become '{"a" : 1, "b" : 2}': drop the inner braces, keep the order.
+  const inner = chunks.map((c) => `substr(${c}::text, 2, length(${c}::text) - 2)`);
+  return `('{' || ${inner.join(` || ', ' || `)} || '}')::json`;
+}
+
+const col = (alias: string, c: Column) => `${alias}.${ident(c.name)}`;
+
+/** The JSON object of one row, named `alias`, with the selected fields in order. */
+export function rowJson(fields: Field[], alias: string, w: SqlWriter): string {
+  return jsonObject(fields.map((f): [string, string] => [f.alias, fieldSql(f, alias, w)]));
+}
+
+function fieldSql(f: Field, alias: string, w: SqlWriter): string {
+  switch (f.kind) {
+    case 'column': return col(alias, f.column);
+    case 'typename': return stringLiteral(f.name);
+    case 'object': {
+      const t = w.alias();
+      return `(SELECT ${rowJson(f.fields, t, w)} FROM ${tableName(f.rel.target)} AS ${t} WHERE ${joinCondition(f.rel, alias, t)} AND ${boolExpSql(f.where, t, w)} LIMIT 1)`;
+    }
+    case 'array': {
+      const t = w.alias();
+      return listJson(f.rows, f.fields, t, w, joinCondition(f.rel, alias, t));
+    }
+    case 'arrayAggregate': {
+      const t = w.alias();
+      return aggregateJson(f.rows, f.fields, t, w, joinCondition(f.rel, alias, t));
+    }
+  }
+}
+
+const DIRECTION_SQL: Record<string, string> = {
+  asc: 'ASC NULLS LAST', asc_nulls_last: 'ASC NULLS LAST', asc_nulls_first: 'ASC NULLS FIRST',
+  desc: 'DESC NULLS FIRST', desc_nulls_first: 'DESC NULLS FIRST', desc_nulls_last: 'DESC NULLS LAST',
+};
+
+/** The value a row is sorted by: a column, a column through object relationships, or an aggregate. */
+function orderValue(target: OrderTarget, alias: string, w: SqlWriter): string {
+  if (target.kind === 'column') return col(alias, target.column);
+  const t = w.alias();
+  const from = `FROM ${tableName(target.rel.target)} AS ${t} WHERE ${joinCondition(target.rel, alias, t)} AND ${boolExpSql(target.where, t, w)}`;
+  if (target.kind === 'object') return `(SELECT ${orderValue(target.next, t, w)} ${from} LIMIT 1)`;
+  const value = target.fn === 'count' ? 'count(*)' : `${target.fn}(${col(t, target.column!)})`;
+  return `(SELECT ${value} ${from})`;
+}
+
+/** The relation a RowSource reads: a tracked table, or a native query as a subquery. */
+function relationSql(rows: RowSource, w: SqlWriter): string {
+  return rows.call ? nativeQuerySql(rows.call.query, rows.call.args, w) : tableName(rows.table);
+}
+
+interface BaseRows {
+  sql: string;
+  /** The ORDER BY that reproduces the base order over the base query's output. */
+  outerOrder: string;
+}
+
+/**
+ * The rows of a RowSource as a subquery: filter, order, distinct and paging happen here, before any
+ * JSON is built, so expensive output is computed only for the rows returned. Sort keys that are not
+ * plain columns are carried out as `__o<n>` columns, so the outer json_agg can keep the same order.
+ */
+function baseRows(rows: RowSource, alias: string, w: SqlWriter, join?: string): BaseRows {
+  const extra: string[] = [];
+  const inner: string[] = [];
+  const outer: string[] = [];
+  rows.orderBy.forEach((o: OrderItem, i) => {
+    const dir = DIRECTION_SQL[o.direction];
+    if (o.target.kind === 'column') {
+      inner.push(`${col(alias, o.target.column)} ${dir}`);
+      outer.push(`${col(alias, o.target.column)} ${dir}`);
+    } else {
+      // Computed once, in the select list; ORDER BY may name an output column.
+      extra.push(`${orderValue(o.target, alias, w)} AS "__o${i}"`);
+      inner.push(`"__o${i}" ${dir}`);
+      outer.push(`${alias}."__o${i}" ${dir}`);
+    }
+  });
+  const distinct = rows.distinctOn.length ? `DISTINCT ON (${rows.distinctOn.map((c) => col(alias, c)).join(', ')}) ` : '';
+  const where = [join, boolExpSql(rows.where, alias, w)].filter(Boolean).join(' AND ');
+  let sql = `SELECT ${distinct}${alias}.*${extra.map((e) => `, ${e}`).join('')} FROM ${relationSql(rows, w)} AS ${alias} WHERE ${where}`;
+  if (inner.length) sql += ` ORDER BY ${inner.join(', ')}`;
+  const limit = rows.limit ? w.bind(rows.limit) : undefined;
+  if (limit && rows.maxRows !== undefined) sql += ` LIMIT least(${limit}, ${rows.maxRows})`;
+  else if (limit) sql += ` LIMIT ${limit}`;
+  else if (rows.maxRows !== undefined) sql += ` LIMIT ${rows.maxRows}`;
+  if (rows.offset) sql += ` OFFSET ${w.bind(rows.offset)}`;
+  return { sql, outerOrder: outer.length ? ` ORDER BY ${outer.join(', ')}` : '' };
+}
+
+/** A JSON array of rows: `[]` when there are none. */
+export function listJson(rows: RowSource, fields: Field[], alias: string, w: SqlWriter, join?: string): string {
+  const base = baseRows(rows, alias, w, join);
+  return `(SELECT coalesce(json_agg(${rowJson(fields, alias, w)}${base.outerOrder}), '[]'::json) FROM (${base.sql}) AS ${alias})`;
+}
+
+/** The JSON object of one row found by a condition, or NULL. */
+export function singleRowJson(table: RowSource['table'], where: import('../plan/ir').BoolExp, fields: Field[], alias: string, w: SqlWriter): string {
+  return `(SELECT ${rowJson(fields, alias, w)} FROM ${tableName(table)} AS ${alias} WHERE ${boolExpSql(where, alias, w)} LIMIT 1)`;
+}
+
+function aggregateItemSql(item: AggregateItem, alias: string): string {
+  switch (item.kind) {
+    case 'typename': return stringLiteral(item.name);
+    case 'count': {
+      const cols = item.columns.map((c) => col(alias, c));
+      const arg = cols.length === 0 ? '*' : cols.length === 1 ? cols[0] : `(${cols.join(', ')})`;
+      return `count(${item.distinct && cols.length ? 'DISTINCT ' : ''}${arg})`;
+    }
+    case 'function':
+      return jsonObject(item.fields.map((f): [string, string] => [f.alias, f.kind === 'typename' ? stringLiteral(f.name) : `${item.fn}(${col(alias, f.column)})`]));
+  }
+}
+
+/** `{aggregate: {...}, nodes: [...]}` over the rows of a RowSource. */
+export function aggregateJson(rows: RowSource, fields: AggregateField[], alias: string, w: SqlWriter, join?: string): string {
+  const base = baseRows(rows, alias, w, join);
+  const pairs = fields.map((f): [string, string] => {
+    if (f.kind === 'typename') return [f.alias, stringLiteral(f.name)];
+    if (f.kind === 'nodes') return [f.alias, `coalesce(json_agg(${rowJson(f.fields, alias, w)}${base.outerOrder}), '[]'::json)`];
+    return [f.alias, jsonObject(f.items.map((i): [string, string] => [i.alias, aggregateItemSql(i, alias)]))];
+  });
+  return `(SELECT ${jsonObject(pairs)} FROM (${base.sql}) AS ${alias})`;
+}

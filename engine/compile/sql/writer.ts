@@ -1,0 +1,39 @@
+import type { Table } from '../model/model';
+import type { ValueRef, ValueSource } from '../plan/ir';
+
+/** A placeholder of a compiled statement: where its value comes from and how it is written. */
+export interface ParamSlot {
+  source: ValueSource;
+  sqlType: string;
+  array: boolean;
+}
+
+export const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
+export const tableName = (t: Table) => `${ident(t.schema)}.${ident(t.name)}`;
+export const stringLiteral = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
+/**
+ * Accumulates the parameters and table aliases of one SQL statement. Every value goes through
+ * `bind`, which returns a cast placeholder (`$3::uuid`); identical sources share one placeholder.
+ */
+export class SqlWriter {
+  readonly params: ParamSlot[] = [];
+  private byKey = new Map<string, number>();
+  private aliases = 0;
+
+  alias(): string {
+    return `_t${this.aliases++}`;
+  }
+
+  bind(ref: ValueRef): string {
+    const array = ref.array === true;
+    const key = `${JSON.stringify(ref.source)}|${ref.sqlType}|${array}`;
+    let n = this.byKey.get(key);
+    if (n === undefined) {
+      this.params.push({ source: ref.source, sqlType: ref.sqlType, array });
+      n = this.params.length;
+      this.byKey.set(key, n);
+    }
+    return `$${n}::${ref.sqlType}${array ? '[]' : ''}`;
+  }
+}

@@ -1,0 +1,353 @@
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/**
+ * Everything the engine reads from its environment, with the defaults the README documents.
+ * Read once at start-up; nothing else in the engine looks at process.env.
+ */
+export interface EngineConfig {
+  port: number;
+  /** PostgreSQL 15+ through postgres.js when set; otherwise the embedded PGlite. */
+  databaseUrl?: string;
+  /** Where PGlite keeps its files (kept across restarts). */
+  dataDir: string;
+  metadataDir: string;
+  migrationsDir: string;
+  /** Unset: admin access is off. */
+  adminSecret?: string;
+  /** Seed the small demo data set when the platform's tables are empty. */
+  seedDemo: boolean;
+  /** Scale of the generated demo data (demo/scale.ts) added when the demo set is loaded; 0: none. */
+  seedDemoScale: number;
+  limits: {
+    /** Cap on the rows any list field returns, whatever `limit` says. */
+    maxRows: number;
+    /** Deepest nesting of selections a query may have. */
+    maxDepth: number;
+    /** Largest request body accepted, in bytes. */
+    bodyBytes: number;
+    /** PostgreSQL statement_timeout, in milliseconds. */
+    statementTimeoutMs: number;
+    /** Number of compiled plans kept in memory. */
+    planCacheSize: number;
+  };
+  /** postgres.js pool size. */
+  poolSize: number;
+  /** Log SQL and errors in detail (never secrets). */
+  devMode: boolean;
+  auth: AuthConfig;
+  /** Product edition: SAML single sign-on exists in enterprise and cloud only. */
+  edition: Edition;
+  /** onprem: one licensed tenant; saas: tenants found by e-mail domain. */
+  deploymentMode: DeploymentMode;
+  saml: SamlConfig;
+  ai: AiConfig;
+  logs: LogsConfig;
+  tickets: TicketsConfig;
+}
+
+/** Ticketing integrations (the integration's own settings are in its `integrations` row). */
+export interface TicketsConfig {
+  /** JIRA_TIMEOUT_MS: how long tickets_insert_one waits for Jira before failing (nothing is stored). */
+  jiraTimeoutMs: number;
+}
+
+/**
+ * AI-assisted analysis. Without `baseUrl` the built-in reasoner answers; with it, an OpenAI-compatible
+ * chat-completions endpoint does, and the built-in reasoner answers when it fails or times out.
+ */
+export interface AiConfig {
+  /** AI_BASE_URL: e.g. https://api.openai.com/v1 (the client posts to {baseUrl}/chat/completions). */
+  baseUrl?: string;
+  /** AI_API_KEY: sent as a Bearer token; never logged. */
+  apiKey?: string;
+  /** AI_MODEL: the model name sent with each request. */
+  model: string;
+  /** AI_TIMEOUT_MS: how long to wait for the model before falling back. */
+  timeoutMs: number;
+  /** AI_BUDGET_TENANT / AI_BUDGET_ACCOUNT: tokens per calendar month, unless the database sets a budget. */
+  budgetTenantTokens: number;
+  budgetAccountTokens: number;
+}
+
+/** Log search: the built-in PostgreSQL store, or a Loki server when LOKI_URL is set. */
+export interface LogsConfig {
+  /** LOKI_URL: base URL of a Loki server (the client calls {lokiUrl}/loki/api/v1/query_range). */
+  lokiUrl?: string;
+  /** LOKI_TENANT: sent as X-Scope-OrgID when set. */
+  lokiTenant?: string;
+  /** LOKI_TIMEOUT_MS */
+  lokiTimeoutMs: number;
+}
+
+export type Edition = 'community' | 'enterprise' | 'cloud';
+export type DeploymentMode = 'onprem' | 'saas';
+
+/**
+ * SAML 2.0 single sign-on. Problems that should not stop the engine (a missing variable, a group
+ * mapping that is not JSON) are collected in `problems`: the health endpoint and the log show them,
+ * and login refuses while any of the required variables is missing.
+ */
+export interface SamlConfig {
+  /** SAML_ENABLED=true. */
+  enabled: boolean;
+  /** SAML_ENTRY_POINT: the IdP's single sign-on URL (HTTP-Redirect binding). */
+  entryPoint?: string;
+  /** SAML_ISSUER: the IdP's entity ID; responses must carry it as Issuer. */
+  issuer?: string;
+  /** SAML_CERT, normalised to a PEM with BEGIN/END lines and 64-character lines. */
+  cert?: string;
+  /** SAML_AUDIENCE: the audience assertions must name; also this service provider's entity ID. */
+  audience?: string;
+  /** {NEXTAUTH_URL}/api/auth/saml/acs */
+  callbackUrl: string;
+  /** SAML_GROUP_MAPPING: IdP group name -> tenant role (exact, case-sensitive). */
+  groupMapping: Record<string, string>;
+  syncRolesOnLogin: boolean;
+  removeOldRoles: boolean;
+  includeUnmappedGroups: boolean;
+  /** AUTH_DEFAULT_ROLE: role of users created on-premise (and the fallback of a tenant without auth_default_role). */
+  defaultRole: string;
+  /** LICENSE_FILE: the on-premise license, a JWT signed by the vendor. */
+  licenseFile?: string;
+  /** LICENSE_PUBLIC_KEY (PEM) or LICENSE_PUBLIC_KEY_FILE: the vendor's key that signs licenses. */
+  licensePublicKey?: string;
+  /** Variables of SAML_ENTRY_POINT, SAML_ISSUER, SAML_CERT, SAML_AUDIENCE that are not set. */
+  missing: string[];
+  /** Configuration problems to report (health `messages`, start-up log). */
+  problems: string[];
+}
+
+/** Sign-in: browser sessions, the token exchange and the JWTs it mints, failed-attempt limits. */
+export interface AuthConfig {
+  /** NEXTAUTH_SECRET: signs session cookies (and, without JWT_SECRET, the API JWTs). */
+  sessionSecret: string;
+  /** True when NEXTAUTH_SECRET was unset and a random one was made for this process only. */
+  sessionSecretGenerated: boolean;
+  /** NEXTAUTH_URL: the application's base URL, without a trailing slash. */
+  baseUrl: string;
+  /** JWT_SECRET, when set: the HS256 key of the API JWTs, to share with other verifiers. */
+  jwtSecret?: string;
+  /** Lifetime of an exchanged JWT, in seconds (the `expiry` of the exchange). */
+  jwtExpirySeconds: number;
+  jwtIssuer: string;
+  jwtAudience: string;
+  /** Lifetime of a browser session cookie, in seconds. */
+  sessionMaxAgeSeconds: number;
+  /** Failed sign-in attempts allowed per client address and per e-mail within a window. */
+  maxFailures: number;
+  failureWindowSeconds: number;
+  /** Take the client address from X-Forwarded-For (behind a load balancer) rather than the socket. */
+  trustProxy: boolean;
+  /** How long an instance trusts its memory that a token and its user are still valid, in seconds. */
+  recheckSeconds: number;
+}
+
+/** The folder that holds package.json, wherever this file runs from (sources or dist/). */
+export function projectRoot(): string {
+  let dir = __dirname;
+  while (!fs.existsSync(path.join(dir, 'package.json'))) {
+    const up = path.dirname(dir);
+    if (up === dir) return process.cwd();
+    dir = up;
+  }
+  return dir;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return n;
+}
+
+function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
+/** Secrets that sign things must be long enough that guessing them is hopeless. */
+const MIN_SECRET_LENGTH = 32;
+
+function secret(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length < MIN_SECRET_LENGTH) throw new Error(`${name} must be at least ${MIN_SECRET_LENGTH} characters long (e.g. openssl rand -base64 32)`);
+  return raw;
+}
+
+function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const n = int(env, name, fallback);
+  if (n === 0) throw new Error(`${name} must be a positive integer, got "${env[name]}"`);
+  return n;
+}
+
+function authConfig(env: NodeJS.ProcessEnv, port: number): AuthConfig {
+  const given = secret(env, 'NEXTAUTH_SECRET');
+  const rawUrl = env.NEXTAUTH_URL || `http://localhost:${port}`;
+  let baseUrl: string;
+  try {
+    const u = new URL(rawUrl);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
+    baseUrl = rawUrl.replace(/\/+$/, '');
+  } catch {
+    throw new Error(`NEXTAUTH_URL must be an http(s) URL, got "${rawUrl}"`);
+  }
+  return {
+    sessionSecret: given ?? randomBytes(32).toString('base64url'),
+    sessionSecretGenerated: !given,
+    baseUrl,
+    jwtSecret: secret(env, 'JWT_SECRET'),
+    jwtExpirySeconds: positive(env, 'JWT_EXPIRY_SECONDS', 3600),
+    jwtIssuer: env.JWT_ISSUER || baseUrl,
+    jwtAudience: env.JWT_AUDIENCE || `${baseUrl}/api/graphql`,
+    sessionMaxAgeSeconds: positive(env, 'SESSION_MAX_AGE_SECONDS', 8 * 3600),
+    maxFailures: positive(env, 'AUTH_MAX_FAILURES', 10),
+    failureWindowSeconds: positive(env, 'AUTH_FAILURE_WINDOW_SECONDS', 900),
+    trustProxy: bool(env, 'TRUST_PROXY', false),
+    recheckSeconds: positive(env, 'AUTH_RECHECK_SECONDS', 10),
+  };
+}
+
+const CERT_BEGIN = '-----BEGIN CERTIFICATE-----';
+const CERT_END = '-----END CERTIFICATE-----';
+
+/**
+ * A certificate as PEM, whether it was given with or without the BEGIN/END lines, on one line or many,
+ * with \\n escapes (as some deployment tools write them) or with spaces.
+ */
+export function normaliseCertificate(raw: string): string {
+  const body = raw
+    .replace(/\\n/g, '\n')
+    .replace(CERT_BEGIN, '')
+    .replace(CERT_END, '')
+    .replace(/[^A-Za-z0-9+/=]/g, '');
+  const lines = body.match(/.{1,64}/g) ?? [];
+  return `${CERT_BEGIN}\n${lines.join('\n')}\n${CERT_END}\n`;
+}
+
+const TENANT_ROLE_NAMES = ['tenant_admin', 'tenant_admin_readonly'];
+
+function samlConfig(env: NodeJS.ProcessEnv, baseUrl: string): SamlConfig {
+  const problems: string[] = [];
+  const text = (name: string) => (env[name] ?? '').trim() || undefined;
+  const required = { SAML_ENTRY_POINT: text('SAML_ENTRY_POINT'), SAML_ISSUER: text('SAML_ISSUER'), SAML_CERT: text('SAML_CERT'), SAML_AUDIENCE: text('SAML_AUDIENCE') };
+  const missing = Object.entries(required).filter(([, v]) => v === undefined).map(([k]) => k);
+  let groupMapping: Record<string, string> = {};
+  const rawMapping = text('SAML_GROUP_MAPPING');
+  if (rawMapping) {
+    try {
+      const parsed: unknown = JSON.parse(rawMapping);
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
+      for (const [group, role] of Object.entries(parsed as Record<string, unknown>)) {
+        if (typeof role === 'string' && TENANT_ROLE_NAMES.includes(role)) groupMapping[group] = role;
+        else problems.push(`SAML_GROUP_MAPPING: group "${group}" maps to ${JSON.stringify(role)}, which is not one of ${TENANT_ROLE_NAMES.join(', ')}; the entry is ignored`);
+      }
+    } catch (err) {
+      groupMapping = {};
+      problems.push(`SAML_GROUP_MAPPING is not a valid JSON object (${(err as Error).message}); no group is mapped to a role`);
+    }
+  }
+  const defaultRole = text('AUTH_DEFAULT_ROLE') ?? 'tenant_admin_readonly';
+  if (!TENANT_ROLE_NAMES.includes(defaultRole)) throw new Error(`AUTH_DEFAULT_ROLE must be one of ${TENANT_ROLE_NAMES.join(', ')}, got "${defaultRole}"`);
+  let licensePublicKey = text('LICENSE_PUBLIC_KEY')?.replace(/\\n/g, '\n');
+  const keyFile = text('LICENSE_PUBLIC_KEY_FILE');
+  if (!licensePublicKey && keyFile) {
+    try {
+      licensePublicKey = fs.readFileSync(keyFile, 'utf8');
+    } catch (err) {
+      problems.push(`LICENSE_PUBLIC_KEY_FILE cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  return {
+    enabled: bool(env, 'SAML_ENABLED', false),
+    entryPoint: required.SAML_ENTRY_POINT,
+    issuer: required.SAML_ISSUER,
+    cert: required.SAML_CERT ? normaliseCertificate(required.SAML_CERT) : undefined,
+    audience: required.SAML_AUDIENCE,
+    callbackUrl: `${baseUrl}/api/auth/saml/acs`,
+    groupMapping,
+    syncRolesOnLogin: bool(env, 'SAML_SYNC_ROLES_ON_LOGIN', true),
+    removeOldRoles: bool(env, 'SAML_REMOVE_OLD_ROLES', true),
+    includeUnmappedGroups: bool(env, 'SAML_INCLUDE_UNMAPPED_GROUPS', false),
+    defaultRole,
+    licenseFile: text('LICENSE_FILE'),
+    licensePublicKey,
+    missing,
+    problems,
+  };
+}
+
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '') return fallback;
+  if (!(values as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${values.join(', ')}, got "${env[name]}"`);
+  return raw as T;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): EngineConfig {
+  const root = projectRoot();
+  const databaseUrl = env.DATABASE_URL || undefined;
+  const port = int(env, 'PORT', 8080);
+  const auth = authConfig(env, port);
+  const edition = oneOf<Edition>(env, 'EDITION', ['community', 'enterprise', 'cloud'], 'community');
+  return {
+    port,
+    databaseUrl,
+    dataDir: env.DATA_DIR?.startsWith('memory://') ? env.DATA_DIR : path.resolve(root, env.DATA_DIR || 'data/pglite'),
+    metadataDir: path.resolve(root, env.METADATA_DIR || 'metadata'),
+    migrationsDir: path.resolve(root, env.MIGRATIONS_DIR || 'sql'),
+    adminSecret: env.ADMIN_SECRET || undefined,
+    seedDemo: bool(env, 'SEED_DEMO_DATA', !databaseUrl),
+    // The embedded default's own folder gets a live-looking platform; tests and explicit folders do not.
+    seedDemoScale: int(env, 'SEED_DEMO_SCALE', !databaseUrl && !env.DATA_DIR ? 1 : 0),
+    limits: {
+      maxRows: int(env, 'MAX_ROWS', 10000),
+      maxDepth: int(env, 'MAX_QUERY_DEPTH', 15),
+      bodyBytes: int(env, 'MAX_BODY_BYTES', 1024 * 1024),
+      statementTimeoutMs: int(env, 'STATEMENT_TIMEOUT_MS', 30000),
+      planCacheSize: int(env, 'PLAN_CACHE_SIZE', 1000),
+    },
+    poolSize: int(env, 'DATABASE_POOL_SIZE', 10),
+    devMode: bool(env, 'DEV_MODE', false),
+    auth,
+    edition,
+    deploymentMode: oneOf<DeploymentMode>(env, 'DEPLOYMENT_MODE', ['onprem', 'saas'], edition === 'cloud' ? 'saas' : 'onprem'),
+    saml: samlConfig(env, auth.baseUrl),
+    ai: {
+      baseUrl: httpUrl(env, 'AI_BASE_URL'),
+      apiKey: env.AI_API_KEY || undefined,
+      model: env.AI_MODEL || 'gpt-4o-mini',
+      timeoutMs: positive(env, 'AI_TIMEOUT_MS', 30000),
+      budgetTenantTokens: int(env, 'AI_BUDGET_TENANT', 2_000_000),
+      budgetAccountTokens: int(env, 'AI_BUDGET_ACCOUNT', 500_000),
+    },
+    logs: {
+      lokiUrl: httpUrl(env, 'LOKI_URL'),
+      lokiTenant: env.LOKI_TENANT || undefined,
+      lokiTimeoutMs: positive(env, 'LOKI_TIMEOUT_MS', 10000),
+    },
+    tickets: { jiraTimeoutMs: positive(env, 'JIRA_TIMEOUT_MS', 15000) },
+  };
+}
+
+/** An optional http(s) base URL, without its trailing slash. */
+function httpUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const raw = (env[name] ?? '').trim();
+  if (!raw) return undefined;
+  let ok = false;
+  try {
+    const u = new URL(raw);
+    ok = u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    ok = false;
+  }
+  // The value is not repeated: such URLs may carry credentials (https://user:password@host).
+  if (!ok) throw new Error(`${name} must be an http(s) URL such as https://host:port/path`);
+  return raw.replace(/\/+$/, '');
+}

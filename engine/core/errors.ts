@@ -1,0 +1,30 @@
+/**
+ * An error a caller can act on, in Hasura's shape: a message, a code and the path to the offending
+ * part of the request. Anything thrown that is not a RequestError is an internal error and reaches
+ * the caller as `unexpected`, without details.
+ */
+export type ErrorCode =
+  | 'validation-failed' | 'permission-error' | 'constraint-violation' | 'data-exception' | 'invalid-jwt'
+  | 'access-denied' | 'postgres-error' | 'unexpected' | 'invalid-json' | 'bad-request' | 'request-too-large'
+  | 'not-supported' | 'action-error';
+
+export class RequestError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly path: string = '$',
+    /** HTTP status when the error ends the request before GraphQL execution. */
+    readonly status = 200,
+  ) {
+    super(message);
+  }
+}
+
+export const validationError = (message: string, path: string) => new RequestError('validation-failed', message, path);
+
+/** Turns a Hasura-shaped error into the response body. */
+export function errorBody(errors: { message: string; code: string; path: string; internal?: unknown }[]): string {
+  return JSON.stringify({
+    errors: errors.map((e) => ({ message: e.message, extensions: { path: e.path, code: e.code, ...(e.internal ? { internal: e.internal } : {}) } })),
+  });
+}

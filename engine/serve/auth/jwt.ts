@@ -1,0 +1,118 @@
+import { hkdfSync, randomUUID } from 'node:crypto';
+import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import type { AuthConfig } from '../../core/config';
+import { RequestError } from '../../core/errors';
+
+/**
+ * The JWTs of the token exchange. HS256 only: the algorithm is pinned on verification (a token that
+ * names another one, `none` included, is refused before its signature is looked at), and the issuer,
+ * audience and expiry are checked. The claims carry the user, the tenant, the role and the API
+ * token's id, plain and in Hasura's namespace, so that a Hasura-style verifier can use them as well.
+ */
+export const ALGORITHM = 'HS256';
+export const HASURA_CLAIMS = 'https://hasura.io/jwt/claims';
+
+export interface ApiJwtClaims {
+  userId: string;
+  tenantId: string;
+  role: string;
+  tokenId: string;
+  email: string;
+}
+
+/**
+ * Keys by purpose. JWT_SECRET, when set, is the API JWTs' key as it is (so that other services can
+ * verify them); otherwise each purpose gets its own key derived from NEXTAUTH_SECRET (HKDF-SHA256), so
+ * a session cookie can never pass for an API JWT or the other way round.
+ */
+const derived = new Map<string, Uint8Array>();
+function derive(secret: string, purpose: string): Uint8Array {
+  const id = `${purpose}\u0000${secret}`;
+  let key = derived.get(id);
+  if (!key) {
+    key = new Uint8Array(hkdfSync('sha256', secret, '', `platform ${purpose}`, 32));
+    if (derived.size > 16) derived.clear();
+    derived.set(id, key);
+  }
+  return key;
+}
+
+export const apiJwtKey = (auth: AuthConfig): Uint8Array => (auth.jwtSecret ? new TextEncoder().encode(auth.jwtSecret) : derive(auth.sessionSecret, 'api jwt'));
+export const sessionKey = (auth: AuthConfig): Uint8Array => derive(auth.sessionSecret, 'session cookie');
+
+/** A JWT for an exchanged API token, and its lifetime in seconds. */
+export async function mintApiJwt(auth: AuthConfig, c: ApiJwtClaims): Promise<{ token: string; expiry: number }> {
+  const now = Math.floor(Date.now() / 1000);
+  const token = await new SignJWT({
+    email: c.email,
+    tenant_id: c.tenantId,
+    role: c.role,
+    token_id: c.tokenId,
+    [HASURA_CLAIMS]: {
+      'x-hasura-default-role': c.role,
+      'x-hasura-allowed-roles': [c.role],
+      'x-hasura-user-id': c.userId,
+      'x-hasura-tenant-id': c.tenantId,
+      'x-hasura-token-id': c.tokenId,
+    },
+  })
+    .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+    .setSubject(c.userId)
+    .setIssuer(auth.jwtIssuer)
+    .setAudience(auth.jwtAudience)
+    .setIssuedAt(now)
+    .setExpirationTime(now + auth.jwtExpirySeconds)
+    .setJti(randomUUID())
+    .sign(apiJwtKey(auth));
+  return { token, expiry: auth.jwtExpirySeconds };
+}
+
+const invalid = (message: string) => new RequestError('invalid-jwt', message, '$', 401);
+
+/** What was wrong with a JWT, in words a caller can act on. */
+function explain(err: unknown): RequestError {
+  if (err instanceof errors.JWTExpired) return invalid('the JWT has expired');
+  if (err instanceof errors.JOSEAlgNotAllowed) return invalid(`the JWT's algorithm is not allowed: only ${ALGORITHM} is accepted`);
+  if (err instanceof errors.JWSSignatureVerificationFailed) return invalid('the JWT signature is invalid');
+  if (err instanceof errors.JWTClaimValidationFailed) {
+    const claim = err.claim;
+    if (claim === 'iss') return invalid('the JWT has the wrong issuer (iss)');
+    if (claim === 'aud') return invalid('the JWT has the wrong audience (aud)');
+    if (claim === 'nbf' || claim === 'iat') return invalid(`the JWT is not valid yet (${claim})`);
+    return invalid(`the JWT claim "${claim}" is invalid`);
+  }
+  if (err instanceof errors.JOSENotSupported) return invalid(`the JWT is not supported: ${err.message}`);
+  if (err instanceof errors.JOSEError) return invalid('the JWT is malformed');
+  return invalid('the JWT could not be verified');
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Verifies a JWT with `key` (HS256 only, issuer, audience, expiry); throws 401 invalid-jwt saying why. */
+export async function verifyHs256(token: string, key: Uint8Array, opts: { issuer: string; audience: string }): Promise<JWTPayload> {
+  if (!/^[\w-]+\.[\w-]+\.[\w-]*$/.test(token)) throw invalid('the JWT is malformed: expected three base64url parts separated by dots');
+  try {
+    const { payload } = await jwtVerify(token, key, { algorithms: [ALGORITHM], issuer: opts.issuer, audience: opts.audience, requiredClaims: ['exp', 'sub'] });
+    return payload;
+  } catch (err) {
+    throw explain(err);
+  }
+}
+
+/** An API JWT's claims, or 401 invalid-jwt saying what is wrong with it. */
+export async function verifyApiJwt(auth: AuthConfig, token: string): Promise<ApiJwtClaims & { exp: number }> {
+  const payload = await verifyHs256(token, apiJwtKey(auth), { issuer: auth.jwtIssuer, audience: auth.jwtAudience });
+  const h = payload[HASURA_CLAIMS] as Record<string, unknown> | undefined;
+  const claims = {
+    userId: payload.sub,
+    tenantId: h?.['x-hasura-tenant-id'],
+    role: h?.['x-hasura-default-role'],
+    tokenId: h?.['x-hasura-token-id'],
+    email: payload.email,
+  };
+  for (const [name, v] of Object.entries(claims)) {
+    if (typeof v !== 'string' || (name !== 'role' && name !== 'email' && !UUID.test(v))) throw invalid(`the JWT lacks a valid ${name} claim`);
+  }
+  if (h?.['x-hasura-user-id'] !== payload.sub) throw invalid('the JWT names two different users');
+  return { ...(claims as ApiJwtClaims), exp: payload.exp! };
+}

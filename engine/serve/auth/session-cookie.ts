@@ -1,0 +1,88 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { AuthConfig } from '../../core/config';
+import type { Queryable } from '../../core/db/database';
+import { sessionKey } from './jwt';
+import { loadUserSession, type UserSession } from './users';
+
+/**
+ * The browser session: a cookie holding the user, tenant, role and expiry, signed with HMAC-SHA256
+ * under a key derived from NEXTAUTH_SECRET, so any instance that shares the secret accepts it.
+ * Value: base64url(JSON payload) "." base64url(signature). HttpOnly, SameSite=Lax, Path=/, and Secure
+ * when NEXTAUTH_URL is https.
+ */
+export const SESSION_COOKIE = 'platform_session';
+
+type WithAuth = { auth: AuthConfig };
+
+interface Payload {
+  v: 1;
+  sub: string;
+  tid: string;
+  role: string;
+  email: string;
+  name: string;
+  iat: number;
+  exp: number;
+}
+
+const sign = (config: WithAuth, data: string) => createHmac('sha256', sessionKey(config.auth)).update(data).digest();
+const attributes = (config: WithAuth, maxAge: number) =>
+  `Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${config.auth.baseUrl.startsWith('https:') ? '; Secure' : ''}`;
+
+/** The cookie's value for a session that starts now (exported for tests and for the pages). */
+export function sessionCookieValue(config: WithAuth, s: UserSession, now = Math.floor(Date.now() / 1000)): string {
+  const payload: Payload = { v: 1, sub: s.userId, tid: s.tenantId, role: s.role, email: s.email, name: s.displayName, iat: now, exp: now + config.auth.sessionMaxAgeSeconds };
+  const data = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
+  return `${data}.${sign(config, data).toString('base64url')}`;
+}
+
+/** A full Set-Cookie value that signs `s` in for SESSION_MAX_AGE_SECONDS. */
+export function sessionCookie(config: WithAuth, s: UserSession): string {
+  return `${SESSION_COOKIE}=${sessionCookieValue(config, s)}; ${attributes(config, config.auth.sessionMaxAgeSeconds)}`;
+}
+
+/** A Set-Cookie value that signs out. */
+export function clearSessionCookie(config: WithAuth): string {
+  return `${SESSION_COOKIE}=; ${attributes(config, 0)}`;
+}
+
+/** The raw value of the session cookie in a Cookie header, if any. */
+export function sessionCookieIn(cookieHeader: string | undefined): string | undefined {
+  if (!cookieHeader) return undefined;
+  for (const part of cookieHeader.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+/** The session a cookie value carries when its signature is right and it has not expired. */
+export function decodeSessionCookie(config: WithAuth, value: string): UserSession | undefined {
+  const dot = value.indexOf('.');
+  if (dot <= 0) return undefined;
+  const data = value.slice(0, dot);
+  const given = Buffer.from(value.slice(dot + 1), 'base64url');
+  const expected = sign(config, data);
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+  let p: Payload;
+  try {
+    p = JSON.parse(Buffer.from(data, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (p?.v !== 1 || typeof p.exp !== 'number' || p.exp <= Date.now() / 1000) return undefined;
+  if (![p.sub, p.tid, p.role, p.email, p.name].every((x) => typeof x === 'string')) return undefined;
+  return { userId: p.sub, tenantId: p.tid, role: p.role, email: p.email, displayName: p.name };
+}
+
+/**
+ * The signed-in user of a request's Cookie header: signature and expiry checked. With `db`, the user
+ * must also still be active and a member of the tenant: the answer is then the session as it stands in
+ * the database (the role may have changed since sign-in). Without `db`, the cookie alone decides.
+ */
+export async function readSessionCookie(config: WithAuth, cookieHeader: string | undefined, db?: Queryable): Promise<UserSession | undefined> {
+  const value = sessionCookieIn(cookieHeader);
+  const s = value ? decodeSessionCookie(config, value) : undefined;
+  if (!s || !db) return s;
+  return (await loadUserSession(db, s.userId, s.tenantId)) ?? undefined;
+}

@@ -1,0 +1,74 @@
+import type { Queryable } from '../../core/db/database';
+import { decoyHash, verifyPassword } from './passwords';
+
+/** A signed-in user as every sign-in method ends up with: who, in which tenant, with which role. */
+export interface UserSession {
+  userId: string;
+  tenantId: string;
+  role: string;
+  /** The account e-mail (users.username). */
+  email: string;
+  displayName: string;
+}
+
+/** The roles the engine knows for tenants, most capable first: a user holding both gets the first. */
+export const TENANT_ROLES = ['tenant_admin', 'tenant_admin_readonly'] as const;
+
+/** ORDER BY term over `r.role` that puts the tenant roles first, in TENANT_ROLES order. */
+export const ROLE_ORDER_SQL = `array_position(ARRAY['${TENANT_ROLES.join("','")}']::text[], r.role) NULLS LAST`;
+
+export const normaliseEmail = (email: string) => email.trim().toLowerCase();
+
+/**
+ * The user with the tenant and role of a session: among the tenants the user is a member of
+ * (tenant_users) and holds a tenant role in (user_roles), `tenantId` when given, otherwise the default
+ * one (is_default), then the oldest membership. Unknown role names sort after the tenant roles.
+ */
+const SESSION_SQL = (where: string) => `
+  SELECT u.id::text AS user_id, u.username, u.display_name, u.status, u.password_hash, m.tenant_id, m.role
+  FROM users u
+  LEFT JOIN LATERAL (
+    SELECT tu.tenant::text AS tenant_id, r.role
+    FROM tenant_users tu
+    JOIN user_roles r ON r.user_id = tu."user" AND r.entity_type = 'tenant' AND r.tenant_id = tu.tenant
+    WHERE tu."user" = u.id AND ($2::uuid IS NULL OR tu.tenant = $2::uuid)
+    ORDER BY tu.is_default DESC, ${ROLE_ORDER_SQL}, tu.created_at, r.role
+    LIMIT 1
+  ) m ON true
+  WHERE ${where}`;
+
+interface SessionRow {
+  user_id: string;
+  username: string;
+  display_name: string;
+  status: string;
+  password_hash: string | null;
+  tenant_id: string | null;
+  role: string | null;
+}
+
+const toSession = (r: SessionRow): UserSession | null =>
+  r.status === 'active' && r.tenant_id && r.role ? { userId: r.user_id, tenantId: r.tenant_id, role: r.role, email: r.username, displayName: r.display_name } : null;
+
+/**
+ * Built-in credentials. null for an unknown e-mail, a wrong password, a user without a password (SSO
+ * only), a user who is not active, and a user with no tenant role: the caller answers all of them
+ * the same way. An unknown e-mail costs the same scrypt work as a known one.
+ */
+export async function verifyCredentials(db: Queryable, email: string, password: string): Promise<UserSession | null> {
+  if (typeof email !== 'string' || typeof password !== 'string') return null;
+  const rows = (await db.query(SESSION_SQL('lower(u.username) = $1::text'), [normaliseEmail(email), null])) as unknown as SessionRow[];
+  const row = rows[0];
+  const matches = await verifyPassword(password, row?.password_hash ?? (await decoyHash()));
+  if (!row || !row.password_hash || !matches) return null;
+  return toSession(row);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The session of a user in a tenant, as it stands now; null when the user is not active or has no role there. */
+export async function loadUserSession(db: Queryable, userId: string, tenantId: string): Promise<UserSession | null> {
+  if (!UUID.test(userId) || !UUID.test(tenantId)) return null;
+  const rows = (await db.query(SESSION_SQL('u.id = $1::uuid'), [userId, tenantId])) as unknown as SessionRow[];
+  return rows[0] ? toSession(rows[0]) : null;
+}

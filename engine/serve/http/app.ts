@@ -1,0 +1,51 @@
+import { Hono } from 'hono';
+import type { Database } from '../../core/db/database';
+import type { Engine } from '../../compile/execute/engine';
+import { errorBody } from '../../core/errors';
+import type { AuthConfig } from '../../core/config';
+import { samlAvailable } from '../saml/health';
+import { mountSamlRoutes, type SamlDeps } from '../saml/routes';
+import { mountWebRoutes } from '../web/routes';
+import { mountAuthRoutes } from './auth-routes';
+import { adminSecretSessions } from '../auth/admin-secret';
+import type { SessionResolver } from '../../core/session';
+import { graphqlRoute } from './graphql-route';
+
+export interface AppOptions {
+  engine: Engine;
+  db: Database;
+  bodyBytes: number;
+  adminSecret?: string;
+  resolveSession?: SessionResolver;
+  /** Sign-in settings: with them, POST /api/auth/token (the API-token exchange) is served. */
+  auth?: AuthConfig;
+  /** SAML settings and the license: with them (and `auth`), the /api/auth/saml routes are served. */
+  saml?: Omit<SamlDeps, 'db'>;
+}
+
+/** The HTTP surface: health, the token exchange, and GraphQL at /api/graphql (and Hasura's /v1/graphql). */
+export function createApp(opts: AppOptions): Hono {
+  const app = new Hono();
+  app.get('/healthz', async (c) => {
+    try {
+      await opts.db.query('SELECT 1');
+      return c.json({ status: 'ok', database: opts.db.kind });
+    } catch {
+      return c.json({ status: 'unavailable', database: opts.db.kind }, 503);
+    }
+  });
+  if (opts.auth) {
+    mountAuthRoutes(app, { db: opts.db, auth: opts.auth });
+    const saml = opts.saml;
+    if (saml) mountSamlRoutes(app, { ...saml, db: opts.db });
+    mountWebRoutes(app, { db: opts.db, config: { auth: opts.auth }, samlEnabled: () => (saml ? samlAvailable(saml.config) : false) });
+  }
+  const handler = graphqlRoute(opts.engine, opts.resolveSession ?? adminSecretSessions(opts.adminSecret), opts.bodyBytes);
+  for (const path of ['/api/graphql', '/v1/graphql']) app.post(path, handler);
+  app.notFound((c) => c.body(errorBody([{ message: `no route for ${c.req.method} ${new URL(c.req.url).pathname}`, code: 'not-found' as never, path: '$' }]), 404, { 'content-type': 'application/json' }));
+  app.onError((err, c) => {
+    const r = opts.engine.failure(err);
+    return c.body(r.body, r.status as 500, { 'content-type': 'application/json' });
+  });
+  return app;
+}

@@ -1,0 +1,162 @@
+import type { EngineConfig } from '../../core/config';
+import type { Database, Queryable } from '../../core/db/database';
+import { loadUserSession, normaliseEmail, TENANT_ROLES, type UserSession } from '../auth/users';
+import type { License } from './license';
+import { SamlLoginError, type SamlIdentity } from './acs';
+
+/**
+ * The roles an assertion's groups give, by the spec's rules: SAML_GROUP_MAPPING matches group names
+ * exactly and case-sensitively and maps to tenant_admin or tenant_admin_readonly (configuration drops
+ * any other value); with SAML_INCLUDE_UNMAPPED_GROUPS, unmapped group names pass through unchanged.
+ */
+export function rolesFromGroups(saml: EngineConfig['saml'], groups: string[]): string[] {
+  const roles = new Set<string>();
+  for (const g of groups) {
+    const mapped = Object.prototype.hasOwnProperty.call(saml.groupMapping, g) ? saml.groupMapping[g] : undefined;
+    if (mapped) roles.add(mapped);
+    else if (saml.includeUnmappedGroups && g.trim() !== '') roles.add(g);
+  }
+  return [...roles];
+}
+
+export interface ResolveDeps {
+  config: Pick<EngineConfig, 'saml' | 'deploymentMode'>;
+  /** The on-premise license (read at start-up). */
+  license: () => License | undefined;
+}
+
+interface UserRow {
+  id: string;
+  status: string;
+  display_name: string;
+}
+
+/** The tenant SaaS sign-in puts a user in: the tenant whose allowed_domains holds the e-mail's domain. */
+async function tenantOfDomain(db: Queryable, email: string): Promise<{ id: string; defaultRole: string | null } | undefined> {
+  const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
+  const rows = await db.query(
+    `SELECT a.tenant_id::text AS id, a.auth_default_role
+       FROM tenant_attrs a
+      WHERE EXISTS (SELECT 1 FROM unnest(a.allowed_domains) d WHERE lower(d) = $1::text)
+      ORDER BY a.tenant_id
+      LIMIT 2`,
+    [domain],
+  );
+  if (rows.length > 1) throw new SamlLoginError(`the e-mail domain ${domain} is claimed by more than one tenant (allowed_domains); ask an administrator`, 403);
+  return rows[0] ? { id: String(rows[0].id), defaultRole: (rows[0].auth_default_role as string | null) ?? null } : undefined;
+}
+
+async function setRoles(tx: Queryable, userId: string, tenantId: string, roles: string[], removeOthers: boolean): Promise<void> {
+  for (const role of roles) {
+    await tx.query(
+      `INSERT INTO user_roles (user_id, role, entity_type, entity_id, tenant_id, created_by)
+       VALUES ($1::uuid, $2::text, 'tenant', $3::text, $3::uuid, $1::uuid)
+       ON CONFLICT (user_id, entity_type, entity_id, role) DO NOTHING`,
+      [userId, role, tenantId],
+    );
+  }
+  if (removeOthers) {
+    await tx.query(`DELETE FROM user_roles WHERE user_id = $1::uuid AND entity_type = 'tenant' AND tenant_id = $2::uuid AND role NOT IN (SELECT jsonb_array_elements_text($3::jsonb))`, [userId, tenantId, JSON.stringify(roles)]);
+  }
+}
+
+/**
+ * The spec's user resolution: a user linked to this IdP account signs in directly; otherwise a user
+ * with the same e-mail is linked; otherwise a user is created (on-premise in the license's tenant
+ * with AUTH_DEFAULT_ROLE, SaaS in the tenant of the e-mail's domain with its auth_default_role). A
+ * user who is not active is refused ("not allowed"). Roles follow the groups as configured. All in
+ * one transaction.
+ */
+export async function resolveSamlUser(db: Database, deps: ResolveDeps, id: SamlIdentity): Promise<UserSession> {
+  const saml = deps.config.saml;
+  const email = normaliseEmail(id.email);
+  const { userId, tenantId } = await db.transaction(async (tx) => {
+    let user: UserRow | undefined;
+    const linked = (await tx.query(
+      `SELECT u.id::text AS id, u.status, u.display_name FROM user_saml_links l JOIN users u ON u.id = l.user_id WHERE l.issuer = $1::text AND l.name_id = $2::text`,
+      [id.issuer, id.nameId],
+    )) as unknown as UserRow[];
+    user = linked[0];
+    let created = false;
+    if (!user) {
+      const same = (await tx.query(`SELECT id::text AS id, status, display_name FROM users WHERE lower(username) = $1::text`, [email])) as unknown as UserRow[];
+      user = same[0];
+    }
+    if (user && user.status !== 'active') throw new SamlLoginError('Sign-in not allowed: this account is suspended. Ask an administrator.', 403);
+
+    // The tenant this sign-in is for.
+    let target: { id: string; defaultRole: string } | undefined;
+    if (deps.config.deploymentMode === 'onprem') {
+      const license = deps.license();
+      if (license?.ok) target = { id: license.tenantId, defaultRole: saml.defaultRole };
+      else if (!user) throw new SamlLoginError(`new users cannot be created: ${license?.problem ?? 'the license has not been read'}`, 403);
+    } else {
+      const t = await tenantOfDomain(tx, email);
+      if (t) target = { id: t.id, defaultRole: t.defaultRole && (TENANT_ROLES as readonly string[]).includes(t.defaultRole) ? t.defaultRole : saml.defaultRole };
+      else if (!user) throw new SamlLoginError(`no tenant accepts sign-ins from the e-mail domain ${email.slice(email.indexOf('@') + 1)} (tenant attribute allowed_domains)`, 403);
+    }
+    if (target) {
+      const exists = await tx.query('SELECT 1 FROM tenant WHERE id = $1::uuid', [target.id]);
+      if (exists.length === 0) throw new SamlLoginError('the tenant named by the license does not exist', 403);
+    }
+
+    if (!user) {
+      const rows = (await tx.query(
+        `INSERT INTO users (username, display_name, status) VALUES ($1::text, $2::text, 'active') RETURNING id::text AS id, status, display_name`,
+        [email, id.displayName || email],
+      )) as unknown as UserRow[];
+      user = rows[0];
+      created = true;
+    }
+    await tx.query(
+      `INSERT INTO user_saml_links (user_id, issuer, name_id, last_login_at) VALUES ($1::uuid, $2::text, $3::text, now())
+       ON CONFLICT (issuer, name_id) DO UPDATE SET last_login_at = now()`,
+      [user.id, id.issuer, id.nameId],
+    );
+
+    const roles = rolesFromGroups(saml, id.groups);
+    let tenantId = target?.id;
+    let member = false;
+    if (tenantId) {
+      member = (await tx.query(`SELECT 1 FROM tenant_users WHERE tenant = $1::uuid AND "user" = $2::uuid`, [tenantId, user.id])).length > 0;
+    } else {
+      // An existing user whom no rule places: their default tenant, as a password sign-in would.
+      const rows = await tx.query(`SELECT tenant::text AS id FROM tenant_users WHERE "user" = $1::uuid ORDER BY is_default DESC, created_at LIMIT 1`, [user.id]);
+      tenantId = rows[0] ? String(rows[0].id) : undefined;
+      member = tenantId !== undefined;
+    }
+    if (!tenantId) throw new SamlLoginError('this account belongs to no tenant', 403);
+    if (!member) {
+      const others = await tx.query(`SELECT 1 FROM tenant_users WHERE "user" = $1::uuid`, [user.id]);
+      await tx.query(
+        `INSERT INTO tenant_users (tenant, "user", is_default, created_by, updated_by) VALUES ($1::uuid, $2::uuid, $3::boolean, $2::uuid, $2::uuid)`,
+        [tenantId, user.id, String(others.length === 0)],
+      );
+      await setRoles(tx, user.id, tenantId, roles.length > 0 ? roles : [target!.defaultRole], false);
+    } else if (saml.syncRolesOnLogin && id.hasGroupAttribute && roles.length > 0) {
+      // No group attribute, or no group that gives a role: the roles stay as they are (never none).
+      await setRoles(tx, user.id, tenantId, roles, saml.removeOldRoles);
+    }
+    if (!created && id.displayName && id.displayName !== user.display_name) {
+      await tx.query('UPDATE users SET display_name = $2::text, updated_at = now() WHERE id = $1::uuid', [user.id, id.displayName]);
+    }
+    return { userId: user.id, tenantId };
+  });
+  const session = await loadUserSession(db, userId, tenantId);
+  if (!session) throw new SamlLoginError('Sign-in not allowed: this account has no role in its tenant. Ask an administrator.', 403);
+  return session;
+}
+
+/**
+ * Records an assertion ID as used; false when it was used before (a replay), on any instance. Expired
+ * entries are pruned on the way.
+ */
+export async function acceptAssertionOnce(db: Queryable, id: SamlIdentity): Promise<boolean> {
+  await db.query('DELETE FROM saml_assertions_seen WHERE expires_at < now()');
+  const rows = await db.query(
+    `INSERT INTO saml_assertions_seen (issuer, assertion_id, expires_at) VALUES ($1::text, $2::text, $3::timestamptz)
+     ON CONFLICT (issuer, assertion_id) DO NOTHING RETURNING assertion_id`,
+    [id.issuer, id.assertionId, id.expiresAt.toISOString()],
+  );
+  return rows.length === 1;
+}
