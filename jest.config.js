@@ -4,7 +4,15 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.tsx?$': ['ts-jest', { tsconfig: { isolatedModules: true, module: 'commonjs', target: 'es2022', esModuleInterop: true }, diagnostics: false }] },
+  transform: {
+    '^.+\\.tsx?$': [
+      'ts-jest',
+      {
+        tsconfig: { isolatedModules: true, module: 'commonjs', target: 'es2022', esModuleInterop: true },
+        diagnostics: false,
+      },
+    ],
+  },
   testTimeout: 60000,
   maxWorkers: 2,
 };

@@ -3,7 +3,13 @@
  * contexts, memory and references, tools, models, workflow generation and the knowledge-graph
  * filters. One module per subject in actions/ai-catalogue/.
  */
-export { ai_list_agents, ai_list_agents_with_kb_counts, ai_list_agent_kbs, ai_list_kb_agents, ai_list_kb_agent_mappings } from './ai-catalogue/agents';
+export {
+  ai_list_agents,
+  ai_list_agents_with_kb_counts,
+  ai_list_agent_kbs,
+  ai_list_kb_agents,
+  ai_list_kb_agent_mappings,
+} from './ai-catalogue/agents';
 export { ai_list_kb, ai_get_kb, ai_list_gc, ai_get_gc } from './ai-catalogue/knowledge';
 export { ai_list_memory, ai_list_references } from './ai-catalogue/history';
 export { ai_list_tools } from './ai-catalogue/tools';

@@ -85,6 +85,11 @@ export async function anomaly_v3(args: Record<string, unknown>, ctx: ActionConte
     order_by: [{ column: 'evaluated_at', order: 'desc' }, ...V3_GROUPS.map((column) => ({ column }))],
   };
   const selected = selectedRowFields(info);
-  const built = buildQuery(anomaliesV3, req, tenantOf(ctx).toLowerCase(), selected ?? [...V3_GROUPS, 'anomaly_count', 'count', 'evaluated_at']);
+  const built = buildQuery(
+    anomaliesV3,
+    req,
+    tenantOf(ctx).toLowerCase(),
+    selected ?? [...V3_GROUPS, 'anomaly_count', 'count', 'evaluated_at'],
+  );
   return { rows: rowsOf(built, await ctx.db.query(built.text, built.params)) };
 }

@@ -18,7 +18,13 @@ function userOf(ctx: ActionContext): string {
 
 export async function api_tokens(_args: Record<string, unknown>, ctx: ActionContext) {
   const tokens = await listApiTokens(ctx.db, userOf(ctx));
-  return tokens.map((t) => ({ id: t.id, name: t.name, prefix: t.prefix, created_at: t.createdAt, last_used_at: t.lastUsedAt }));
+  return tokens.map((t) => ({
+    id: t.id,
+    name: t.name,
+    prefix: t.prefix,
+    created_at: t.createdAt,
+    last_used_at: t.lastUsedAt,
+  }));
 }
 
 export async function create_api_token(args: Record<string, unknown>, ctx: ActionContext) {

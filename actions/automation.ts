@@ -72,8 +72,12 @@ export const auto_playbook_grouping_v2 = analyticOperation(playbookGroupings);
 
 /** Rejects an account that is not one of the caller's tenant: the same answer whether it exists elsewhere or not. */
 async function ownAccount(ctx: ActionContext, tenant: string, account: string, path: string): Promise<void> {
-  const rows = await ctx.db.query('SELECT 1 FROM cloud_accounts WHERE id = $1::uuid AND tenant = $2::uuid', [account, tenant]);
-  if (!rows.length) throw new RequestError('validation-failed', `cloud account ${account} not found in your tenant`, path);
+  const rows = await ctx.db.query('SELECT 1 FROM cloud_accounts WHERE id = $1::uuid AND tenant = $2::uuid', [
+    account,
+    tenant,
+  ]);
+  if (!rows.length)
+    throw new RequestError('validation-failed', `cloud account ${account} not found in your tenant`, path);
 }
 
 /** The values of a lookup table: arguments are checked against them, so that a typo is an error and not an empty answer. */
@@ -82,7 +86,14 @@ async function lookup(ctx: ActionContext, table: string, column: string): Promis
 }
 
 /** A list argument of lookup values, checked; null when absent. */
-async function lookupValues(ctx: ActionContext, list: unknown, table: string, column: string, what: string, path: string): Promise<string[] | null> {
+async function lookupValues(
+  ctx: ActionContext,
+  list: unknown,
+  table: string,
+  column: string,
+  what: string,
+  path: string,
+): Promise<string[] | null> {
   if (list === null || list === undefined) return null;
   if (!Array.isArray(list)) throw invalid(`${path.slice(2)} must be a list of strings`, path);
   const allowed = await lookup(ctx, table, column);
@@ -114,17 +125,43 @@ export async function auto_optimize_recommendation(args: Record<string, unknown>
   const tenant = tenantOf(ctx).toLowerCase();
   const account = uuidArg(args.account_id, 'account_id');
   await ownAccount(ctx, tenant, account, '$.account_id');
-  const statuses = (await lookupValues(ctx, args.status, 'recommendation_status_type', 'value', 'recommendation status', '$.status'))
-    ?? [...ACTIONABLE_RECOMMENDATION_STATUSES];
-  const categories = await lookupValues(ctx, args.auto_optimize_categories, 'recommendation_category_type', 'value', 'recommendation category', '$.auto_optimize_categories');
+  const statuses = (await lookupValues(
+    ctx,
+    args.status,
+    'recommendation_status_type',
+    'value',
+    'recommendation status',
+    '$.status',
+  )) ?? [...ACTIONABLE_RECOMMENDATION_STATUSES];
+  const categories = await lookupValues(
+    ctx,
+    args.auto_optimize_categories,
+    'recommendation_category_type',
+    'value',
+    'recommendation category',
+    '$.auto_optimize_categories',
+  );
   const rule = args.rule_name ?? null;
   if (rule !== null && typeof rule !== 'string') throw invalid('rule_name must be a string', '$.rule_name');
   let policy: string | null = null;
   if (args.auto_optimize_id !== null && args.auto_optimize_id !== undefined) {
     policy = uuidArg(args.auto_optimize_id, 'auto_optimize_id');
-    const [row] = await ctx.db.query('SELECT account_id::text AS account FROM auto_pilot WHERE id = $1::uuid AND tenant_id = $2::uuid', [policy, tenant]);
-    if (!row) throw new RequestError('validation-failed', `auto-optimize policy ${policy} not found in your tenant`, '$.auto_optimize_id');
-    if (row.account !== account) throw new RequestError('validation-failed', `auto-optimize policy ${policy} belongs to account ${row.account}, not to account_id ${account}`, '$.auto_optimize_id');
+    const [row] = await ctx.db.query(
+      'SELECT account_id::text AS account FROM auto_pilot WHERE id = $1::uuid AND tenant_id = $2::uuid',
+      [policy, tenant],
+    );
+    if (!row)
+      throw new RequestError(
+        'validation-failed',
+        `auto-optimize policy ${policy} not found in your tenant`,
+        '$.auto_optimize_id',
+      );
+    if (row.account !== account)
+      throw new RequestError(
+        'validation-failed',
+        `auto-optimize policy ${policy} belongs to account ${row.account}, not to account_id ${account}`,
+        '$.auto_optimize_id',
+      );
   }
   const rows = await ctx.db.query(
     `SELECT rc.id::text AS id FROM recommendation rc
@@ -162,16 +199,23 @@ export async function auto_optimize_workload(args: Record<string, unknown>, ctx:
   const tenant = tenantOf(ctx).toLowerCase();
   const user = ctx.session.vars['x-hasura-user-id'];
   if (!user || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(user)) {
-    throw new RequestError('access-denied', 'auto_optimize_workload records who created the policy: it needs a signed-in user (x-hasura-user-id)');
+    throw new RequestError(
+      'access-denied',
+      'auto_optimize_workload records who created the policy: it needs a signed-in user (x-hasura-user-id)',
+    );
   }
   const input = (args.arg1 ?? {}) as { account_id?: unknown; resource_filter?: unknown; status?: unknown };
   const account = uuidArg(input.account_id, 'arg1.account_id');
   await ownAccount(ctx, tenant, account, '$.arg1.account_id');
   const status = input.status ?? 'Active';
   const statuses = await lookup(ctx, 'auto_pilot_status', 'value');
-  if (typeof status !== 'string' || !statuses.includes(status)) throw unknownName('auto-pilot status', status, statuses, '$.arg1.status');
+  if (typeof status !== 'string' || !statuses.includes(status))
+    throw unknownName('auto-pilot status', status, statuses, '$.arg1.status');
   if (!Array.isArray(input.resource_filter) || input.resource_filter.length === 0) {
-    throw invalid('arg1.resource_filter must list at least one filter ({namespace, name, type})', '$.arg1.resource_filter');
+    throw invalid(
+      'arg1.resource_filter must list at least one filter ({namespace, name, type})',
+      '$.arg1.resource_filter',
+    );
   }
   const text = (v: unknown, path: string): string | null => {
     if (v === null || v === undefined || v === '') return null;
@@ -180,7 +224,8 @@ export async function auto_optimize_workload(args: Record<string, unknown>, ctx:
   };
   const filters: ResourceFilter[] = input.resource_filter.map((f: unknown, i: number) => {
     const path = `$.arg1.resource_filter[${i}]`;
-    if (!f || typeof f !== 'object') throw invalid(`arg1.resource_filter[${i}] must be an object with a namespace`, path);
+    if (!f || typeof f !== 'object')
+      throw invalid(`arg1.resource_filter[${i}] must be an object with a namespace`, path);
     const o = f as Record<string, unknown>;
     const namespace = text(o.namespace, `${path}.namespace`);
     if (!namespace) throw invalid(`arg1.resource_filter[${i}].namespace is required`, `${path}.namespace`);
@@ -210,8 +255,19 @@ export async function auto_optimize_workload(args: Record<string, unknown>, ctx:
        RETURNING 1
      )
      SELECT p.id::text AS id, (SELECT count(*) FROM m)::int AS mapped FROM p`,
-    [tenant, account, status, JSON.stringify(filters), name.length > NAME_MAX ? `${name.slice(0, NAME_MAX - 1)}…` : name, user.toLowerCase()],
+    [
+      tenant,
+      account,
+      status,
+      JSON.stringify(filters),
+      name.length > NAME_MAX ? `${name.slice(0, NAME_MAX - 1)}…` : name,
+      user.toLowerCase(),
+    ],
   );
-  if (!row) throw invalid(`arg1.resource_filter matches no active workload of account ${account} (${described})`, '$.arg1.resource_filter');
+  if (!row)
+    throw invalid(
+      `arg1.resource_filter matches no active workload of account ${account} (${described})`,
+      '$.arg1.resource_filter',
+    );
   return { id: String(row.id) };
 }

@@ -25,9 +25,13 @@ export const cloudMetricGroupings: Dataset = {
     min_value: { sql: 'min(m.value)', type: 'float' },
     sum_value: { sql: 'sum(m.value)', type: 'float' },
   },
-  where: whereOf(metricFields, ['account_id', 'metric', 'region_name', 'resource_id', 'service_name', 'tenant_id', 'timestamp'], {
-    resource_type: { sql: 'r.type', type: 'string' },
-  }),
+  where: whereOf(
+    metricFields,
+    ['account_id', 'metric', 'region_name', 'resource_id', 'service_name', 'tenant_id', 'timestamp'],
+    {
+      resource_type: { sql: 'r.type', type: 'string' },
+    },
+  ),
 };
 
 export const cloud_metric_groupings_v2 = analyticOperation(cloudMetricGroupings);

@@ -27,9 +27,21 @@ export const spendGroupings: Dataset = {
     spend_amount: { sql: 'coalesce(sum(s.amount), 0)', type: 'float' },
     spend_count: { sql: 'count(*)', type: 'float' },
   },
-  where: whereOf(groupingFields, ['account_id', 'resource_id', 'resource_region', 'resource_service_name', 'resource_type', 'spend_date', 'tenant_id'], {
-    exclude_aggregate: { sql: 'coalesce(s.exclude_aggregate, false)', type: 'boolean' },
-  }),
+  where: whereOf(
+    groupingFields,
+    [
+      'account_id',
+      'resource_id',
+      'resource_region',
+      'resource_service_name',
+      'resource_type',
+      'spend_date',
+      'tenant_id',
+    ],
+    {
+      exclude_aggregate: { sql: 'coalesce(s.exclude_aggregate, false)', type: 'boolean' },
+    },
+  ),
 };
 
 const spendFields: Record<string, Field> = {
@@ -53,7 +65,19 @@ export const spends: Dataset = {
   from: SPEND_FROM,
   tenant: { sql: 's.tenant', cast: 'uuid' },
   fields: spendFields,
-  where: whereOf(spendFields, ['amount', 'business_unit', 'cloud_account', 'cloud_resource_id', 'date', 'id', 'resource_region', 'resource_service_name', 'resource_type', 'tenant', 'unit']),
+  where: whereOf(spendFields, [
+    'amount',
+    'business_unit',
+    'cloud_account',
+    'cloud_resource_id',
+    'date',
+    'id',
+    'resource_region',
+    'resource_service_name',
+    'resource_type',
+    'tenant',
+    'unit',
+  ]),
 };
 
 export const spend_groupings_v2 = analyticOperation(spendGroupings);

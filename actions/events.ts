@@ -49,9 +49,29 @@ const common: Record<string, Field> = {
 };
 
 const commonWhere = [
-  'account_id', 'aggregation_key', 'category', 'cluster', 'created_at', 'finding_type', 'fingerprint',
-  'fingerprint_first_seen_at', 'is_new_issue', 'nb_status', 'principal', 'priority', 'resource_id', 'service_key', 'source',
-  'status', 'subject_name', 'subject_namespace', 'subject_node', 'subject_owner', 'subject_type', 'tenant_id', 'title',
+  'account_id',
+  'aggregation_key',
+  'category',
+  'cluster',
+  'created_at',
+  'finding_type',
+  'fingerprint',
+  'fingerprint_first_seen_at',
+  'is_new_issue',
+  'nb_status',
+  'principal',
+  'priority',
+  'resource_id',
+  'service_key',
+  'source',
+  'status',
+  'subject_name',
+  'subject_namespace',
+  'subject_node',
+  'subject_owner',
+  'subject_type',
+  'tenant_id',
+  'title',
 ];
 
 const extraWhere = {
@@ -75,7 +95,10 @@ export const eventGroupings: Dataset = {
   aggregates: {
     count_aggregation_key: { sql: 'count(DISTINCT e.aggregation_key)::int', type: 'int' },
     // Pod and node issues by subject type; application issues are the others.
-    count_application_issues: { sql: countWhere(`coalesce(lower(e.subject_type), '') NOT IN ('pod', 'node')`), type: 'int' },
+    count_application_issues: {
+      sql: countWhere(`coalesce(lower(e.subject_type), '') NOT IN ('pod', 'node')`),
+      type: 'int',
+    },
     count_new_issues: { sql: countWhere('e.created_at = e.fp_first_seen_at'), type: 'int' },
     count_node_issues: { sql: countWhere(`lower(e.subject_type) = 'node'`), type: 'int' },
     count_pod_issues: { sql: countWhere(`lower(e.subject_type) = 'pod'`), type: 'int' },
@@ -107,7 +130,10 @@ export const eventGroupings: Dataset = {
     max_created_at: { sql: 'max(e.created_at)', type: 'datetime' },
     min_created_at: { sql: 'min(e.created_at)', type: 'datetime' },
   },
-  where: whereOf(common, commonWhere, { ...extraWhere, computed_priority: { sql: 'e.computed_priority', type: 'string' } }),
+  where: whereOf(common, commonWhere, {
+    ...extraWhere,
+    computed_priority: { sql: 'e.computed_priority', type: 'string' },
+  }),
 };
 
 const eventFields: Record<string, Field> = {
@@ -193,17 +219,22 @@ export async function event_get_filter_values(args: { request: EventFilterValues
   }
   for (const key of ['start_time', 'end_time'] as const) {
     const v = req[key];
-    if (v !== null && v !== undefined && Number.isNaN(Date.parse(v))) throw invalid(`${key} is not a date-time: ${JSON.stringify(v)}`, `$.request.${key}`);
+    if (v !== null && v !== undefined && Number.isNaN(Date.parse(v)))
+      throw invalid(`${key} is not a date-time: ${JSON.stringify(v)}`, `$.request.${key}`);
   }
   if (req.start_time && req.end_time && Date.parse(req.start_time) > Date.parse(req.end_time)) {
     throw invalid('start_time is after end_time', '$.request.start_time');
   }
-  const account = req.account_id === null || req.account_id === undefined ? null : uuidArg(req.account_id, 'request.account_id');
-  const types = req.filter_types.map((t, i) => {
-    if (!FILTER_TYPES.includes(t)) throw unknownName('filter type', t, FILTER_TYPES, `$.request.filter_types[${i}]`);
-    if (t === LABEL && !req.label_key) throw invalid('filter type "label" needs label_key', `$.request.filter_types[${i}]`);
-    return t;
-  }).filter((t, i, all) => all.indexOf(t) === i);
+  const account =
+    req.account_id === null || req.account_id === undefined ? null : uuidArg(req.account_id, 'request.account_id');
+  const types = req.filter_types
+    .map((t, i) => {
+      if (!FILTER_TYPES.includes(t)) throw unknownName('filter type', t, FILTER_TYPES, `$.request.filter_types[${i}]`);
+      if (t === LABEL && !req.label_key)
+        throw invalid('filter type "label" needs label_key', `$.request.filter_types[${i}]`);
+      return t;
+    })
+    .filter((t, i, all) => all.indexOf(t) === i);
 
   const params: (string | null)[] = [tenant];
   const conds = ['e.tenant = $1::uuid'];
@@ -216,9 +247,10 @@ export async function event_get_filter_values(args: { request: EventFilterValues
 
   const filters = [];
   for (const type of types) {
-    const from = type === LABEL_KEY
-      ? `events e CROSS JOIN LATERAL jsonb_object_keys(CASE WHEN jsonb_typeof(e.labels) = 'object' THEN e.labels ELSE '{}'::jsonb END) AS k(v)`
-      : 'events e';
+    const from =
+      type === LABEL_KEY
+        ? `events e CROSS JOIN LATERAL jsonb_object_keys(CASE WHEN jsonb_typeof(e.labels) = 'object' THEN e.labels ELSE '{}'::jsonb END) AS k(v)`
+        : 'events e';
     const value = type === LABEL ? `(e.labels ->> ${labelParam})` : type === LABEL_KEY ? 'k.v' : FILTER_VALUE_SQL[type];
     const text = `SELECT x.v AS value, count(*)::int AS n, (count(*) OVER ())::int AS total
       FROM (SELECT ${value} AS v FROM ${from} WHERE ${conds.join(' AND ')}) x

@@ -21,8 +21,21 @@ const workloadCommon: Record<string, Field> = {
   tenant_id: { sql: 'w.tenant_id::text', type: 'string', constant: true },
   workload_fqdn: { sql: WORKLOAD_FQDN, type: 'string' },
 };
-const workloadWhere = ['account_id', 'external_id', 'is_active', 'kind', 'name', 'namespace', 'resource_id', 'tenant_id', 'workload_fqdn'];
-const kindCount = (kind: string) => ({ sql: `count(*) FILTER (WHERE lower(w.kind) = '${kind}')::int`, type: 'int' as const });
+const workloadWhere = [
+  'account_id',
+  'external_id',
+  'is_active',
+  'kind',
+  'name',
+  'namespace',
+  'resource_id',
+  'tenant_id',
+  'workload_fqdn',
+];
+const kindCount = (kind: string) => ({
+  sql: `count(*) FILTER (WHERE lower(w.kind) = '${kind}')::int`,
+  type: 'int' as const,
+});
 
 export const k8sWorkloadGroupings: Dataset = {
   name: 'k8s_workload_groupings_v2',
@@ -58,7 +71,11 @@ export const k8sWorkloads: Dataset = {
   from: 'k8s_workloads w',
   tenant: { sql: 'w.tenant_id', cast: 'uuid' },
   fields: workloadFields,
-  where: whereOf(workloadFields, [...workloadWhere, 'creation_time', 'last_seen', 'ready_pods', 'total_pods', 'updated_at'], { labels: jsonbWhere('w.labels') }),
+  where: whereOf(
+    workloadFields,
+    [...workloadWhere, 'creation_time', 'last_seen', 'ready_pods', 'total_pods', 'updated_at'],
+    { labels: jsonbWhere('w.labels') },
+  ),
 };
 
 const podCommon: Record<string, Field> = {
@@ -76,7 +93,10 @@ const podCommon: Record<string, Field> = {
   workload_type: { sql: 'p.workload_type', type: 'string' },
 };
 const podWhere = Object.keys(podCommon);
-const podExtraWhere = { creation_time: { sql: 'p.creation_time', type: 'datetime' as const }, labels: jsonbWhere('p.labels') };
+const podExtraWhere = {
+  creation_time: { sql: 'p.creation_time', type: 'datetime' as const },
+  labels: jsonbWhere('p.labels'),
+};
 
 export const k8sPodGroupings: Dataset = {
   name: 'k8s_pod_groupings_v2',
@@ -106,7 +126,10 @@ export const k8sPods: Dataset = {
   from: 'k8s_pods p',
   tenant: { sql: 'p.tenant_id', cast: 'uuid' },
   fields: podFields,
-  where: whereOf(podFields, [...podWhere, 'last_seen', 'updated_at'], { ...podExtraWhere, restart_count: { sql: RESTARTS, type: 'int' } }),
+  where: whereOf(podFields, [...podWhere, 'last_seen', 'updated_at'], {
+    ...podExtraWhere,
+    restart_count: { sql: RESTARTS, type: 'int' },
+  }),
 };
 
 const namespaceCommon: Record<string, Field> = {
@@ -411,4 +434,6 @@ export const k8sWorkloadMonitoringRecommendations: Dataset = {
 };
 
 export const k8s_workloads_cloud_account_monitoring_v2 = analyticOperation(k8sWorkloadMonitoring);
-export const k8s_workloads_cloud_account_monitoring_recommendations_v2 = analyticOperation(k8sWorkloadMonitoringRecommendations);
+export const k8s_workloads_cloud_account_monitoring_recommendations_v2 = analyticOperation(
+  k8sWorkloadMonitoringRecommendations,
+);

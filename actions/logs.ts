@@ -13,7 +13,13 @@ import { tenantOf, uuidArg } from './session';
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 5000;
 
-interface LogsQueryInput { account_id?: unknown; query?: unknown; start?: unknown; end?: unknown; limit?: unknown }
+interface LogsQueryInput {
+  account_id?: unknown;
+  query?: unknown;
+  start?: unknown;
+  end?: unknown;
+  limit?: unknown;
+}
 
 /** ISO 8601 date or date-time; without a zone it is UTC. Normalised to an instant in UTC. */
 const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|z|[+-]\d{2}:?\d{2})?)?$/;
@@ -23,10 +29,16 @@ function instant(value: unknown, name: 'start' | 'end'): string | undefined {
   const text = typeof value === 'string' ? value.trim().replace(' ', 'T') : '';
   let ms = NaN;
   if (ISO.test(text)) {
-    const zoned = text.length === 10 ? `${text}T00:00:00Z` : /(?:Z|z|[+-]\d{2}:?\d{2})$/.test(text.slice(10)) ? text : `${text}Z`;
+    const zoned =
+      text.length === 10 ? `${text}T00:00:00Z` : /(?:Z|z|[+-]\d{2}:?\d{2})$/.test(text.slice(10)) ? text : `${text}Z`;
     ms = Date.parse(zoned);
   }
-  if (Number.isNaN(ms)) throw new RequestError('validation-failed', `request.${name} must be an ISO 8601 date-time (e.g. 2026-02-15T00:00:00Z), got ${JSON.stringify(value)}`, `$.request.${name}`);
+  if (Number.isNaN(ms))
+    throw new RequestError(
+      'validation-failed',
+      `request.${name} must be an ISO 8601 date-time (e.g. 2026-02-15T00:00:00Z), got ${JSON.stringify(value)}`,
+      `$.request.${name}`,
+    );
   return new Date(ms).toISOString();
 }
 
@@ -36,19 +48,35 @@ export async function logs_query(args: Record<string, unknown>, ctx: ActionConte
   const account = uuidArg(req.account_id, 'request.account_id');
   const limit = req.limit ?? DEFAULT_LIMIT;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-    throw new RequestError('validation-failed', `request.limit must be an integer from 1 to ${MAX_LIMIT}`, '$.request.limit');
+    throw new RequestError(
+      'validation-failed',
+      `request.limit must be an integer from 1 to ${MAX_LIMIT}`,
+      '$.request.limit',
+    );
   }
   const start = instant(req.start, 'start');
   const end = instant(req.end, 'end');
-  if (start && end && start > end) throw new RequestError('validation-failed', 'request.start is after request.end', '$.request.start');
+  if (start && end && start > end)
+    throw new RequestError('validation-failed', 'request.start is after request.end', '$.request.start');
   const selector = parseSelector(req.query);
 
-  const notOwned = () => new RequestError('validation-failed', 'request.account_id is not an account of your tenant', '$.request.account_id');
+  const notOwned = () =>
+    new RequestError(
+      'validation-failed',
+      'request.account_id is not an account of your tenant',
+      '$.request.account_id',
+    );
   const loki = ctx.config.logs.lokiUrl;
   if (loki) {
-    const owned = await ctx.db.query('SELECT 1 FROM cloud_accounts WHERE id = $1::uuid AND tenant = $2::uuid', [account, tenant]);
+    const owned = await ctx.db.query('SELECT 1 FROM cloud_accounts WHERE id = $1::uuid AND tenant = $2::uuid', [
+      account,
+      tenant,
+    ]);
     if (!owned.length) throw notOwned();
-    return queryLoki({ lokiUrl: loki, lokiTenant: ctx.config.logs.lokiTenant, lokiTimeoutMs: ctx.config.logs.lokiTimeoutMs }, { account, selector, start, end, limit });
+    return queryLoki(
+      { lokiUrl: loki, lokiTenant: ctx.config.logs.lokiTenant, lokiTimeoutMs: ctx.config.logs.lokiTimeoutMs },
+      { account, selector, start, end, limit },
+    );
   }
   // Both statements are planned with their values every time: a prepared statement's generic plan
   // cannot tell how many lines the account has in the range, and sorts them all.

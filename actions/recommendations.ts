@@ -28,16 +28,31 @@ export const recommendationGroupings: Dataset = {
     count: { sql: 'count(*)::int', type: 'int' },
     sum_estimated_savings: { sql: 'coalesce(sum(rc.estimated_savings), 0)', type: 'float' },
   },
-  where: whereOf(groupingFields, [
-    'account_id', 'account_object_id', 'category', 'resource_cloud_service', 'resource_id', 'resource_k8s_namespace',
-    'resource_name', 'resource_type', 'rule_name', 'severity', 'status', 'tenant_id', 'timestamp',
-  ], {
-    // Kubernetes version upgrades name the version leaving support in their body.
-    deleted_version: { sql: `(rc.recommendation ->> 'deleted_version')`, type: 'string' },
-    deprecated_version: { sql: `(rc.recommendation ->> 'deprecated_version')`, type: 'string' },
-    estimated_savings: { sql: 'rc.estimated_savings', type: 'float' },
-    recommendation: jsonbWhere('rc.recommendation'),
-  }),
+  where: whereOf(
+    groupingFields,
+    [
+      'account_id',
+      'account_object_id',
+      'category',
+      'resource_cloud_service',
+      'resource_id',
+      'resource_k8s_namespace',
+      'resource_name',
+      'resource_type',
+      'rule_name',
+      'severity',
+      'status',
+      'tenant_id',
+      'timestamp',
+    ],
+    {
+      // Kubernetes version upgrades name the version leaving support in their body.
+      deleted_version: { sql: `(rc.recommendation ->> 'deleted_version')`, type: 'string' },
+      deprecated_version: { sql: `(rc.recommendation ->> 'deprecated_version')`, type: 'string' },
+      estimated_savings: { sql: 'rc.estimated_savings', type: 'float' },
+      recommendation: jsonbWhere('rc.recommendation'),
+    },
+  ),
 };
 
 export const recommendation_groupings_v2 = analyticOperation(recommendationGroupings);
@@ -60,7 +75,10 @@ const securityCommon: Record<string, Field> = {
   workload_type: { sql: 'v.workload_type', type: 'string' },
 };
 const securityWhere = whereOf(securityCommon, Object.keys(securityCommon));
-const severityCount = (severity: string) => ({ sql: `count(*) FILTER (WHERE v.severity = '${severity}')::int`, type: 'int' as const });
+const severityCount = (severity: string) => ({
+  sql: `count(*) FILTER (WHERE v.severity = '${severity}')::int`,
+  type: 'int' as const,
+});
 
 export const recommendationSecurityGroupings: Dataset = {
   name: 'recommendation_security_groupings_v2',
@@ -77,7 +95,10 @@ export const recommendationSecurityGroupings: Dataset = {
     count_severity_low: severityCount('Low'),
     count_severity_medium: severityCount('Medium'),
     count_vulnerability_id: { sql: 'count(DISTINCT v.vulnerability_id)::int', type: 'int' },
-    count_workload_name: { sql: `count(DISTINCT (v.cloud_account_id, v.namespace, v.workload_name))::int`, type: 'int' },
+    count_workload_name: {
+      sql: `count(DISTINCT (v.cloud_account_id, v.namespace, v.workload_name))::int`,
+      type: 'int',
+    },
   },
   where: securityWhere,
 };
@@ -110,7 +131,10 @@ const missconfigFields: Record<string, Field> = {
   // The API types it String.
   estimated_savings: { sql: 'rc.estimated_savings::text', type: 'string' },
   missconfig_category: { sql: `coalesce(rc.recommendation ->> 'check_category', rc.category)`, type: 'string' },
-  missconfig_message: { sql: `coalesce(rc.recommendation ->> 'message', rc.recommendation ->> 'description')`, type: 'string' },
+  missconfig_message: {
+    sql: `coalesce(rc.recommendation ->> 'message', rc.recommendation ->> 'description')`,
+    type: 'string',
+  },
   resource_id: { sql: 'rc.resource_id::text', type: 'string' },
   resource_k8s_container: { sql: `(rc.recommendation ->> 'container')`, type: 'string' },
   resource_k8s_namespace: { sql: `(rc.recommendation ->> 'namespace')`, type: 'string' },
@@ -122,9 +146,13 @@ const missconfigFields: Record<string, Field> = {
   updated_at: { sql: 'rc.updated_at', type: 'datetime' },
 };
 const MISSCONFIG_FROM = `recommendation rc LEFT JOIN cloud_resourses r ON r.id = rc.resource_id AND r.tenant = rc.tenant_id`;
-const missconfigWhere = whereOf(missconfigFields, Object.keys(missconfigFields).filter((n) => n !== 'estimated_savings'), {
-  estimated_savings: { sql: 'rc.estimated_savings', type: 'float' },
-});
+const missconfigWhere = whereOf(
+  missconfigFields,
+  Object.keys(missconfigFields).filter((n) => n !== 'estimated_savings'),
+  {
+    estimated_savings: { sql: 'rc.estimated_savings', type: 'float' },
+  },
+);
 
 export const recommendationMissconfigGroupings: Dataset = {
   name: 'recommendation_missconfig_groupings_v2',
@@ -176,7 +204,10 @@ export const recommendationSecurityCisGroupings: Dataset = {
   tenant: { sql: 'c.tenant_id', cast: 'uuid' },
   fields: cisFields,
   aggregates: { count: { sql: 'count(*)::int', type: 'int' } },
-  where: whereOf(cisFields, Object.keys(cisFields).filter((n) => n !== 'updated_at')),
+  where: whereOf(
+    cisFields,
+    Object.keys(cisFields).filter((n) => n !== 'updated_at'),
+  ),
 };
 
 export const recommendation_security_cis_groupings_v2 = analyticOperation(recommendationSecurityCisGroupings);

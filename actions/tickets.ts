@@ -26,8 +26,18 @@ const userId = (ctx: ActionContext) => {
 };
 
 interface TicketInput {
-  title?: unknown; description?: unknown; severity?: unknown; integration_id?: unknown; project_key?: unknown; source?: unknown;
-  account_id?: unknown; assignee?: unknown; reference_id?: unknown; status?: unknown; ticket_type?: unknown; additional_fields?: unknown;
+  title?: unknown;
+  description?: unknown;
+  severity?: unknown;
+  integration_id?: unknown;
+  project_key?: unknown;
+  source?: unknown;
+  account_id?: unknown;
+  assignee?: unknown;
+  reference_id?: unknown;
+  status?: unknown;
+  ticket_type?: unknown;
+  additional_fields?: unknown;
 }
 
 const MAX_TEXT = 32000;
@@ -38,8 +48,14 @@ function text(input: TicketInput, name: keyof TicketInput, required = false): st
     if (required) throw new RequestError('validation-failed', `object.${name} is required`, `$.object.${name}`);
     return null;
   }
-  if (typeof v !== 'string') throw new RequestError('validation-failed', `object.${name} must be a string`, `$.object.${name}`);
-  if (v.length > MAX_TEXT) throw new RequestError('validation-failed', `object.${name} is longer than ${MAX_TEXT} characters`, `$.object.${name}`);
+  if (typeof v !== 'string')
+    throw new RequestError('validation-failed', `object.${name} must be a string`, `$.object.${name}`);
+  if (v.length > MAX_TEXT)
+    throw new RequestError(
+      'validation-failed',
+      `object.${name} is longer than ${MAX_TEXT} characters`,
+      `$.object.${name}`,
+    );
   return v;
 }
 
@@ -48,21 +64,43 @@ export async function tickets_insert_one(args: Record<string, unknown>, ctx: Act
   const tenant = tenantOf(ctx);
   const title = text(input, 'title', true)!;
   const projectKey = text(input, 'project_key', true)!.trim();
-  if (!/^[A-Za-z][A-Za-z0-9_]{0,49}$/.test(projectKey)) throw new RequestError('validation-failed', 'object.project_key must be letters, digits and _ (starting with a letter), like OPS', '$.object.project_key');
+  if (!/^[A-Za-z][A-Za-z0-9_]{0,49}$/.test(projectKey))
+    throw new RequestError(
+      'validation-failed',
+      'object.project_key must be letters, digits and _ (starting with a letter), like OPS',
+      '$.object.project_key',
+    );
   const integrationId = uuidArg(input.integration_id, 'object.integration_id');
   const account = input.account_id ? uuidArg(input.account_id, 'object.account_id') : null;
   const source = text(input, 'source');
   const extra = input.additional_fields;
   if (extra !== undefined && extra !== null && (typeof extra !== 'object' || Array.isArray(extra))) {
-    throw new RequestError('validation-failed', 'object.additional_fields must be an object (Jira fields)', '$.object.additional_fields');
+    throw new RequestError(
+      'validation-failed',
+      'object.additional_fields must be an object (Jira fields)',
+      '$.object.additional_fields',
+    );
   }
   if (account) {
-    const owned = await ctx.db.query('SELECT 1 FROM cloud_accounts WHERE id = $1::uuid AND tenant = $2::uuid', [account, tenant]);
-    if (!owned.length) throw new RequestError('validation-failed', 'object.account_id is not an account of your tenant', '$.object.account_id');
+    const owned = await ctx.db.query('SELECT 1 FROM cloud_accounts WHERE id = $1::uuid AND tenant = $2::uuid', [
+      account,
+      tenant,
+    ]);
+    if (!owned.length)
+      throw new RequestError(
+        'validation-failed',
+        'object.account_id is not an account of your tenant',
+        '$.object.account_id',
+      );
   }
   if (source) {
     const known = await ctx.db.query('SELECT 1 FROM ticket_source_type WHERE value = $1::text', [source]);
-    if (!known.length) throw new RequestError('validation-failed', `object.source ${JSON.stringify(source)} is not a ticket source`, '$.object.source');
+    if (!known.length)
+      throw new RequestError(
+        'validation-failed',
+        `object.source ${JSON.stringify(source)} is not a ticket source`,
+        '$.object.source',
+      );
   }
   // Only the tenant's own integrations. Another tenant's id is refused: read as "no integration" (as
   // it was) it stored a platform ticket of this tenant whose integration_id names that tenant's Jira.
@@ -72,10 +110,18 @@ export async function tickets_insert_one(args: Record<string, unknown>, ctx: Act
     [integrationId, tenant],
   );
   if (integration && integration.mine !== true && integration.mine !== 't') {
-    throw new RequestError('validation-failed', 'object.integration_id is not an integration of your tenant', '$.object.integration_id');
+    throw new RequestError(
+      'validation-failed',
+      'object.integration_id is not an integration of your tenant',
+      '$.object.integration_id',
+    );
   }
   if (integration && integration.integration_type !== 'jira') {
-    throw new RequestError('not-supported', `integration ${integrationId} is a ${String(integration.integration_type)} integration; tickets are created in Jira or in the platform`, '$.object.integration_id');
+    throw new RequestError(
+      'not-supported',
+      `integration ${integrationId} is a ${String(integration.integration_type)} integration; tickets are created in Jira or in the platform`,
+      '$.object.integration_id',
+    );
   }
   if (integration && integration.enabled !== true && integration.enabled !== 't') {
     throw new RequestError('validation-failed', `integration ${integrationId} is disabled`, '$.object.integration_id');
@@ -88,7 +134,13 @@ export async function tickets_insert_one(args: Record<string, unknown>, ctx: Act
   const extraFields = (extra ?? undefined) as Record<string, unknown> | undefined;
   // Jira first, before ctx.transaction (a slow Jira then holds no connection of ours), then the row
   // with its key: a failure in Jira stores nothing. The platform's own number and its row: one transaction.
-  const issue = jira ? await createJiraIssue(jira, { project: projectKey, summary: title, description, severity, issueType: ticketType, extraFields }, ctx.config.tickets.jiraTimeoutMs) : undefined;
+  const issue = jira
+    ? await createJiraIssue(
+        jira,
+        { project: projectKey, summary: title, description, severity, issueType: ticketType, extraFields },
+        ctx.config.tickets.jiraTimeoutMs,
+      )
+    : undefined;
   const { id, ticketId, url } = await ctx.transaction(async (tx) => {
     const ticketId = issue ? issue.key : `${projectKey}-${await nextTicketNumber(tx, tenant, projectKey)}`;
     const url = issue ? issue.url : `${ctx.config.auth.baseUrl}/tickets/${encodeURIComponent(ticketId)}`;
@@ -96,13 +148,40 @@ export async function tickets_insert_one(args: Record<string, unknown>, ctx: Act
       `INSERT INTO tickets (tenant, account_id, integration_id, platform, source, ticket_id, ticket_type, reference_id, project_key, title, description, severity, status, assignee, url, created_by)
        VALUES ($1::uuid, $2::uuid, $3::uuid, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text, $12::text, $13::text, $14::text, $15::text, $16::uuid)
        RETURNING id::text AS id`,
-      [tenant, account, integrationId, issue ? 'jira' : 'platform', source, ticketId, ticketType, text(input, 'reference_id') ?? ticketId, projectKey, title,
-        description, severity, text(input, 'status') ?? 'Open', text(input, 'assignee'), url, userId(ctx)],
+      [
+        tenant,
+        account,
+        integrationId,
+        issue ? 'jira' : 'platform',
+        source,
+        ticketId,
+        ticketType,
+        text(input, 'reference_id') ?? ticketId,
+        projectKey,
+        title,
+        description,
+        severity,
+        text(input, 'status') ?? 'Open',
+        text(input, 'assignee'),
+        url,
+        userId(ctx),
+      ],
     );
     return { id: String(row.id), ticketId, url };
   });
   const where = jira ? 'in Jira' : 'in the platform';
-  return { data: { insert_tickets_one: { id, ticket_id: ticketId, url, message: `ticket ${ticketId} created ${where}`, action: 'created', error: null } } };
+  return {
+    data: {
+      insert_tickets_one: {
+        id,
+        ticket_id: ticketId,
+        url,
+        message: `ticket ${ticketId} created ${where}`,
+        action: 'created',
+        error: null,
+      },
+    },
+  };
 }
 
 /** The next number of this tenant and project key; the first time, after any tickets already stored with it. */

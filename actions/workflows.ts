@@ -38,9 +38,15 @@ function optString(req: Args, key: string): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
-function limitOf(value: unknown, path: string, fallback: number | undefined, max: number | undefined): number | undefined {
+function limitOf(
+  value: unknown,
+  path: string,
+  fallback: number | undefined,
+  max: number | undefined,
+): number | undefined {
   if (value === undefined || value === null) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) throw new RequestError('validation-failed', `${path} must be a positive integer`, `$.${path}`);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1)
+    throw new RequestError('validation-failed', `${path} must be a positive integer`, `$.${path}`);
   return max === undefined ? value : Math.min(value, max);
 }
 
@@ -59,7 +65,8 @@ const tokenOf = (offset: number): string => Buffer.from(`o:${offset}`, 'utf8').t
 const ZONED = /[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)$/;
 
 /** A timestamp argument as SQL over placeholder `p`: a value with a zone is converted to UTC. */
-const timestampSql = (value: string, p: string): string => (ZONED.test(value) ? `(${p}::timestamptz AT TIME ZONE 'UTC')` : `${p}::timestamp`);
+const timestampSql = (value: string, p: string): string =>
+  ZONED.test(value) ? `(${p}::timestamptz AT TIME ZONE 'UTC')` : `${p}::timestamp`;
 
 /** Conditions and their parameters, built together. */
 class Conditions {
@@ -82,9 +89,11 @@ class Conditions {
 const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 const hasTrigger = (c: Conditions, column: string, type: string): void =>
-  c.add(`${column} @> jsonb_build_object('triggers', jsonb_build_array(jsonb_build_object('type', ${c.param(type)}::text)))`);
+  c.add(
+    `${column} @> jsonb_build_object('triggers', jsonb_build_array(jsonb_build_object('type', ${c.param(type)}::text)))`,
+  );
 
-const json = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value ?? null);
+const json = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : (value ?? null));
 
 /** A timestamp column as the API's text: ISO 8601, UTC, no zone suffix. */
 const ts = (column: string): string => `(to_json(${column}) #>> '{}')`;
@@ -96,7 +105,8 @@ const WORKFLOW_COLUMNS = `w.id::text AS id, w.tenant_id::text AS tenant_id, w.ac
   ${ts('w.created_at')} AS created_at, w.created_by::text AS created_by, cu.display_name AS created_by_name,
   ${ts('w.updated_at')} AS updated_at, w.updated_by::text AS updated_by, uu.display_name AS updated_by_name`;
 
-const WORKFLOW_FROM = 'workflows w LEFT JOIN users cu ON cu.id = w.created_by LEFT JOIN users uu ON uu.id = w.updated_by';
+const WORKFLOW_FROM =
+  'workflows w LEFT JOIN users cu ON cu.id = w.created_by LEFT JOIN users uu ON uu.id = w.updated_by';
 
 function workflowOf(r: Row) {
   const user = (id: unknown, name: unknown) => (id == null ? null : { id, display_name: name ?? null });
@@ -163,14 +173,19 @@ export async function workflow_list(args: Args, ctx: ActionContext) {
   const type = optString(req, 'type');
   if (type !== undefined) hasTrigger(c, 'w.definition', type);
   const tags = optString(req, 'tags');
-  for (const tag of tags?.split(',').map((t) => t.trim()).filter((t) => t !== '') ?? []) {
+  for (const tag of tags
+    ?.split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '') ?? []) {
     const sep = tag.search(/[:=]/);
     if (sep < 0) c.add(`(w.tags -> ${c.param(tag)}::text) IS NOT NULL`);
     else c.add(`(w.tags ->> ${c.param(tag.slice(0, sep).trim())}::text) = ${c.param(tag.slice(sep + 1).trim())}::text`);
   }
   const [{ total }] = await ctx.db.query(`SELECT count(*)::int AS total FROM workflows w ${c.where}`, c.params);
   const rows = await ctx.db.query(
-    `SELECT ${WORKFLOW_COLUMNS} FROM ${WORKFLOW_FROM} ${c.where} ORDER BY w.created_at DESC, w.id LIMIT ${limit} OFFSET ${offset}`, c.params);
+    `SELECT ${WORKFLOW_COLUMNS} FROM ${WORKFLOW_FROM} ${c.where} ORDER BY w.created_at DESC, w.id LIMIT ${limit} OFFSET ${offset}`,
+    c.params,
+  );
   const totalCount = Number(total);
   return {
     next_page_token: offset + rows.length < totalCount && rows.length > 0 ? tokenOf(offset + rows.length) : null,
@@ -200,7 +215,9 @@ export async function workflow_get_execution(args: Args, ctx: ActionContext) {
   c.add(`e.id::text = ${c.param(idParam(req.id))}::text`);
   const rows = await ctx.db.query(
     `SELECT ${SUMMARY_COLUMNS}, e.inputs::text AS inputs, e.tasks::text AS tasks, e.workflow_result::text AS workflow_result, e.error
-     FROM ${EXECUTION_FROM} ${c.where}`, c.params);
+     FROM ${EXECUTION_FROM} ${c.where}`,
+    c.params,
+  );
   if (!rows.length) return null;
   const r = rows[0];
   return {
@@ -247,7 +264,9 @@ export async function workflow_list_executions(args: Args, ctx: ActionContext) {
   if (trigger !== undefined) c.add(`e.trigger_type = ${c.param(trigger)}::text`);
   // One row more than the page tells whether there is a next page.
   const rows = await ctx.db.query(
-    `SELECT ${SUMMARY_COLUMNS} FROM ${EXECUTION_FROM} ${c.where} ORDER BY e.start_time DESC, e.id LIMIT ${limit + 1} OFFSET ${offset}`, c.params);
+    `SELECT ${SUMMARY_COLUMNS} FROM ${EXECUTION_FROM} ${c.where} ORDER BY e.start_time DESC, e.id LIMIT ${limit + 1} OFFSET ${offset}`,
+    c.params,
+  );
   const page = rows.slice(0, limit);
   return {
     executions: page.map((r) => ({
@@ -272,14 +291,22 @@ export async function workflow_list_taskdefinitions(args: Args, ctx: ActionConte
   const params = requestOf(args, 'params');
   const limit = limitOf(params.limit, 'params.limit', undefined, undefined);
   const offset = params.offset ?? 0;
-  if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0) throw new RequestError('validation-failed', 'params.offset must be a non-negative integer', '$.params.offset');
+  if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0)
+    throw new RequestError('validation-failed', 'params.offset must be a non-negative integer', '$.params.offset');
   const c = new Conditions();
   const name = optString(params, 'name');
   if (name !== undefined) c.add(`d.name ILIKE ${c.param(containsPattern(name))}::text`);
   const rows = await ctx.db.query(
     `SELECT d.name, d.description, d.input_schema::text AS input_schema, d.output_schema::text AS output_schema
-     FROM workflow_task_definitions d ${c.where} ORDER BY d.name${limit === undefined ? '' : ` LIMIT ${limit}`} OFFSET ${offset}`, c.params);
+     FROM workflow_task_definitions d ${c.where} ORDER BY d.name${limit === undefined ? '' : ` LIMIT ${limit}`} OFFSET ${offset}`,
+    c.params,
+  );
   return {
-    tasks: rows.map((r) => ({ description: r.description, input_schema: json(r.input_schema), name: r.name, output_schema: json(r.output_schema) })),
+    tasks: rows.map((r) => ({
+      description: r.description,
+      input_schema: json(r.input_schema),
+      name: r.name,
+      output_schema: json(r.output_schema),
+    })),
   };
 }

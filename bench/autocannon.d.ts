@@ -27,6 +27,9 @@ declare module 'autocannon' {
       stop(): void;
     }
   }
-  function autocannon(opts: autocannon.Options, cb: (err: Error | null, result: autocannon.Result) => void): autocannon.Instance;
+  function autocannon(
+    opts: autocannon.Options,
+    cb: (err: Error | null, result: autocannon.Result) => void,
+  ): autocannon.Instance;
   export = autocannon;
 }

@@ -6,7 +6,8 @@ import { DEMO } from '../demo/demo-data';
  * runs hold the same data.
  */
 export function extraSpendsSql(days: number): string {
-  if (!Number.isInteger(days) || days < 0) throw new Error(`extra spend days must be a non-negative integer, got ${days}`);
+  if (!Number.isInteger(days) || days < 0)
+    throw new Error(`extra spend days must be a non-negative integer, got ${days}`);
   return `INSERT INTO spends (tenant, cloud_account, cloud_resource_id, date, amount, unit, exclude_aggregate)
 SELECT r.tenant, r.account, r.id, d, round((abs(hashtext(r.id::text || d::text)) % 100000) / 100.0, 2)::float8, 'USD', false
 FROM cloud_resourses r
@@ -41,15 +42,49 @@ export const LOG_APPS: Record<string, string[]> = {
   monitoring: ['prometheus-server', 'grafana'],
   data: ['kafka', 'postgres'],
 };
-const NAMESPACE_PERCENT: [string, number][] = [['production', 40], ['staging', 25], ['kube-system', 15], ['monitoring', 10], ['data', 10]];
-const LEVEL_PERCENT: [string, number][] = [['error', 5], ['warn', 15], ['info', 60], ['debug', 20]];
+const NAMESPACE_PERCENT: [string, number][] = [
+  ['production', 40],
+  ['staging', 25],
+  ['kube-system', 15],
+  ['monitoring', 10],
+  ['data', 10],
+];
+const LEVEL_PERCENT: [string, number][] = [
+  ['error', 5],
+  ['warn', 15],
+  ['info', 60],
+  ['debug', 20],
+];
 
 /** Messages per level; {n} becomes a number from 0 to 3999. */
 export const LOG_MESSAGES: Record<string, string[]> = {
-  error: ['upstream timeout after {n}ms', 'connection refused by payments:{n}', 'deadlock detected on table orders (pid {n})', 'request failed: context deadline exceeded', 'panic: nil pointer dereference at handler.go:{n}'],
-  warn: ['retrying job {n}: timeout', 'slow query took {n}ms', 'memory usage at {n}MiB of 4096MiB', 'client {n} close to its rate limit'],
-  info: ['GET /api/v1/orders 200 {n}ms', 'POST /api/v1/checkout 201 {n}ms', 'health probe ok', 'processed batch of {n} messages', 'config reloaded', 'health probe: timeout budget {n}ms'],
-  debug: ['cache hit for key product:{n}', 'opening connection to redis', 'span finished in {n}ms', 'dial timeout set to {n}ms'],
+  error: [
+    'upstream timeout after {n}ms',
+    'connection refused by payments:{n}',
+    'deadlock detected on table orders (pid {n})',
+    'request failed: context deadline exceeded',
+    'panic: nil pointer dereference at handler.go:{n}',
+  ],
+  warn: [
+    'retrying job {n}: timeout',
+    'slow query took {n}ms',
+    'memory usage at {n}MiB of 4096MiB',
+    'client {n} close to its rate limit',
+  ],
+  info: [
+    'GET /api/v1/orders 200 {n}ms',
+    'POST /api/v1/checkout 201 {n}ms',
+    'health probe ok',
+    'processed batch of {n} messages',
+    'config reloaded',
+    'health probe: timeout budget {n}ms',
+  ],
+  debug: [
+    'cache hit for key product:{n}',
+    'opening connection to redis',
+    'span finished in {n}ms',
+    'dial timeout set to {n}ms',
+  ],
 };
 
 const quote = (s: string) => `'${s.replace(/'/g, "''")}'`;
@@ -59,19 +94,30 @@ const textArray = (xs: readonly string[]) => `ARRAY[${xs.map(quote).join(', ')}]
 function byPercent(h: string, shares: readonly (readonly [string, number])[]): string {
   if (shares.reduce((a, [, p]) => a + p, 0) !== 100) throw new Error('shares must add up to 100');
   let upTo = 0;
-  return `CASE ${shares.map(([v, p], i) => {
-    upTo += p;
-    return i === shares.length - 1 ? `ELSE ${v}` : `WHEN ${h} % 100 < ${upTo} THEN ${v}`;
-  }).join(' ')} END`;
+  return `CASE ${shares
+    .map(([v, p], i) => {
+      upTo += p;
+      return i === shares.length - 1 ? `ELSE ${v}` : `WHEN ${h} % 100 < ${upTo} THEN ${v}`;
+    })
+    .join(' ')} END`;
 }
 
 /** One INSERT ... SELECT generate_series writing lines lo..hi (1-based, inclusive) of n. */
 export function logLinesSql(lo: number, hi: number, n: number): string {
-  for (const x of [lo, hi, n]) if (!Number.isInteger(x) || x < 1) throw new Error(`log line numbers must be positive integers, got ${x}`);
+  for (const x of [lo, hi, n])
+    if (!Number.isInteger(x) || x < 1) throw new Error(`log line numbers must be positive integers, got ${x}`);
   const spanMs = LOG_SPAN.days * 86_400_000;
-  const accounts = (field: 'tenant' | 'account') => byPercent('h.a', LOG_ACCOUNTS.map((a) => [`${quote(a[field])}::uuid`, a.percent] as const));
-  const apps = `CASE c.namespace ${Object.entries(LOG_APPS).map(([ns, xs]) => `WHEN ${quote(ns)} THEN (${textArray(xs)})[1 + h.p % ${xs.length}]`).join(' ')} END`;
-  const messages = `CASE c.level ${Object.entries(LOG_MESSAGES).map(([lvl, xs]) => `WHEN ${quote(lvl)} THEN (${textArray(xs)})[1 + h.m % ${xs.length}]`).join(' ')} END`;
+  const accounts = (field: 'tenant' | 'account') =>
+    byPercent(
+      'h.a',
+      LOG_ACCOUNTS.map((a) => [`${quote(a[field])}::uuid`, a.percent] as const),
+    );
+  const apps = `CASE c.namespace ${Object.entries(LOG_APPS)
+    .map(([ns, xs]) => `WHEN ${quote(ns)} THEN (${textArray(xs)})[1 + h.p % ${xs.length}]`)
+    .join(' ')} END`;
+  const messages = `CASE c.level ${Object.entries(LOG_MESSAGES)
+    .map(([lvl, xs]) => `WHEN ${quote(lvl)} THEN (${textArray(xs)})[1 + h.m % ${xs.length}]`)
+    .join(' ')} END`;
   const quoted = (shares: [string, number][]) => shares.map(([v, p]) => [quote(v), p] as const);
   return `INSERT INTO logs (tenant_id, cloud_account_id, ts, severity, message, labels)
 SELECT ${accounts('tenant')}, ${accounts('account')}, c.ts, c.level, replace(${messages}, '{n}', (h.m / 7 % 4000)::text),

@@ -91,7 +91,10 @@ function directServer(s: Started, adminSecret: string): Server {
     req.on('end', async () => {
       let r: { status: number; body: string };
       try {
-        r = await s.engine.run(JSON.parse(Buffer.concat(chunks).toString('utf8')), adminSession(req.headers, adminSecret));
+        r = await s.engine.run(
+          JSON.parse(Buffer.concat(chunks).toString('utf8')),
+          adminSession(req.headers, adminSecret),
+        );
       } catch (err) {
         r = s.engine.failure(err);
       }
@@ -116,16 +119,23 @@ async function shut(srv: Server | undefined): Promise<void> {
 /** GraphQL document -> the engine's plan (compile.ts) -> SQL text and bound parameters. */
 function compileWorkloads(s: Started, names: string[]): CompiledWorkload[] {
   const role = s.engine.schemaFor(BENCH_ROLE);
-  const session: Session = { role: BENCH_ROLE, vars: { 'x-hasura-role': BENCH_ROLE, 'x-hasura-tenant-id': BENCH_TENANT }, isAdmin: true };
+  const session: Session = {
+    role: BENCH_ROLE,
+    vars: { 'x-hasura-role': BENCH_ROLE, 'x-hasura-tenant-id': BENCH_TENANT },
+    isAdmin: true,
+  };
   return WORKLOADS.filter((w) => names.includes(w.name) && !w.floor).map((w) => {
     const document = parse(w.query);
     const errors = validate(role.schema, document);
     if (errors.length) throw new Error(`workload ${w.name}: ${errors[0].message}`);
-    const operation = document.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION)!;
+    const operation = document.definitions.find(
+      (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+    )!;
     const coerced = getVariableValues(role.schema, operation.variableDefinitions ?? [], w.variables);
     if (coerced.errors) throw new Error(`workload ${w.name}: ${coerced.errors[0].message}`);
     const plan = compile(role, operation, {}, coerced.coerced, s.engine.config.limits);
-    if (!plan.query || plan.fields.some((f) => f.from !== 'query')) throw new Error(`workload ${w.name} does not compile to one SQL statement`);
+    if (!plan.query || plan.fields.some((f) => f.from !== 'query'))
+      throw new Error(`workload ${w.name} does not compile to one SQL statement`);
     return {
       name: w.name,
       text: plan.query.text,
@@ -140,24 +150,38 @@ type Explain = (text: string, params: (string | null)[]) => Promise<string>;
 /** EXPLAIN (ANALYZE, BUFFERS) of the engine's statement for an analytic workload (the builder's, for the same request) and of the floor's. */
 async function explainAnalytic(w: Workload, explain: Explain): Promise<Explained> {
   const built = buildQuery(spendGroupings, w.analytic!.request, BENCH_TENANT, w.analytic!.columns);
-  return { name: w.name, source: 'built by actions/analytics/builder.ts', engineSql: built.text, engine: await explain(built.text, built.params), floor: await explain(w.floor!.sql, w.floor!.params) };
+  return {
+    name: w.name,
+    source: 'built by actions/analytics/builder.ts',
+    engineSql: built.text,
+    engine: await explain(built.text, built.params),
+    floor: await explain(w.floor!.sql, w.floor!.params),
+  };
 }
 
 /** The same for a logs_query workload (actions/logs/store.ts, for the request as actions/logs.ts reads it), with generic plans. */
 async function explainLogs(s: Started, w: Workload, explain: Explain): Promise<Explained> {
   const r = w.logs!;
   const query = {
-    tenant: BENCH_TENANT, account: r.account_id, selector: parseSelector(r.query),
-    start: new Date(r.start).toISOString(), end: new Date(r.end).toISOString(), limit: r.limit,
+    tenant: BENCH_TENANT,
+    account: r.account_id,
+    selector: parseSelector(r.query),
+    start: new Date(r.start).toISOString(),
+    end: new Date(r.end).toISOString(),
+    limit: r.limit,
   };
   // The newest lines first; the whole range only when they fall short (actions/logs.ts): both shown.
   const stmt = logsStatement(query);
   const range = rangeStatement(query);
   const then = '\n-- then, only when the newest lines fall short (complete = false), the whole range:\n';
   return {
-    name: w.name, source: 'built by actions/logs/store.ts', engineSql: `${stmt.text};${then}${range.text}`,
-    engine: `${await explain(stmt.text, stmt.params)}${then}${await explain(range.text, range.params)}`, floor: await explain(w.floor!.sql, w.floor!.params),
-    engineGeneric: await explainGeneric(s, stmt.text, stmt.params), floorGeneric: await explainGeneric(s, w.floor!.sql, w.floor!.params),
+    name: w.name,
+    source: 'built by actions/logs/store.ts',
+    engineSql: `${stmt.text};${then}${range.text}`,
+    engine: `${await explain(stmt.text, stmt.params)}${then}${await explain(range.text, range.params)}`,
+    floor: await explain(w.floor!.sql, w.floor!.params),
+    engineGeneric: await explainGeneric(s, stmt.text, stmt.params),
+    floorGeneric: await explainGeneric(s, w.floor!.sql, w.floor!.params),
   };
 }
 
@@ -168,7 +192,9 @@ async function explainGeneric(s: Started, text: string, params: (string | null)[
   return s.db.transaction(async (tx) => {
     await tx.exec(`SET LOCAL plan_cache_mode = force_generic_plan; PREPARE bench_generic AS ${text}`);
     try {
-      const rows = await tx.query(`EXPLAIN (ANALYZE, BUFFERS) EXECUTE bench_generic(${params.map(literal).join(', ')})`);
+      const rows = await tx.query(
+        `EXPLAIN (ANALYZE, BUFFERS) EXECUTE bench_generic(${params.map(literal).join(', ')})`,
+      );
       return rows.map((r) => String(r['QUERY PLAN'])).join('\n');
     } finally {
       await tx.exec('DEALLOCATE bench_generic');
@@ -182,21 +208,31 @@ async function explainGeneric(s: Started, text: string, params: (string | null)[
  * autovacuum would leave it.
  */
 async function seedLogLines(databaseUrl: string, n: number): Promise<string> {
-  const raw = postgres(databaseUrl, { max: 1, onnotice: () => undefined, connection: { statement_timeout: 0, application_name: 'bench-seed' } });
+  const raw = postgres(databaseUrl, {
+    max: 1,
+    onnotice: () => undefined,
+    connection: { statement_timeout: 0, application_name: 'bench-seed' },
+  });
   try {
     const t0 = performance.now();
     const batch = 500_000;
     for (let lo = 1; lo <= n; lo += batch) {
       const hi = Math.min(n, lo + batch - 1);
       await raw.unsafe(logLinesSql(lo, hi, n));
-      process.stderr.write(`bench: log lines ${hi.toLocaleString('en-US')} of ${n.toLocaleString('en-US')} (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`);
+      process.stderr.write(
+        `bench: log lines ${hi.toLocaleString('en-US')} of ${n.toLocaleString('en-US')} (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`,
+      );
     }
     const written = (performance.now() - t0) / 1000;
     const t1 = performance.now();
     await raw.unsafe('VACUUM (ANALYZE) logs');
-    const [size] = await raw.unsafe(`SELECT pg_size_pretty(pg_table_size('logs')) AS heap, pg_size_pretty(pg_indexes_size('logs')) AS indexes`);
-    return `${n.toLocaleString('en-US')} log lines written in ${written.toFixed(1)} s (INSERT ... SELECT generate_series, indexes in place), ` +
-      `VACUUM (ANALYZE) in ${((performance.now() - t1) / 1000).toFixed(1)} s; logs: ${size.heap} of table, ${size.indexes} of indexes`;
+    const [size] = await raw.unsafe(
+      `SELECT pg_size_pretty(pg_table_size('logs')) AS heap, pg_size_pretty(pg_indexes_size('logs')) AS indexes`,
+    );
+    return (
+      `${n.toLocaleString('en-US')} log lines written in ${written.toFixed(1)} s (INSERT ... SELECT generate_series, indexes in place), ` +
+      `VACUUM (ANALYZE) in ${((performance.now() - t1) / 1000).toFixed(1)} s; logs: ${size.heap} of table, ${size.indexes} of indexes`
+    );
   } finally {
     await raw.end({ timeout: 5 });
   }
@@ -212,7 +248,11 @@ serveCalls({
     if (p.extraSpendDays > 0) await started.db.exec(extraSpendsSql(p.extraSpendDays));
     let seeded: string | undefined;
     if (p.scale > 0) {
-      const raw = postgres(p.databaseUrl, { max: 1, onnotice: () => undefined, connection: { statement_timeout: 0, application_name: 'bench-seed' } });
+      const raw = postgres(p.databaseUrl, {
+        max: 1,
+        onnotice: () => undefined,
+        connection: { statement_timeout: 0, application_name: 'bench-seed' },
+      });
       try {
         const r = await seedDemoScale(started.db, { scale: p.scale, target: copyTarget(raw) });
         seeded = `${r.message} in ${r.seconds.toFixed(1)} s`;

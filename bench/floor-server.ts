@@ -26,10 +26,14 @@ export interface FloorStart {
 /** The JSON of a hand-written workload's rows, in the shape of the engine's answer (workloads.ts floorAnswer). */
 function handWrittenBody(w: Workload, rows: Record<string, unknown>[]): string {
   const cols = w.floor!.columns;
-  const out = rows.map((row) => Object.fromEntries(cols.map((c) => {
-    const v = row[c.name];
-    return [c.name, v instanceof Date ? v.toISOString() : v ?? null];
-  })));
+  const out = rows.map((row) =>
+    Object.fromEntries(
+      cols.map((c) => {
+        const v = row[c.name];
+        return [c.name, v instanceof Date ? v.toISOString() : (v ?? null)];
+      }),
+    ),
+  );
   return floorAnswer(w, out);
 }
 
@@ -55,7 +59,9 @@ serveCalls({
     });
     sql = db;
     const routes = new Map(p.workloads.map((w) => [`/floor/${w.name}`, w]));
-    const handRoutes = new Map(WORKLOADS.filter((w) => w.floor && p.handWritten.includes(w.name)).map((w) => [`/floor/${w.name}`, w]));
+    const handRoutes = new Map(
+      WORKLOADS.filter((w) => w.floor && p.handWritten.includes(w.name)).map((w) => [`/floor/${w.name}`, w]),
+    );
     server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
       try {
         const hand = req.method === 'POST' ? handRoutes.get(req.url ?? '') : undefined;

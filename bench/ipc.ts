@@ -5,8 +5,17 @@ import * as path from 'node:path';
  * A tiny request/reply protocol over the IPC channel of `child_process.fork`, so that the servers
  * under test and the load generator each run in a process (and an event loop) of their own.
  */
-interface Envelope { id: number; type: string; payload?: unknown }
-interface Reply { id: number; ok: boolean; result?: unknown; error?: string }
+interface Envelope {
+  id: number;
+  type: string;
+  payload?: unknown;
+}
+interface Reply {
+  id: number;
+  ok: boolean;
+  result?: unknown;
+  error?: string;
+}
 
 export interface Child {
   readonly pid: number;
@@ -18,14 +27,19 @@ export interface Child {
 
 /** Forks a compiled bench module (a sibling of this file in dist/bench). */
 export function forkChild(module: string, execArgv: string[] = []): Child {
-  const proc: ChildProcess = fork(path.join(__dirname, module), [], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const proc: ChildProcess = fork(path.join(__dirname, module), [], {
+    execArgv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const pending = new Map<number, { resolve(v: unknown): void; reject(e: Error): void }>();
   let next = 1;
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => {
-    for (const p of pending.values()) p.reject(new Error(`${module} exited (code ${code}) before answering`));
-    pending.clear();
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    proc.once('exit', (code) => {
+      for (const p of pending.values()) p.reject(new Error(`${module} exited (code ${code}) before answering`));
+      pending.clear();
+      resolve(code);
+    }),
+  );
   proc.on('message', (m: Reply) => {
     const p = pending.get(m.id);
     if (!p) return;
@@ -50,7 +64,8 @@ export function forkChild(module: string, execArgv: string[] = []): Child {
 }
 
 /** In a child: answers the parent's calls with `handlers`; the process ends when the parent goes. */
-export function serveCalls(handlers: Record<string, (payload: any) => Promise<unknown> | unknown>): void { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function serveCalls(handlers: Record<string, (payload: any) => Promise<unknown> | unknown>): void {
   process.on('message', async (m: Envelope) => {
     const handler = handlers[m.type];
     try {

@@ -31,18 +31,22 @@ export interface LoadResult {
 
 function run(opts: LoadRun, onResponse?: (status: number, ms: number) => void): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
-    const instance = autocannon({
-      url: opts.url,
-      method: 'POST',
-      headers: opts.headers,
-      body: opts.body,
-      connections: opts.connections,
-      duration: opts.seconds,
-      pipelining: 1,
-      timeout: 30,
-    }, (err, result) => (err ? reject(err) : resolve(result)));
+    const instance = autocannon(
+      {
+        url: opts.url,
+        method: 'POST',
+        headers: opts.headers,
+        body: opts.body,
+        connections: opts.connections,
+        duration: opts.seconds,
+        pipelining: 1,
+        timeout: 30,
+      },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
     // autocannon's own histogram keeps whole milliseconds; these are the exact response times.
-    if (onResponse) instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => onResponse(status, ms));
+    if (onResponse)
+      instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => onResponse(status, ms));
   });
 }
 
@@ -52,7 +56,13 @@ export function percentile(sorted: readonly number[], q: number): number {
   return sorted[i];
 }
 
-export function summarize(latencies: number[], seconds: number, errors: number, non2xx: number, serverCpuMicros = 0): LoadResult {
+export function summarize(
+  latencies: number[],
+  seconds: number,
+  errors: number,
+  non2xx: number,
+  serverCpuMicros = 0,
+): LoadResult {
   const sorted = Float64Array.from(latencies).sort();
   const list = Array.from(sorted);
   return {
@@ -74,10 +84,15 @@ serveCalls({
   async run(opts: LoadRun): Promise<LoadResult> {
     const latencies: number[] = [];
     let non2xx = 0;
-    const result = await run(opts, opts.measure ? (status, ms) => {
-      if (status >= 200 && status < 300) latencies.push(ms);
-      else non2xx++;
-    } : undefined);
+    const result = await run(
+      opts,
+      opts.measure
+        ? (status, ms) => {
+            if (status >= 200 && status < 300) latencies.push(ms);
+            else non2xx++;
+          }
+        : undefined,
+    );
     return summarize(latencies, result.duration, result.errors + result.timeouts, non2xx);
   },
 });

@@ -12,7 +12,11 @@ interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
   children?: number[];
 }
-interface Profile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] }
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
 
 const [file, countArg] = process.argv.slice(2);
 if (!file) {
@@ -27,7 +31,11 @@ for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n
 
 const label = (n: ProfileNode) => {
   const url = n.callFrame.url.replace(/^file:\/\//, '');
-  const rel = url.includes('node_modules/') ? url.slice(url.lastIndexOf('node_modules/') + 13) : url ? path.relative(process.cwd(), url) : '';
+  const rel = url.includes('node_modules/')
+    ? url.slice(url.lastIndexOf('node_modules/') + 13)
+    : url
+      ? path.relative(process.cwd(), url)
+      : '';
   return `${n.callFrame.functionName || '(anonymous)'} ${rel ? `${rel}:${n.callFrame.lineNumber + 1}` : ''}`.trim();
 };
 
@@ -51,7 +59,17 @@ profile.samples.forEach((id, i) => {
 const idle = [...self.entries()].filter(([k]) => k.startsWith('(idle)')).reduce((a, [, v]) => a + v, 0);
 const busy = total - idle;
 const pct = (v: number) => `${((100 * v) / busy).toFixed(1).padStart(5)}%`;
-process.stdout.write(`${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy (percentages are of busy time)\n\nself time:\n`);
-for (const [k, v] of [...self.entries()].filter(([k]) => !k.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, count)) process.stdout.write(`${pct(v)}  ${k}\n`);
+process.stdout.write(
+  `${file}: ${(total / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy (percentages are of busy time)\n\nself time:\n`,
+);
+for (const [k, v] of [...self.entries()]
+  .filter(([k]) => !k.startsWith('(idle)'))
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, count))
+  process.stdout.write(`${pct(v)}  ${k}\n`);
 process.stdout.write('\ninclusive time:\n');
-for (const [k, v] of [...inclusive.entries()].filter(([k]) => !k.startsWith('(')).sort((a, b) => b[1] - a[1]).slice(0, count)) process.stdout.write(`${pct(v)}  ${k}\n`);
+for (const [k, v] of [...inclusive.entries()]
+  .filter(([k]) => !k.startsWith('('))
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, count))
+  process.stdout.write(`${pct(v)}  ${k}\n`);

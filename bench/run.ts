@@ -62,8 +62,11 @@ const settings = {
   logLines,
   extraSpendDays: intSetting('BENCH_EXTRA_SPEND_DAYS', scale > 0 || logLines > 0 ? 0 : 365),
   // By default: the large-data workloads with BENCH_SCALE, the logs_query ones with BENCH_LOG_LINES, else the others.
-  workloads: env.BENCH_WORKLOADS ? env.BENCH_WORKLOADS.split(',').map((s) => s.trim())
-    : WORKLOADS.filter((w) => (w.logs ? logLines > 0 : w.large ? scale > 0 : scale === 0 && logLines === 0)).map((w) => w.name),
+  workloads: env.BENCH_WORKLOADS
+    ? env.BENCH_WORKLOADS.split(',').map((s) => s.trim())
+    : WORKLOADS.filter((w) => (w.logs ? logLines > 0 : w.large ? scale > 0 : scale === 0 && logLines === 0)).map(
+        (w) => w.name,
+      ),
   cpuProfDir: env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : undefined,
   diagnose: /^(1|true|yes|on)$/i.test(env.BENCH_DIAGNOSE ?? ''),
 };
@@ -85,7 +88,11 @@ function withDatabase(url: string, name: string): string {
 
 const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 
-async function post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; text: string }> {
+async function post(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; text: string }> {
   const res = await fetch(url, { method: 'POST', headers, body });
   return { status: res.status, text: await res.text() };
 }
@@ -107,8 +114,14 @@ function sameRows(w: Workload, engineText: string, floorText: string): string | 
     for (const c of w.floor!.columns) {
       const x = a[i][c.name];
       const y = b[i][c.name];
-      const same = c.type === 'float' ? Math.abs(Number(x) - Number(y)) <= 1e-9 * Math.max(1, Math.abs(Number(x)))
-        : c.type === 'datetime' ? instant(x) === instant(y) : c.type === 'json' ? isDeepStrictEqual(x, y) : x === y;
+      const same =
+        c.type === 'float'
+          ? Math.abs(Number(x) - Number(y)) <= 1e-9 * Math.max(1, Math.abs(Number(x)))
+          : c.type === 'datetime'
+            ? instant(x) === instant(y)
+            : c.type === 'json'
+              ? isDeepStrictEqual(x, y)
+              : x === y;
       if (!same) return `row ${i} ${c.name}: engine ${JSON.stringify(x)}, floor ${JSON.stringify(y)}`;
     }
   }
@@ -116,7 +129,12 @@ function sameRows(w: Workload, engineText: string, floorText: string): string | 
 }
 
 /** Both servers must give the same answer (byte for byte; by value for hand-written floors), and it must be a real answer. */
-async function verifySameBodies(w: Workload, engineUrl: string, floorUrl: string, headers: Record<string, string>): Promise<{ bytes: number; rows?: number }> {
+async function verifySameBodies(
+  w: Workload,
+  engineUrl: string,
+  floorUrl: string,
+  headers: Record<string, string>,
+): Promise<{ bytes: number; rows?: number }> {
   const body = requestBody(w);
   const [e, f] = await Promise.all([post(engineUrl, headers, body), post(floorUrl, headers, body)]);
   const problems: string[] = [];
@@ -133,9 +151,12 @@ async function verifySameBodies(w: Workload, engineUrl: string, floorUrl: string
   } catch {
     problems.push('the engine body is not JSON');
   }
-  if (!data || Object.values(data).some((v) => v === null || (Array.isArray(v) && v.length === 0))) problems.push('the engine answered no data');
+  if (!data || Object.values(data).some((v) => v === null || (Array.isArray(v) && v.length === 0)))
+    problems.push('the engine answered no data');
   if (problems.length) {
-    throw new Error(`workload ${w.name}: ${problems.join('; ')}\n  engine: ${shorten(e.text)}\n  floor:  ${shorten(f.text)}`);
+    throw new Error(
+      `workload ${w.name}: ${problems.join('; ')}\n  engine: ${shorten(e.text)}\n  floor:  ${shorten(f.text)}`,
+    );
   }
   return { bytes: e.text.length, rows: w.floor ? answerRows(w, e.text).length : undefined };
 }
@@ -149,7 +170,10 @@ async function settle(admin: postgres.Sql, dbName: string, maxSeconds = 120): Pr
   const t0 = performance.now();
   // Twice idle in a row: a server may hand a queued request to a connection just between two looks.
   for (let idle = 0; ;) {
-    const [{ n }] = await admin.unsafe(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND backend_type = 'client backend'`, [dbName]);
+    const [{ n }] = await admin.unsafe(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND backend_type = 'client backend'`,
+      [dbName],
+    );
     idle = Number(n) === 0 ? idle + 1 : 0;
     const seconds = (performance.now() - t0) / 1000;
     if (idle === 2 || seconds > maxSeconds) return seconds;
@@ -157,11 +181,22 @@ async function settle(admin: postgres.Sql, dbName: string, maxSeconds = 120): Pr
   }
 }
 
-interface Row { workload: Workload; bytes: number; answerRows?: number; results: Partial<Record<Target, LoadResult>> }
+interface Row {
+  workload: Workload;
+  bytes: number;
+  answerRows?: number;
+  results: Partial<Record<Target, LoadResult>>;
+}
 
 function merge(results: LoadResult[]): LoadResult {
   const sum = (f: (r: LoadResult) => number) => results.reduce((a, r) => a + f(r), 0);
-  return summarize(results.flatMap((r) => r.latencies), sum((r) => r.seconds), sum((r) => r.errors), sum((r) => r.non2xx), sum((r) => r.serverCpuMicros));
+  return summarize(
+    results.flatMap((r) => r.latencies),
+    sum((r) => r.seconds),
+    sum((r) => r.errors),
+    sum((r) => r.non2xx),
+    sum((r) => r.serverCpuMicros),
+  );
 }
 
 const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
@@ -170,62 +205,120 @@ const cpuPerRequest = (r: LoadResult) => r.serverCpuMicros / (r.ok || 1);
 
 function table(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-function report(rows: Row[], started: EngineStarted, memory: { before: NodeJS.MemoryUsage; after: NodeJS.MemoryUsage; collected: NodeJS.MemoryUsage }, compilations: number, pgVersion: string): void {
+function report(
+  rows: Row[],
+  started: EngineStarted,
+  memory: { before: NodeJS.MemoryUsage; after: NodeJS.MemoryUsage; collected: NodeJS.MemoryUsage },
+  compilations: number,
+  pgVersion: string,
+): void {
   const out: string[] = [];
   out.push('');
-  out.push(`PostgreSQL ${pgVersion} at ${where(settings.baseUrl)}; ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}); node ${process.version}`);
-  out.push(`${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s measured` +
-    `${settings.rounds > 1 ? ` x ${settings.rounds} rounds` : ''}; pool size ${started.poolSize} (engine and floor); spends rows: ${started.spendsRows}` +
-    `${settings.logLines > 0 ? `; log lines: ${started.logsRows}` : ''}`);
+  out.push(
+    `PostgreSQL ${pgVersion} at ${where(settings.baseUrl)}; ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}); node ${process.version}`,
+  );
+  out.push(
+    `${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s measured` +
+      `${settings.rounds > 1 ? ` x ${settings.rounds} rounds` : ''}; pool size ${started.poolSize} (engine and floor); spends rows: ${started.spendsRows}` +
+      `${settings.logLines > 0 ? `; log lines: ${started.logsRows}` : ''}`,
+  );
   out.push('');
   const body: string[][] = [];
   const ratio = (name: string, a: LoadResult, b: LoadResult, workload: string, aim: boolean) => {
     const tp = a.rps / b.rps;
-    return [workload, name, `${fmt(tp)}x${aim && tp < 0.8 ? ' (<0.8)' : ''}`, `${fmt(a.p50 / b.p50)}x`, `${fmt(a.p90 / b.p90)}x`, `${fmt(a.p99 / b.p99)}x`, `${fmt(cpuPerRequest(a) / cpuPerRequest(b))}x`, '', ''];
+    return [
+      workload,
+      name,
+      `${fmt(tp)}x${aim && tp < 0.8 ? ' (<0.8)' : ''}`,
+      `${fmt(a.p50 / b.p50)}x`,
+      `${fmt(a.p90 / b.p90)}x`,
+      `${fmt(a.p99 / b.p99)}x`,
+      `${fmt(cpuPerRequest(a) / cpuPerRequest(b))}x`,
+      '',
+      '',
+    ];
   };
   for (const r of rows) {
     for (const t of ['engine', 'floor', 'engine.run'] as const) {
       const x = r.results[t];
-      if (x) body.push([r.workload.name, TARGET_LABEL[t], fmt(x.rps, 0), fmt(x.p50), fmt(x.p90), fmt(x.p99), fmt(cpuPerRequest(x), 0), String(x.ok), String(x.errors + x.non2xx)]);
+      if (x)
+        body.push([
+          r.workload.name,
+          TARGET_LABEL[t],
+          fmt(x.rps, 0),
+          fmt(x.p50),
+          fmt(x.p90),
+          fmt(x.p99),
+          fmt(cpuPerRequest(x), 0),
+          String(x.ok),
+          String(x.errors + x.non2xx),
+        ]);
     }
     body.push(ratio('engine/floor', r.results.engine!, r.results.floor!, r.workload.name, true));
-    if (r.results['engine.run']) body.push(ratio('engine.run/floor', r.results['engine.run'], r.results.floor!, r.workload.name, false));
+    if (r.results['engine.run'])
+      body.push(ratio('engine.run/floor', r.results['engine.run'], r.results.floor!, r.workload.name, false));
   }
-  out.push(table(['workload', 'server', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'server CPU µs/req', 'requests', 'failed'], body));
+  out.push(
+    table(
+      ['workload', 'server', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'server CPU µs/req', 'requests', 'failed'],
+      body,
+    ),
+  );
   out.push('');
-  out.push('server CPU µs/req: user + system CPU time of the server process during the measured runs, per answered request.');
+  out.push(
+    'server CPU µs/req: user + system CPU time of the server process during the measured runs, per answered request.',
+  );
   for (const r of rows) {
-    out.push(`${r.workload.name}: ${r.workload.description}; ${r.workload.floor ? `the same rows and values from engine and floor (${r.answerRows} rows, engine body ${r.bytes} bytes)` : `identical ${r.bytes}-byte bodies from engine and floor`}`);
+    out.push(
+      `${r.workload.name}: ${r.workload.description}; ${r.workload.floor ? `the same rows and values from engine and floor (${r.answerRows} rows, engine body ${r.bytes} bytes)` : `identical ${r.bytes}-byte bodies from engine and floor`}`,
+    );
   }
-  out.push(`engine process memory: RSS ${mib(memory.after.rss)} after the run (${mib(memory.before.rss)} before the load); heap used ${mib(memory.after.heapUsed)}, external ${mib(memory.after.external)}, ` +
-    `${mib(memory.collected.heapUsed)} after a full GC (RSS then ${mib(memory.collected.rss)})`);
+  out.push(
+    `engine process memory: RSS ${mib(memory.after.rss)} after the run (${mib(memory.before.rss)} before the load); heap used ${mib(memory.after.heapUsed)}, external ${mib(memory.after.external)}, ` +
+      `${mib(memory.collected.heapUsed)} after a full GC (RSS then ${mib(memory.collected.rss)})`,
+  );
   out.push(`engine plan compilations during the whole run: ${compilations} (plan cache hits for everything else)`);
   if (started.seeded) out.push(`BENCH_SCALE=${settings.scale}: ${started.seeded}`);
   if (started.logsSeeded) out.push(`BENCH_LOG_LINES=${settings.logLines}: ${started.logsSeeded}`);
   for (const x of started.explains) {
-    const uses = (plan: string) => [...new Set([...plan.matchAll(/(?:Index|Index Only|Bitmap Index) Scan (?:Backward )?(?:using|on) (\w+)/g)].map((m) => m[1]))];
+    const uses = (plan: string) => [
+      ...new Set(
+        [...plan.matchAll(/(?:Index|Index Only|Bitmap Index) Scan (?:Backward )?(?:using|on) (\w+)/g)].map((m) => m[1]),
+      ),
+    ];
     const seq = (plan: string) => [...new Set([...plan.matchAll(/Seq Scan on (\w+)/g)].map((m) => m[1]))];
-    const describe = (plan: string) => `indexes used: ${uses(plan).join(', ') || 'none'}${seq(plan).length ? `; sequential scans: ${seq(plan).join(', ')}` : ''}`;
+    const describe = (plan: string) =>
+      `indexes used: ${uses(plan).join(', ') || 'none'}${seq(plan).length ? `; sequential scans: ${seq(plan).join(', ')}` : ''}`;
     out.push('');
     out.push(`${x.name}, the engine's statement (${x.source} for the same request):`);
     out.push(x.engineSql);
     out.push(`EXPLAIN (ANALYZE, BUFFERS), ${describe(x.engine)}:`);
     out.push(x.engine);
     if (x.engineGeneric) {
-      out.push(`${x.name}, the engine's statement, generic plan (plan_cache_mode = force_generic_plan), EXPLAIN (ANALYZE, BUFFERS) EXECUTE, ${describe(x.engineGeneric)}:`);
+      out.push(
+        `${x.name}, the engine's statement, generic plan (plan_cache_mode = force_generic_plan), EXPLAIN (ANALYZE, BUFFERS) EXECUTE, ${describe(x.engineGeneric)}:`,
+      );
       out.push(x.engineGeneric);
     }
     out.push('');
     const floorSql = x.engineGeneric ? workloadNamed(x.name)?.floor?.sql : undefined;
-    if (floorSql) out.push(`${x.name}, the floor's hand-written statement:`, floorSql, `EXPLAIN (ANALYZE, BUFFERS), ${describe(x.floor)}:`);
+    if (floorSql)
+      out.push(
+        `${x.name}, the floor's hand-written statement:`,
+        floorSql,
+        `EXPLAIN (ANALYZE, BUFFERS), ${describe(x.floor)}:`,
+      );
     else out.push(`${x.name}, the floor's hand-written statement, EXPLAIN (ANALYZE, BUFFERS), ${describe(x.floor)}:`);
     out.push(x.floor);
     if (x.floorGeneric) {
-      out.push(`${x.name}, the floor's statement, generic plan, EXPLAIN (ANALYZE, BUFFERS) EXECUTE, ${describe(x.floorGeneric)}:`);
+      out.push(
+        `${x.name}, the floor's statement, generic plan, EXPLAIN (ANALYZE, BUFFERS) EXECUTE, ${describe(x.floorGeneric)}:`,
+      );
       out.push(x.floorGeneric);
     }
   }
@@ -239,21 +332,25 @@ async function main(): Promise<number> {
   const selected = WORKLOADS.filter((w) => settings.workloads.includes(w.name));
   if (!selected.length) throw new Error(`BENCH_WORKLOADS names none of: ${WORKLOADS.map((w) => w.name).join(', ')}`);
   const logsWorkloads = selected.filter((w) => w.logs).map((w) => w.name);
-  if (logsWorkloads.length && settings.logLines === 0) throw new Error(`the workloads ${logsWorkloads.join(', ')} read generated log lines: set BENCH_LOG_LINES (e.g. 3000000)`);
+  if (logsWorkloads.length && settings.logLines === 0)
+    throw new Error(
+      `the workloads ${logsWorkloads.join(', ')} read generated log lines: set BENCH_LOG_LINES (e.g. 3000000)`,
+    );
   const admin = postgres(settings.baseUrl, { max: 1, onnotice: () => undefined });
   const dbName = `bench_${randomBytes(6).toString('hex')}`;
   const children: Child[] = [];
   let created = false;
   let cleaning: Promise<void> | undefined;
-  const cleanup = () => (cleaning ??= (async () => {
-    for (const c of children) c.kill();
-    await Promise.all(children.map((c) => c.exited));
-    if (created) {
-      await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-      log(`dropped database ${dbName}`);
-    }
-    await admin.end({ timeout: 5 });
-  })());
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      for (const c of children) c.kill();
+      await Promise.all(children.map((c) => c.exited));
+      if (created) {
+        await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+        log(`dropped database ${dbName}`);
+      }
+      await admin.end({ timeout: 5 });
+    })());
   const onSignal = () => {
     log('interrupted, cleaning up');
     cleanup().finally(() => process.exit(130));
@@ -267,22 +364,32 @@ async function main(): Promise<number> {
     const databaseUrl = withDatabase(settings.baseUrl, dbName);
     const adminSecret = randomBytes(16).toString('hex');
     const headers = sessionHeaders(adminSecret);
-    log(`created database ${dbName} on ${where(settings.baseUrl)}; starting the engine (migrations, demo data, ${settings.extraSpendDays} extra spend days` +
-      `${settings.scale > 0 ? `, generated data of scale ${settings.scale} through COPY` : ''}` +
-      `${settings.logLines > 0 ? `, ${settings.logLines} generated log lines` : ''})`);
+    log(
+      `created database ${dbName} on ${where(settings.baseUrl)}; starting the engine (migrations, demo data, ${settings.extraSpendDays} extra spend days` +
+        `${settings.scale > 0 ? `, generated data of scale ${settings.scale} through COPY` : ''}` +
+        `${settings.logLines > 0 ? `, ${settings.logLines} generated log lines` : ''})`,
+    );
 
     const profArgs = settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [];
     const engine = forkChild('engine-server.js', [...profArgs, '--expose-gc']);
     children.push(engine);
     const started = await engine.call<EngineStarted>('start', {
-      databaseUrl, adminSecret, extraSpendDays: settings.extraSpendDays, direct: settings.diagnose,
-      scale: settings.scale, logLines: settings.logLines, workloads: selected.map((w) => w.name),
+      databaseUrl,
+      adminSecret,
+      extraSpendDays: settings.extraSpendDays,
+      direct: settings.diagnose,
+      scale: settings.scale,
+      logLines: settings.logLines,
+      workloads: selected.map((w) => w.name),
     } satisfies EngineStart);
     const floor = forkChild('floor-server.js', profArgs);
     children.push(floor);
     if (settings.cpuProfDir) log(`CPU profiles: engine process ${engine.pid}, floor process ${floor.pid}`);
     const { port: floorPort } = await floor.call<{ port: number }>('start', {
-      databaseUrl, poolSize: started.poolSize, statementTimeoutMs: started.statementTimeoutMs, workloads: started.workloads,
+      databaseUrl,
+      poolSize: started.poolSize,
+      statementTimeoutMs: started.statementTimeoutMs,
+      workloads: started.workloads,
       handWritten: selected.filter((w) => w.floor).map((w) => w.name),
     } satisfies FloorStart);
     const load = forkChild('load.js');
@@ -298,7 +405,9 @@ async function main(): Promise<number> {
       answers.set(w.name, await verifySameBodies(w, engineUrl, floorUrl(w), headers));
       if (settings.diagnose) await verifySameBodies(w, directUrl, floorUrl(w), headers);
     }
-    log('engine and floor give the same answers for every workload (identical bodies; the same rows and values for hand-written floors)');
+    log(
+      'engine and floor give the same answers for every workload (identical bodies; the same rows and values for hand-written floors)',
+    );
 
     const before = (await engine.call<{ memory: NodeJS.MemoryUsage }>('stats')).memory;
     const rows: Row[] = [];
@@ -311,14 +420,25 @@ async function main(): Promise<number> {
           log(`${w.name}: loading ${TARGET_LABEL[target]} (round ${round + 1}/${settings.rounds})`);
           const server = target === 'floor' ? floor : engine;
           const run = { url, headers, body: requestBody(w), connections: settings.connections };
-          if (settings.warmupSeconds > 0) await load.call<LoadResult>('run', { ...run, seconds: settings.warmupSeconds, measure: false } satisfies LoadRun);
+          if (settings.warmupSeconds > 0)
+            await load.call<LoadResult>('run', {
+              ...run,
+              seconds: settings.warmupSeconds,
+              measure: false,
+            } satisfies LoadRun);
           if (w.logs) await settle(admin, dbName);
           const cpu0 = await server.call<NodeJS.CpuUsage>('cpu');
-          const r = await load.call<LoadResult>('run', { ...run, seconds: settings.durationSeconds, measure: true } satisfies LoadRun);
+          const r = await load.call<LoadResult>('run', {
+            ...run,
+            seconds: settings.durationSeconds,
+            measure: true,
+          } satisfies LoadRun);
           const cpu1 = await server.call<NodeJS.CpuUsage>('cpu');
           r.serverCpuMicros = cpu1.user - cpu0.user + cpu1.system - cpu0.system;
-          log(`${w.name}: ${target} ${r.rps.toFixed(0)} req/s, p50 ${(r.p50 ?? NaN).toFixed(2)} ms, p99 ${(r.p99 ?? NaN).toFixed(2)} ms` +
-            `${r.errors + r.non2xx ? `, ${r.errors} errors/timeouts, ${r.non2xx} non-2xx` : ''}`);
+          log(
+            `${w.name}: ${target} ${r.rps.toFixed(0)} req/s, p50 ${(r.p50 ?? NaN).toFixed(2)} ms, p99 ${(r.p99 ?? NaN).toFixed(2)} ms` +
+              `${r.errors + r.non2xx ? `, ${r.errors} errors/timeouts, ${r.non2xx} non-2xx` : ''}`,
+          );
           results.get(target)!.push(r);
           if (w.logs) {
             const waited = await settle(admin, dbName);
@@ -326,7 +446,12 @@ async function main(): Promise<number> {
           }
         }
       }
-      rows.push({ workload: w, bytes: answers.get(w.name)!.bytes, answerRows: answers.get(w.name)!.rows, results: Object.fromEntries([...results].map(([t, rs]) => [t, merge(rs)])) });
+      rows.push({
+        workload: w,
+        bytes: answers.get(w.name)!.bytes,
+        answerRows: answers.get(w.name)!.rows,
+        results: Object.fromEntries([...results].map(([t, rs]) => [t, merge(rs)])),
+      });
     }
     const stats = await engine.call<{ memory: NodeJS.MemoryUsage; compilations: number }>('stats');
     const collected = (await engine.call<{ memory: NodeJS.MemoryUsage }>('stats', { gc: true })).memory;
@@ -338,7 +463,8 @@ async function main(): Promise<number> {
     if (settings.cpuProfDir) log(`CPU profiles written to ${settings.cpuProfDir}`);
     report(rows, started, { before, after: stats.memory, collected }, stats.compilations, pgVersion);
     const failed = rows.filter((r) => Object.values(r.results).some((x) => x.errors + x.non2xx > 0));
-    if (failed.length) throw new Error(`requests failed under load in: ${failed.map((r) => r.workload.name).join(', ')}`);
+    if (failed.length)
+      throw new Error(`requests failed under load in: ${failed.map((r) => r.workload.name).join(', ')}`);
     return 0;
   } finally {
     process.removeListener('SIGINT', onSignal);

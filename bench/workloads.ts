@@ -29,7 +29,13 @@ export interface Workload {
 }
 
 /** The `request` of a logs_query workload. */
-export interface LogsRequest { account_id: string; query: string; start: string; end: string; limit: number }
+export interface LogsRequest {
+  account_id: string;
+  query: string;
+  start: string;
+  end: string;
+  limit: number;
+}
 
 export const BENCH_ROLE = 'tenant_admin';
 export const BENCH_TENANT = DEMO.tenants.acme.id;
@@ -88,7 +94,11 @@ WORKLOADS.push(
 }`,
     variables: MONTH,
     analytic: {
-      request: { group_by: ['resource_service_name'], where: { spend_date: { _gte: MONTH.from, _lt: MONTH.to } }, order_by: [{ column: 'spend_amount', order: 'desc' }] },
+      request: {
+        group_by: ['resource_service_name'],
+        where: { spend_date: { _gte: MONTH.from, _lt: MONTH.to } },
+        order_by: [{ column: 'spend_amount', order: 'desc' }],
+      },
       columns: ['resource_service_name', 'spend_amount', 'spend_count'],
     },
     floor: {
@@ -98,13 +108,18 @@ WHERE s.tenant = $1::uuid AND s.date >= $2::timestamp AND s.date < $3::timestamp
 GROUP BY r.service_name
 ORDER BY 2 DESC, 1 ASC NULLS LAST`,
       params: [BENCH_TENANT, MONTH.from, MONTH.to],
-      columns: [{ name: 'resource_service_name', type: 'string' }, { name: 'spend_amount', type: 'float' }, { name: 'spend_count', type: 'float' }],
+      columns: [
+        { name: 'resource_service_name', type: 'string' },
+        { name: 'spend_amount', type: 'float' },
+        { name: 'spend_count', type: 'float' },
+      ],
     },
   },
   {
     name: 'spend_by_day',
     large: true,
-    description: 'spend_groupings_v2 grouped by date_trunc(day, spend_date), one month, one tenant; floor: hand-written SQL',
+    description:
+      'spend_groupings_v2 grouped by date_trunc(day, spend_date), one month, one tenant; floor: hand-written SQL',
     query: `query SpendByDay($from: Datetime!, $to: Datetime!) {
   spend_groupings_v2(
     column_transformations: [{name: "spend_date", expr: "date_trunc", args: ["day", "spend_date"]}]
@@ -119,7 +134,9 @@ ORDER BY 2 DESC, 1 ASC NULLS LAST`,
     analytic: {
       request: {
         column_transformations: [{ name: 'spend_date', expr: 'date_trunc', args: ['day', 'spend_date'] }],
-        group_by: ['spend_date'], where: { spend_date: { _gte: MONTH.from, _lt: MONTH.to } }, order_by: [{ column: 'spend_date', order: 'asc' }],
+        group_by: ['spend_date'],
+        where: { spend_date: { _gte: MONTH.from, _lt: MONTH.to } },
+        order_by: [{ column: 'spend_date', order: 'asc' }],
       },
       columns: ['spend_date', 'spend_amount', 'spend_count'],
     },
@@ -130,7 +147,11 @@ WHERE s.tenant = $1::uuid AND s.date >= $2::timestamp AND s.date < $3::timestamp
 GROUP BY 1
 ORDER BY 1`,
       params: [BENCH_TENANT, MONTH.from, MONTH.to],
-      columns: [{ name: 'spend_date', type: 'datetime' }, { name: 'spend_amount', type: 'float' }, { name: 'spend_count', type: 'float' }],
+      columns: [
+        { name: 'spend_date', type: 'datetime' },
+        { name: 'spend_amount', type: 'float' },
+        { name: 'spend_count', type: 'float' },
+      ],
     },
   },
 );
@@ -149,7 +170,12 @@ const LOG_DAYS = {
   end: new Date(Date.parse(LOG_SPAN.from) + LOG_SPAN.days * 86_400_000).toISOString(),
 };
 
-function logsWorkload(name: string, description: string, request: Omit<LogsRequest, 'account_id'>, handWritten: string): Workload {
+function logsWorkload(
+  name: string,
+  description: string,
+  request: Omit<LogsRequest, 'account_id'>,
+  handWritten: string,
+): Workload {
   const req: LogsRequest = { account_id: DEMO.tenants.acme.cloudAccounts.aws, ...request };
   return {
     name,
@@ -165,7 +191,12 @@ WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND ts >= $3::timesta
 ORDER BY ts DESC, id DESC
 LIMIT $5::int`,
       params: [BENCH_TENANT, req.account_id, req.start, req.end, String(req.limit)],
-      columns: [{ name: 'timestamp', type: 'datetime' }, { name: 'severity', type: 'string' }, { name: 'message', type: 'string' }, { name: 'labels', type: 'json' }],
+      columns: [
+        { name: 'timestamp', type: 'datetime' },
+        { name: 'severity', type: 'string' },
+        { name: 'message', type: 'string' },
+        { name: 'labels', type: 'json' },
+      ],
       field: 'logs_query',
       list: true,
     },
@@ -173,16 +204,34 @@ LIMIT $5::int`,
 }
 
 WORKLOADS.push(
-  logsWorkload('logs_selector', 'many matches, spread over the range: the newest 100 are enough',
+  logsWorkload(
+    'logs_selector',
+    'many matches, spread over the range: the newest 100 are enough',
     { query: '{namespace="production", app=~"api.*", level!="debug"} |= "timeout"', ...LOG_DAYS, limit: 100 },
     `labels @> '{"namespace": "production"}' AND labels ->> 'app' LIKE 'api%' AND labels ->> 'level' IS DISTINCT FROM 'debug'
-  AND message LIKE '%timeout%'`),
-  logsWorkload('logs_rare', 'three = matchers and a regular expression: fewer matches than the limit, all of them read',
-    { query: '{namespace="production", app="payments-worker", level="error"} |~ `(?i)deadlock.*pid 1\\d\\d\\)`', ...LOG_DAYS, limit: 100 },
-    `labels @> '{"namespace": "production", "app": "payments-worker", "level": "error"}' AND message ~* 'deadlock.*pid 1[0-9][0-9]\\)'`),
-  logsWorkload('logs_window', 'one hour of one app, all of its lines but the health probes',
-    { query: '{namespace="staging", app="web-frontend"} != "health"', start: '2026-03-04T12:00:00.000Z', end: '2026-03-04T13:00:00.000Z', limit: 500 },
-    `labels @> '{"namespace": "staging", "app": "web-frontend"}' AND message NOT LIKE '%health%'`),
+  AND message LIKE '%timeout%'`,
+  ),
+  logsWorkload(
+    'logs_rare',
+    'three = matchers and a regular expression: fewer matches than the limit, all of them read',
+    {
+      query: '{namespace="production", app="payments-worker", level="error"} |~ `(?i)deadlock.*pid 1\\d\\d\\)`',
+      ...LOG_DAYS,
+      limit: 100,
+    },
+    `labels @> '{"namespace": "production", "app": "payments-worker", "level": "error"}' AND message ~* 'deadlock.*pid 1[0-9][0-9]\\)'`,
+  ),
+  logsWorkload(
+    'logs_window',
+    'one hour of one app, all of its lines but the health probes',
+    {
+      query: '{namespace="staging", app="web-frontend"} != "health"',
+      start: '2026-03-04T12:00:00.000Z',
+      end: '2026-03-04T13:00:00.000Z',
+      limit: 500,
+    },
+    `labels @> '{"namespace": "staging", "app": "web-frontend"}' AND message NOT LIKE '%health%'`,
+  ),
 );
 
 /** The rows of an answer (engine's or floor's) of a workload with a hand-written floor. */
@@ -194,7 +243,9 @@ export function answerRows(w: Workload, text: string): Record<string, unknown>[]
 /** The floor's answer around its rows, in the shape of the engine's. */
 export function floorAnswer(w: Workload, rows: unknown[]): string {
   const field = JSON.stringify(w.floor?.field ?? 'spend_groupings_v2');
-  return w.floor?.list ? `{"data":{${field}:${JSON.stringify(rows)}}}` : `{"data":{${field}:{"rows":${JSON.stringify(rows)}}}}`;
+  return w.floor?.list
+    ? `{"data":{${field}:${JSON.stringify(rows)}}}`
+    : `{"data":{${field}:{"rows":${JSON.stringify(rows)}}}}`;
 }
 
 /** The request headers of the bench's session (the admin secret acting as a tenant_admin). */

@@ -252,7 +252,8 @@ function insert(table: string, columns: readonly string[], rows: readonly Cell[]
   const head = `INSERT INTO ${table} (${columns.join(', ')}) VALUES\n`;
   for (let i = 0; i < rows.length; i += chunk) {
     const values = rows.slice(i, i + chunk).map((r) => {
-      if (r.length !== columns.length) throw new Error(`demo data: ${table} row has ${r.length} values for ${columns.length} columns`);
+      if (r.length !== columns.length)
+        throw new Error(`demo data: ${table} row has ${r.length} values for ${columns.length} columns`);
       return `  (${r.join(', ')})`;
     });
     out.push(`${head}${values.join(',\n')}\nON CONFLICT DO NOTHING;\n`);
@@ -305,19 +306,55 @@ const TENANTS: readonly TenantSpec[] = [
     ticketHost: 'https://acme.jira.example.com',
     accounts: [
       {
-        key: 'aws', provider: 'AWS', name: 'acme-aws-production', number: '401234567890', type: 'Production',
-        env: 'prod', status: 'active', syncStatus: 'Completed', syncMessage: null, budget: 25000,
-        region: 'us-east-1', altRegion: 'us-west-2', prefix: 'prod', cluster: 'acme-prod-eks', createdAt: '2025-03-12',
+        key: 'aws',
+        provider: 'AWS',
+        name: 'acme-aws-production',
+        number: '401234567890',
+        type: 'Production',
+        env: 'prod',
+        status: 'active',
+        syncStatus: 'Completed',
+        syncMessage: null,
+        budget: 25000,
+        region: 'us-east-1',
+        altRegion: 'us-west-2',
+        prefix: 'prod',
+        cluster: 'acme-prod-eks',
+        createdAt: '2025-03-12',
       },
       {
-        key: 'gcp', provider: 'GCP', name: 'acme-gcp-analytics', number: 'acme-analytics-4821', type: 'Production',
-        env: 'prod', status: 'active', syncStatus: 'Running', syncMessage: null, budget: 12000,
-        region: 'us-central1', altRegion: 'us-east1', prefix: 'analytics', cluster: 'acme-analytics-gke', createdAt: '2025-05-02',
+        key: 'gcp',
+        provider: 'GCP',
+        name: 'acme-gcp-analytics',
+        number: 'acme-analytics-4821',
+        type: 'Production',
+        env: 'prod',
+        status: 'active',
+        syncStatus: 'Running',
+        syncMessage: null,
+        budget: 12000,
+        region: 'us-central1',
+        altRegion: 'us-east1',
+        prefix: 'analytics',
+        cluster: 'acme-analytics-gke',
+        createdAt: '2025-05-02',
       },
       {
-        key: 'azure', provider: 'Azure', name: 'acme-azure-dev', number: '7d1e2f3a-0b4c-4d5e-8f60-718293a4b5c6', type: 'Development',
-        env: 'non_prod', status: 'inactive', syncStatus: 'Error', syncMessage: 'Client secret expired; update the service principal credentials',
-        budget: 3000, region: 'eastus', altRegion: 'westeurope', prefix: 'dev', cluster: null, createdAt: '2025-08-19',
+        key: 'azure',
+        provider: 'Azure',
+        name: 'acme-azure-dev',
+        number: '7d1e2f3a-0b4c-4d5e-8f60-718293a4b5c6',
+        type: 'Development',
+        env: 'non_prod',
+        status: 'inactive',
+        syncStatus: 'Error',
+        syncMessage: 'Client secret expired; update the service principal credentials',
+        budget: 3000,
+        region: 'eastus',
+        altRegion: 'westeurope',
+        prefix: 'dev',
+        cluster: null,
+        createdAt: '2025-08-19',
       },
     ],
   },
@@ -331,19 +368,55 @@ const TENANTS: readonly TenantSpec[] = [
     ticketHost: 'https://globex.jira.example.com',
     accounts: [
       {
-        key: 'aws', provider: 'AWS', name: 'globex-aws-main', number: '509876543210', type: 'Production',
-        env: 'prod', status: 'active', syncStatus: 'Completed', syncMessage: null, budget: 40000,
-        region: 'eu-west-1', altRegion: 'eu-central-1', prefix: 'main', cluster: 'globex-main-eks', createdAt: '2025-04-25',
+        key: 'aws',
+        provider: 'AWS',
+        name: 'globex-aws-main',
+        number: '509876543210',
+        type: 'Production',
+        env: 'prod',
+        status: 'active',
+        syncStatus: 'Completed',
+        syncMessage: null,
+        budget: 40000,
+        region: 'eu-west-1',
+        altRegion: 'eu-central-1',
+        prefix: 'main',
+        cluster: 'globex-main-eks',
+        createdAt: '2025-04-25',
       },
       {
-        key: 'gcp', provider: 'GCP', name: 'globex-gcp-ml', number: 'globex-ml-1187', type: 'Development',
-        env: 'non_prod', status: 'active', syncStatus: 'Queued', syncMessage: null, budget: 8000,
-        region: 'europe-west4', altRegion: 'europe-west1', prefix: 'ml', cluster: 'globex-ml-gke', createdAt: '2025-06-14',
+        key: 'gcp',
+        provider: 'GCP',
+        name: 'globex-gcp-ml',
+        number: 'globex-ml-1187',
+        type: 'Development',
+        env: 'non_prod',
+        status: 'active',
+        syncStatus: 'Queued',
+        syncMessage: null,
+        budget: 8000,
+        region: 'europe-west4',
+        altRegion: 'europe-west1',
+        prefix: 'ml',
+        cluster: 'globex-ml-gke',
+        createdAt: '2025-06-14',
       },
       {
-        key: 'azure', provider: 'Azure', name: 'globex-azure-legacy', number: '3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f', type: 'Production',
-        env: 'prod', status: 'disabled', syncStatus: 'Completed', syncMessage: null, budget: 5000,
-        region: 'northeurope', altRegion: 'westeurope', prefix: 'legacy', cluster: null, createdAt: '2025-07-01',
+        key: 'azure',
+        provider: 'Azure',
+        name: 'globex-azure-legacy',
+        number: '3c4d5e6f-7a8b-4c9d-8e0f-1a2b3c4d5e6f',
+        type: 'Production',
+        env: 'prod',
+        status: 'disabled',
+        syncStatus: 'Completed',
+        syncMessage: null,
+        budget: 5000,
+        region: 'northeurope',
+        altRegion: 'westeurope',
+        prefix: 'legacy',
+        cluster: null,
+        createdAt: '2025-07-01',
       },
     ],
   },
@@ -366,14 +439,27 @@ const RESOURCES: Record<Provider, readonly ResourceTemplate[]> = {
   AWS: [
     { name: 'api-server', type: 'ec2_instance', service: 'Amazon EC2', daily: 18.4, size: 'm5.xlarge' },
     { name: 'worker-01', type: 'ec2_instance', service: 'Amazon EC2', daily: 32.6, size: 'c5.2xlarge' },
-    { name: 'batch-host', type: 'ec2_instance', service: 'Amazon EC2', daily: 2.2, status: 'Inactive', size: 't3.large' },
+    {
+      name: 'batch-host',
+      type: 'ec2_instance',
+      service: 'Amazon EC2',
+      daily: 2.2,
+      status: 'Inactive',
+      size: 't3.large',
+    },
     { name: 'orders-db', type: 'rds_instance', service: 'Amazon RDS', daily: 45.2, size: 'db.r6g.xlarge' },
     { name: 'assets-bucket', type: 's3_bucket', service: 'Amazon S3', daily: 6.3 },
     { name: 'eks', type: 'eks_cluster', service: 'Amazon EKS', daily: 7.2 },
     { name: 'image-resizer', type: 'lambda_function', service: 'AWS Lambda', daily: 1.15, alt: true },
     { name: 'public-alb', type: 'load_balancer', service: 'Elastic Load Balancing', daily: 5.4 },
     { name: 'data-volume-01', type: 'ebs_volume', service: 'Amazon EBS', daily: 3.2, alt: true, size: 'gp3 500 GiB' },
-    { name: 'session-cache', type: 'elasticache_cluster', service: 'Amazon ElastiCache', daily: 9.8, size: 'cache.r6g.large' },
+    {
+      name: 'session-cache',
+      type: 'elasticache_cluster',
+      service: 'Amazon ElastiCache',
+      daily: 9.8,
+      size: 'cache.r6g.large',
+    },
   ],
   GCP: [
     { name: 'vm-1', type: 'compute_instance', service: 'Compute Engine', daily: 27.1, size: 'n2-standard-8' },
@@ -383,13 +469,27 @@ const RESOURCES: Record<Provider, readonly ResourceTemplate[]> = {
     { name: 'gke', type: 'gke_cluster', service: 'Kubernetes Engine', daily: 7.3 },
     { name: 'warehouse', type: 'bigquery_dataset', service: 'BigQuery', daily: 38.5 },
     { name: 'ingest-api', type: 'cloud_run_service', service: 'Cloud Run', daily: 3.1, alt: true },
-    { name: 'disk-1', type: 'persistent_disk', service: 'Persistent Disk', daily: 2.7, status: 'Inactive', size: 'pd-ssd 1 TiB' },
+    {
+      name: 'disk-1',
+      type: 'persistent_disk',
+      service: 'Persistent Disk',
+      daily: 2.7,
+      status: 'Inactive',
+      size: 'pd-ssd 1 TiB',
+    },
     { name: 'events-topic', type: 'pubsub_topic', service: 'Pub/Sub', daily: 1.9 },
     { name: 'feature-cache', type: 'redis_instance', service: 'Memorystore', daily: 6.2, alt: true },
   ],
   Azure: [
     { name: 'vm-01', type: 'virtual_machine', service: 'Virtual Machines', daily: 6.9, size: 'Standard_D4s_v5' },
-    { name: 'vm-02', type: 'virtual_machine', service: 'Virtual Machines', daily: 6.9, status: 'Inactive', size: 'Standard_D4s_v5' },
+    {
+      name: 'vm-02',
+      type: 'virtual_machine',
+      service: 'Virtual Machines',
+      daily: 6.9,
+      status: 'Inactive',
+      size: 'Standard_D4s_v5',
+    },
     { name: 'sqldb', type: 'sql_database', service: 'Azure SQL Database', daily: 8.4, size: 'S3' },
     { name: 'storage01', type: 'storage_account', service: 'Storage Accounts', daily: 1.6 },
     { name: 'aks', type: 'aks_cluster', service: 'Azure Kubernetes Service', daily: 2.4 },
@@ -451,9 +551,11 @@ function tenantSection(t: TenantSpec): string {
   const d = DEMO.tenants[t.key];
   const admin = d.users.admin.id;
   const created = utc(t.createdAt);
-  return insert('tenant', ['id', 'name', 'type', 'created_at', 'created_by', 'updated_at', 'updated_by'], [
-    [str(d.id), str(d.name), str(t.type), ts(created), str(admin), ts(created), str(admin)],
-  ]);
+  return insert(
+    'tenant',
+    ['id', 'name', 'type', 'created_at', 'created_by', 'updated_at', 'updated_by'],
+    [[str(d.id), str(d.name), str(t.type), ts(created), str(admin), ts(created), str(admin)]],
+  );
 }
 
 function userSection(t: TenantSpec): string {
@@ -462,12 +564,56 @@ function userSection(t: TenantSpec): string {
   const users = [d.users.admin, d.users.readonly];
   const admin = d.users.admin.id;
   const parts: string[] = [];
-  parts.push(insert('users', ['id', 'username', 'display_name', 'status', 'created_at', 'created_by', 'updated_at', 'updated_by'],
-    users.map((u, i) => [str(u.id), str(u.username), str(u.displayName), str('active'), ts(created + i * 60_000), str(admin), ts(created + i * 60_000), str(admin)])));
-  parts.push(insert('user_roles', ['id', 'user_id', 'role', 'entity_type', 'entity_id', 'tenant_id', 'created_at', 'created_by', 'updated_at'],
-    users.map((u, i) => [str(demoId(t.uuidPrefix, KIND.userRole, i + 1)), str(u.id), str(u.role), str('tenant'), str(d.id), str(d.id), ts(created + i * 60_000), str(admin), ts(created + i * 60_000)])));
-  parts.push(insert('tenant_users', ['id', 'tenant', '"user"', 'is_default', 'is_owner', 'created_at', 'created_by', 'updated_at', 'updated_by'],
-    users.map((u, i) => [str(demoId(t.uuidPrefix, KIND.tenantUser, i + 1)), str(d.id), str(u.id), bool(true), bool(i === 0), ts(created + i * 60_000), str(admin), ts(created + i * 60_000), str(admin)])));
+  parts.push(
+    insert(
+      'users',
+      ['id', 'username', 'display_name', 'status', 'created_at', 'created_by', 'updated_at', 'updated_by'],
+      users.map((u, i) => [
+        str(u.id),
+        str(u.username),
+        str(u.displayName),
+        str('active'),
+        ts(created + i * 60_000),
+        str(admin),
+        ts(created + i * 60_000),
+        str(admin),
+      ]),
+    ),
+  );
+  parts.push(
+    insert(
+      'user_roles',
+      ['id', 'user_id', 'role', 'entity_type', 'entity_id', 'tenant_id', 'created_at', 'created_by', 'updated_at'],
+      users.map((u, i) => [
+        str(demoId(t.uuidPrefix, KIND.userRole, i + 1)),
+        str(u.id),
+        str(u.role),
+        str('tenant'),
+        str(d.id),
+        str(d.id),
+        ts(created + i * 60_000),
+        str(admin),
+        ts(created + i * 60_000),
+      ]),
+    ),
+  );
+  parts.push(
+    insert(
+      'tenant_users',
+      ['id', 'tenant', '"user"', 'is_default', 'is_owner', 'created_at', 'created_by', 'updated_at', 'updated_by'],
+      users.map((u, i) => [
+        str(demoId(t.uuidPrefix, KIND.tenantUser, i + 1)),
+        str(d.id),
+        str(u.id),
+        bool(true),
+        bool(i === 0),
+        ts(created + i * 60_000),
+        str(admin),
+        ts(created + i * 60_000),
+        str(admin),
+      ]),
+    ),
+  );
   return parts.join('\n');
 }
 
@@ -477,21 +623,66 @@ function accountSection(t: TenantSpec): string {
   const rows = t.accounts.map((a) => {
     const created = utc(a.createdAt) + 9 * 3_600_000;
     const synced = a.syncStatus === 'Queued' ? null : utc('2026-02-28') + 6 * 3_600_000;
-    const data = { regions: [a.region, a.altRegion], currency: 'USD', ...(a.cluster ? { kubernetes_cluster: a.cluster } : {}) };
+    const data = {
+      regions: [a.region, a.altRegion],
+      currency: 'USD',
+      ...(a.cluster ? { kubernetes_cluster: a.cluster } : {}),
+    };
     return [
-      str(d.cloudAccounts[a.key]), str(d.id), str(a.name), str(a.number), str(a.type), str(a.env),
-      str(`${a.provider === 'AWS' ? 'Main workloads' : a.provider === 'GCP' ? 'Data and analytics' : 'Development and legacy services'}`),
-      str(a.provider), str(a.status), str(a.syncStatus), str(a.syncMessage), ts(synced),
-      num(a.budget, 2), str(a.region), ts(utc(a.createdAt)), str(a.provider === 'AWS' ? 'cur' : a.provider === 'GCP' ? 'bigquery_export' : 'cost_management_export'),
-      json(data), num(0), ts(created), str(admin), ts(created), str(admin),
+      str(d.cloudAccounts[a.key]),
+      str(d.id),
+      str(a.name),
+      str(a.number),
+      str(a.type),
+      str(a.env),
+      str(
+        `${a.provider === 'AWS' ? 'Main workloads' : a.provider === 'GCP' ? 'Data and analytics' : 'Development and legacy services'}`,
+      ),
+      str(a.provider),
+      str(a.status),
+      str(a.syncStatus),
+      str(a.syncMessage),
+      ts(synced),
+      num(a.budget, 2),
+      str(a.region),
+      ts(utc(a.createdAt)),
+      str(a.provider === 'AWS' ? 'cur' : a.provider === 'GCP' ? 'bigquery_export' : 'cost_management_export'),
+      json(data),
+      num(0),
+      ts(created),
+      str(admin),
+      ts(created),
+      str(admin),
     ];
   });
-  return insert('cloud_accounts', [
-    'id', 'tenant', 'account_name', 'account_number', 'account_type', 'account_env', 'account_purpose',
-    'cloud_provider', 'status', 'sync_status', 'sync_status_message', 'synced_at',
-    'budget', 'region', 'start_date', 'billing_source',
-    'data', 'etl_attempt', 'created_at', 'created_by', 'updated_at', 'updated_by',
-  ], rows);
+  return insert(
+    'cloud_accounts',
+    [
+      'id',
+      'tenant',
+      'account_name',
+      'account_number',
+      'account_type',
+      'account_env',
+      'account_purpose',
+      'cloud_provider',
+      'status',
+      'sync_status',
+      'sync_status_message',
+      'synced_at',
+      'budget',
+      'region',
+      'start_date',
+      'billing_source',
+      'data',
+      'etl_attempt',
+      'created_at',
+      'created_by',
+      'updated_at',
+      'updated_by',
+    ],
+    rows,
+  );
 }
 
 function resourceSection(t: TenantSpec, resources: readonly Resource[]): string {
@@ -502,21 +693,64 @@ function resourceSection(t: TenantSpec, resources: readonly Resource[]): string 
     const status = r.template.status ?? 'Active';
     const lastSeen = utc('2026-02-28') + 5 * 3_600_000;
     const externalId = resourceExternalId(r.account, r.template, r.name, r.region);
-    const meta = { ...(r.template.size ? { size: r.template.size } : {}), zone: `${r.region}-${pick(rng, ['a', 'b', 'c'])}` };
-    const tags = { env: r.account.env, team: pick(rng, ['platform', 'payments', 'data', 'web']), owner: r.account.prefix };
+    const meta = {
+      ...(r.template.size ? { size: r.template.size } : {}),
+      zone: `${r.region}-${pick(rng, ['a', 'b', 'c'])}`,
+    };
+    const tags = {
+      env: r.account.env,
+      team: pick(rng, ['platform', 'payments', 'data', 'web']),
+      owner: r.account.prefix,
+    };
     return [
-      str(r.id), str(d.id), str(d.cloudAccounts[r.account.key]), str(r.account.provider), str(r.name), str(r.template.type),
-      str(r.template.service), str(r.region), str(r.account.provider === 'AWS' ? externalId : null), str(externalId), str(r.name),
-      str(status), bool(status === 'Active'), ts(firstSeen), ts(lastSeen), ts(firstSeen - DAY_MS),
-      json(meta), json(tags), ts(firstSeen), ts(lastSeen),
+      str(r.id),
+      str(d.id),
+      str(d.cloudAccounts[r.account.key]),
+      str(r.account.provider),
+      str(r.name),
+      str(r.template.type),
+      str(r.template.service),
+      str(r.region),
+      str(r.account.provider === 'AWS' ? externalId : null),
+      str(externalId),
+      str(r.name),
+      str(status),
+      bool(status === 'Active'),
+      ts(firstSeen),
+      ts(lastSeen),
+      ts(firstSeen - DAY_MS),
+      json(meta),
+      json(tags),
+      ts(firstSeen),
+      ts(lastSeen),
     ];
   });
-  return insert('cloud_resourses', [
-    'id', 'tenant', 'account', 'cloud_provider', 'name', 'type',
-    'service_name', 'region', 'arn', 'external_resource_id', 'resourse_id',
-    'status', 'is_active', 'first_seen', 'last_seen', 'resourse_created_on',
-    'meta', 'tags', 'created_at', 'updated_at',
-  ], rows);
+  return insert(
+    'cloud_resourses',
+    [
+      'id',
+      'tenant',
+      'account',
+      'cloud_provider',
+      'name',
+      'type',
+      'service_name',
+      'region',
+      'arn',
+      'external_resource_id',
+      'resourse_id',
+      'status',
+      'is_active',
+      'first_seen',
+      'last_seen',
+      'resourse_created_on',
+      'meta',
+      'tags',
+      'created_at',
+      'updated_at',
+    ],
+    rows,
+  );
 }
 
 const SPEND_START = '2026-01-01';
@@ -534,12 +768,22 @@ function spendSection(t: TenantSpec, resources: readonly Resource[]): string {
     for (const r of resources) {
       const amount = Math.max(0.01, cents(r.daily * weekFactor * trend * (0.85 + 0.3 * rng())));
       rows.push([
-        str(demoId(t.uuidPrefix, KIND.spend, rows.length + 1)), str(d.id), str(d.cloudAccounts[r.account.key]),
-        str(r.id), ts(date), num(amount, 2), str('USD'), bool(false),
+        str(demoId(t.uuidPrefix, KIND.spend, rows.length + 1)),
+        str(d.id),
+        str(d.cloudAccounts[r.account.key]),
+        str(r.id),
+        ts(date),
+        num(amount, 2),
+        str('USD'),
+        bool(false),
       ]);
     }
   }
-  return insert('spends', ['id', 'tenant', 'cloud_account', 'cloud_resource_id', 'date', 'amount', 'unit', 'exclude_aggregate'], rows);
+  return insert(
+    'spends',
+    ['id', 'tenant', 'cloud_account', 'cloud_resource_id', 'date', 'amount', 'unit', 'exclude_aggregate'],
+    rows,
+  );
 }
 
 interface RecommendationTemplate {
@@ -558,46 +802,199 @@ interface RecommendationTemplate {
 }
 
 const RECOMMENDATIONS: readonly RecommendationTemplate[] = [
-  { account: 'aws', resource: 2, rule: 'ec2_idle_instance', category: 'Cost', action: 'Delete', severity: 'High',
-    title: 'Terminate idle EC2 instance', description: 'CPU below 2% and no network traffic for 30 days.', savingsShare: 1 },
-  { account: 'aws', resource: 1, rule: 'ec2_rightsizing', category: 'RightSizing', action: 'Modify', severity: 'Medium',
-    title: 'Downsize over-provisioned EC2 instance', description: 'Peak CPU 31% and memory 40% over 30 days.', savingsShare: 0.5,
-    current: { instance_type: 'c5.2xlarge' }, suggested: { instance_type: 'c5.xlarge' } },
-  { account: 'aws', resource: 3, rule: 'rds_rightsizing', category: 'RightSizing', action: 'Modify', severity: 'High',
-    title: 'Downsize RDS instance', description: 'Average CPU 12% with ample free memory.', savingsShare: 0.45,
-    current: { instance_class: 'db.r6g.xlarge' }, suggested: { instance_class: 'db.r6g.large' } },
-  { account: 'aws', resource: 4, rule: 's3_bucket_public_access', category: 'Security', action: 'Modify', severity: 'Critical',
-    title: 'Block public access on S3 bucket', description: 'The bucket policy allows public reads.', savingsShare: 0 },
-  { account: 'aws', resource: 8, rule: 'ebs_unattached_volume', category: 'Cost', action: 'Delete', severity: 'Low',
-    title: 'Delete unattached EBS volume', description: 'The volume has been detached for 21 days.', savingsShare: 1 },
-  { account: 'aws', resource: 5, rule: 'eks_version_upgrade', category: 'K8sVersionUpgrade', action: 'Modify', severity: 'Medium',
-    title: 'Upgrade EKS control plane', description: 'Kubernetes 1.28 leaves standard support soon.', savingsShare: 0,
-    current: { version: '1.28' }, suggested: { version: '1.30' } },
-  { account: 'aws', resource: 9, rule: 'elasticache_reserved_nodes', category: 'Cost', action: 'Create', severity: 'Medium',
-    title: 'Buy reserved ElastiCache nodes', description: 'The cluster has run steadily for 6 months.', savingsShare: 0.3 },
-  { account: 'gcp', resource: 0, rule: 'gce_rightsizing', category: 'RightSizing', action: 'Modify', severity: 'High',
-    title: 'Resize Compute Engine VM', description: 'Average CPU 9% over 30 days.', savingsShare: 0.5,
-    current: { machine_type: 'n2-standard-8' }, suggested: { machine_type: 'n2-standard-4' } },
-  { account: 'gcp', resource: 5, rule: 'bigquery_slot_commitment', category: 'Cost', action: 'Create', severity: 'Medium',
-    title: 'Use a BigQuery slot commitment', description: 'On-demand query spend is steady and high.', savingsShare: 0.25 },
-  { account: 'gcp', resource: 2, rule: 'cloudsql_public_ip', category: 'Security', action: 'Modify', severity: 'High',
-    title: 'Remove public IP from Cloud SQL', description: 'The instance accepts connections from 0.0.0.0/0.', savingsShare: 0 },
-  { account: 'gcp', resource: 4, rule: 'gke_spot_node_pool', category: 'K8sSpotRecommendation', action: 'Create', severity: 'Low',
-    title: 'Move batch workloads to a spot node pool', description: 'Interruptible workloads run on on-demand nodes.', savingsShare: 0.6 },
-  { account: 'gcp', resource: 7, rule: 'pd_unused_disk', category: 'Cost', action: 'Delete', severity: 'Low',
-    title: 'Delete unused persistent disk', description: 'No VM has used the disk for 45 days.', savingsShare: 1 },
-  { account: 'azure', resource: 1, rule: 'vm_stopped_not_deallocated', category: 'Cost', action: 'Modify', severity: 'Medium',
-    title: 'Deallocate stopped VM', description: 'The VM is stopped but still allocated and billed.', savingsShare: 0.9 },
-  { account: 'azure', resource: 2, rule: 'sql_backup_retention', category: 'Configuration', action: 'Modify', severity: 'Info',
-    title: 'Set backup retention on Azure SQL', description: 'Point-in-time restore keeps only 1 day.', savingsShare: 0,
-    current: { retention_days: 1 }, suggested: { retention_days: 7 } },
-  { account: 'azure', resource: 8, rule: 'cosmos_autoscale', category: 'InfraUpgrade', action: 'Modify', severity: 'Low',
-    title: 'Switch Cosmos DB to autoscale throughput', description: 'Provisioned RU/s is idle most of the day.', savingsShare: 0.35 },
+  {
+    account: 'aws',
+    resource: 2,
+    rule: 'ec2_idle_instance',
+    category: 'Cost',
+    action: 'Delete',
+    severity: 'High',
+    title: 'Terminate idle EC2 instance',
+    description: 'CPU below 2% and no network traffic for 30 days.',
+    savingsShare: 1,
+  },
+  {
+    account: 'aws',
+    resource: 1,
+    rule: 'ec2_rightsizing',
+    category: 'RightSizing',
+    action: 'Modify',
+    severity: 'Medium',
+    title: 'Downsize over-provisioned EC2 instance',
+    description: 'Peak CPU 31% and memory 40% over 30 days.',
+    savingsShare: 0.5,
+    current: { instance_type: 'c5.2xlarge' },
+    suggested: { instance_type: 'c5.xlarge' },
+  },
+  {
+    account: 'aws',
+    resource: 3,
+    rule: 'rds_rightsizing',
+    category: 'RightSizing',
+    action: 'Modify',
+    severity: 'High',
+    title: 'Downsize RDS instance',
+    description: 'Average CPU 12% with ample free memory.',
+    savingsShare: 0.45,
+    current: { instance_class: 'db.r6g.xlarge' },
+    suggested: { instance_class: 'db.r6g.large' },
+  },
+  {
+    account: 'aws',
+    resource: 4,
+    rule: 's3_bucket_public_access',
+    category: 'Security',
+    action: 'Modify',
+    severity: 'Critical',
+    title: 'Block public access on S3 bucket',
+    description: 'The bucket policy allows public reads.',
+    savingsShare: 0,
+  },
+  {
+    account: 'aws',
+    resource: 8,
+    rule: 'ebs_unattached_volume',
+    category: 'Cost',
+    action: 'Delete',
+    severity: 'Low',
+    title: 'Delete unattached EBS volume',
+    description: 'The volume has been detached for 21 days.',
+    savingsShare: 1,
+  },
+  {
+    account: 'aws',
+    resource: 5,
+    rule: 'eks_version_upgrade',
+    category: 'K8sVersionUpgrade',
+    action: 'Modify',
+    severity: 'Medium',
+    title: 'Upgrade EKS control plane',
+    description: 'Kubernetes 1.28 leaves standard support soon.',
+    savingsShare: 0,
+    current: { version: '1.28' },
+    suggested: { version: '1.30' },
+  },
+  {
+    account: 'aws',
+    resource: 9,
+    rule: 'elasticache_reserved_nodes',
+    category: 'Cost',
+    action: 'Create',
+    severity: 'Medium',
+    title: 'Buy reserved ElastiCache nodes',
+    description: 'The cluster has run steadily for 6 months.',
+    savingsShare: 0.3,
+  },
+  {
+    account: 'gcp',
+    resource: 0,
+    rule: 'gce_rightsizing',
+    category: 'RightSizing',
+    action: 'Modify',
+    severity: 'High',
+    title: 'Resize Compute Engine VM',
+    description: 'Average CPU 9% over 30 days.',
+    savingsShare: 0.5,
+    current: { machine_type: 'n2-standard-8' },
+    suggested: { machine_type: 'n2-standard-4' },
+  },
+  {
+    account: 'gcp',
+    resource: 5,
+    rule: 'bigquery_slot_commitment',
+    category: 'Cost',
+    action: 'Create',
+    severity: 'Medium',
+    title: 'Use a BigQuery slot commitment',
+    description: 'On-demand query spend is steady and high.',
+    savingsShare: 0.25,
+  },
+  {
+    account: 'gcp',
+    resource: 2,
+    rule: 'cloudsql_public_ip',
+    category: 'Security',
+    action: 'Modify',
+    severity: 'High',
+    title: 'Remove public IP from Cloud SQL',
+    description: 'The instance accepts connections from 0.0.0.0/0.',
+    savingsShare: 0,
+  },
+  {
+    account: 'gcp',
+    resource: 4,
+    rule: 'gke_spot_node_pool',
+    category: 'K8sSpotRecommendation',
+    action: 'Create',
+    severity: 'Low',
+    title: 'Move batch workloads to a spot node pool',
+    description: 'Interruptible workloads run on on-demand nodes.',
+    savingsShare: 0.6,
+  },
+  {
+    account: 'gcp',
+    resource: 7,
+    rule: 'pd_unused_disk',
+    category: 'Cost',
+    action: 'Delete',
+    severity: 'Low',
+    title: 'Delete unused persistent disk',
+    description: 'No VM has used the disk for 45 days.',
+    savingsShare: 1,
+  },
+  {
+    account: 'azure',
+    resource: 1,
+    rule: 'vm_stopped_not_deallocated',
+    category: 'Cost',
+    action: 'Modify',
+    severity: 'Medium',
+    title: 'Deallocate stopped VM',
+    description: 'The VM is stopped but still allocated and billed.',
+    savingsShare: 0.9,
+  },
+  {
+    account: 'azure',
+    resource: 2,
+    rule: 'sql_backup_retention',
+    category: 'Configuration',
+    action: 'Modify',
+    severity: 'Info',
+    title: 'Set backup retention on Azure SQL',
+    description: 'Point-in-time restore keeps only 1 day.',
+    savingsShare: 0,
+    current: { retention_days: 1 },
+    suggested: { retention_days: 7 },
+  },
+  {
+    account: 'azure',
+    resource: 8,
+    rule: 'cosmos_autoscale',
+    category: 'InfraUpgrade',
+    action: 'Modify',
+    severity: 'Low',
+    title: 'Switch Cosmos DB to autoscale throughput',
+    description: 'Provisioned RU/s is idle most of the day.',
+    savingsShare: 0.35,
+  },
 ];
 
 const RECOMMENDATION_STATUSES = [
-  'Open', 'Assigned', 'Open', 'Closed', 'Open', 'Assigned', 'Dismissed', 'Open',
-  'Assigned', 'Closed', 'Open', 'Dismissed', 'Open', 'Assigned', 'Closed',
+  'Open',
+  'Assigned',
+  'Open',
+  'Closed',
+  'Open',
+  'Assigned',
+  'Dismissed',
+  'Open',
+  'Assigned',
+  'Closed',
+  'Open',
+  'Dismissed',
+  'Open',
+  'Assigned',
+  'Closed',
 ] as const;
 
 function recommendationSection(t: TenantSpec, resources: readonly Resource[]): string {
@@ -621,22 +1018,50 @@ function recommendationSection(t: TenantSpec, resources: readonly Resource[]): s
       monthly_cost: cents(monthly),
     };
     return [
-      str(demoId(t.uuidPrefix, KIND.recommendation, i + 1)), str(d.id), str(d.cloudAccounts[rec.account]), str(resource.id),
-      str(resource.name), str(rec.rule), str(rec.category), str(rec.action), str(rec.severity), str(status),
-      json(body), num(savings, 2), bool(status === 'Dismissed'),
+      str(demoId(t.uuidPrefix, KIND.recommendation, i + 1)),
+      str(d.id),
+      str(d.cloudAccounts[rec.account]),
+      str(resource.id),
+      str(resource.name),
+      str(rec.rule),
+      str(rec.category),
+      str(rec.action),
+      str(rec.severity),
+      str(status),
+      json(body),
+      num(savings, 2),
+      bool(status === 'Dismissed'),
       str(status === 'Dismissed' ? 'Accepted risk: resource is scheduled for decommissioning' : null),
       str(status === 'Assigned' ? `Assigned to ${d.users.admin.displayName}` : null),
-      ts(created), ts(updated), str(status === 'Open' ? null : d.users.admin.id),
+      ts(created),
+      ts(updated),
+      str(status === 'Open' ? null : d.users.admin.id),
     ];
   });
-  return insert('recommendation', [
-    'id', 'tenant_id', 'cloud_account_id', 'resource_id',
-    'account_object_id', 'rule_name', 'category', 'recommendation_action', 'severity', 'status',
-    'recommendation', 'estimated_savings', 'is_dismissed',
-    'dismissed_reason',
-    'note',
-    'created_at', 'updated_at', 'updated_by',
-  ], rows);
+  return insert(
+    'recommendation',
+    [
+      'id',
+      'tenant_id',
+      'cloud_account_id',
+      'resource_id',
+      'account_object_id',
+      'rule_name',
+      'category',
+      'recommendation_action',
+      'severity',
+      'status',
+      'recommendation',
+      'estimated_savings',
+      'is_dismissed',
+      'dismissed_reason',
+      'note',
+      'created_at',
+      'updated_at',
+      'updated_by',
+    ],
+    rows,
+  );
 }
 
 interface WorkloadTemplate {
@@ -652,20 +1077,128 @@ interface WorkloadTemplate {
 
 const WORKLOADS: Record<'aws' | 'gcp', readonly WorkloadTemplate[]> = {
   aws: [
-    { name: 'api-server', namespace: 'production', type: 'Deployment', replicas: 4, ready: 4, status: 'Running', cpu: [0.5, 1], memMi: [512, 1024] },
-    { name: 'web-frontend', namespace: 'production', type: 'Deployment', replicas: 3, ready: 3, status: 'Running', cpu: [0.25, 0.5], memMi: [256, 512] },
-    { name: 'payments-worker', namespace: 'production', type: 'Deployment', replicas: 2, ready: 1, status: 'Degraded', cpu: [0.5, 2], memMi: [1024, 2048] },
-    { name: 'postgres', namespace: 'production', type: 'StatefulSet', replicas: 1, ready: 1, status: 'Running', cpu: [1, 2], memMi: [2048, 4096] },
-    { name: 'fluent-bit', namespace: 'kube-system', type: 'DaemonSet', replicas: 3, ready: 3, status: 'Running', cpu: [0.1, 0.2], memMi: [128, 256] },
-    { name: 'prometheus-server', namespace: 'monitoring', type: 'StatefulSet', replicas: 1, ready: 1, status: 'Running', cpu: [0.5, 1], memMi: [2048, 4096] },
+    {
+      name: 'api-server',
+      namespace: 'production',
+      type: 'Deployment',
+      replicas: 4,
+      ready: 4,
+      status: 'Running',
+      cpu: [0.5, 1],
+      memMi: [512, 1024],
+    },
+    {
+      name: 'web-frontend',
+      namespace: 'production',
+      type: 'Deployment',
+      replicas: 3,
+      ready: 3,
+      status: 'Running',
+      cpu: [0.25, 0.5],
+      memMi: [256, 512],
+    },
+    {
+      name: 'payments-worker',
+      namespace: 'production',
+      type: 'Deployment',
+      replicas: 2,
+      ready: 1,
+      status: 'Degraded',
+      cpu: [0.5, 2],
+      memMi: [1024, 2048],
+    },
+    {
+      name: 'postgres',
+      namespace: 'production',
+      type: 'StatefulSet',
+      replicas: 1,
+      ready: 1,
+      status: 'Running',
+      cpu: [1, 2],
+      memMi: [2048, 4096],
+    },
+    {
+      name: 'fluent-bit',
+      namespace: 'kube-system',
+      type: 'DaemonSet',
+      replicas: 3,
+      ready: 3,
+      status: 'Running',
+      cpu: [0.1, 0.2],
+      memMi: [128, 256],
+    },
+    {
+      name: 'prometheus-server',
+      namespace: 'monitoring',
+      type: 'StatefulSet',
+      replicas: 1,
+      ready: 1,
+      status: 'Running',
+      cpu: [0.5, 1],
+      memMi: [2048, 4096],
+    },
   ],
   gcp: [
-    { name: 'api-gateway', namespace: 'staging', type: 'Deployment', replicas: 2, ready: 2, status: 'Running', cpu: [0.25, 0.5], memMi: [256, 512] },
-    { name: 'ml-inference', namespace: 'production', type: 'Deployment', replicas: 3, ready: 2, status: 'Degraded', cpu: [2, 4], memMi: [4096, 8192] },
-    { name: 'feature-store', namespace: 'production', type: 'StatefulSet', replicas: 3, ready: 3, status: 'Running', cpu: [1, 2], memMi: [2048, 4096] },
-    { name: 'nightly-etl', namespace: 'production', type: 'CronJob', replicas: 1, ready: 0, status: 'Succeeded', cpu: [1, 2], memMi: [1024, 2048] },
-    { name: 'redis', namespace: 'staging', type: 'StatefulSet', replicas: 1, ready: 0, status: 'Pending', cpu: [0.25, 0.5], memMi: [512, 1024] },
-    { name: 'grafana', namespace: 'monitoring', type: 'Deployment', replicas: 1, ready: 1, status: 'Running', cpu: [0.1, 0.25], memMi: [256, 512] },
+    {
+      name: 'api-gateway',
+      namespace: 'staging',
+      type: 'Deployment',
+      replicas: 2,
+      ready: 2,
+      status: 'Running',
+      cpu: [0.25, 0.5],
+      memMi: [256, 512],
+    },
+    {
+      name: 'ml-inference',
+      namespace: 'production',
+      type: 'Deployment',
+      replicas: 3,
+      ready: 2,
+      status: 'Degraded',
+      cpu: [2, 4],
+      memMi: [4096, 8192],
+    },
+    {
+      name: 'feature-store',
+      namespace: 'production',
+      type: 'StatefulSet',
+      replicas: 3,
+      ready: 3,
+      status: 'Running',
+      cpu: [1, 2],
+      memMi: [2048, 4096],
+    },
+    {
+      name: 'nightly-etl',
+      namespace: 'production',
+      type: 'CronJob',
+      replicas: 1,
+      ready: 0,
+      status: 'Succeeded',
+      cpu: [1, 2],
+      memMi: [1024, 2048],
+    },
+    {
+      name: 'redis',
+      namespace: 'staging',
+      type: 'StatefulSet',
+      replicas: 1,
+      ready: 0,
+      status: 'Pending',
+      cpu: [0.25, 0.5],
+      memMi: [512, 1024],
+    },
+    {
+      name: 'grafana',
+      namespace: 'monitoring',
+      type: 'Deployment',
+      replicas: 1,
+      ready: 1,
+      status: 'Running',
+      cpu: [0.1, 0.25],
+      memMi: [256, 512],
+    },
   ],
 };
 
@@ -679,28 +1212,68 @@ function workloadSection(t: TenantSpec): string {
     const account = t.accounts.find((a) => a.key === key)!;
     for (const w of WORKLOADS[key]) {
       const n = rows.length + 1;
-      const created = utc(account.createdAt) + (10 + Math.floor(rng() * 120)) * DAY_MS + Math.floor(rng() * 86_400) * 1000;
+      const created =
+        utc(account.createdAt) + (10 + Math.floor(rng() * 120)) * DAY_MS + Math.floor(rng() * 86_400) * 1000;
       const lastSeen = utc('2026-02-28') + 23 * 3_600_000 + Math.floor(rng() * 3_600) * 1000;
       rows.push([
-        str(demoId(t.uuidPrefix, KIND.workload, n)), str(d.id), str(d.cloudAccounts[key]),
-        str(demoId(t.uuidPrefix, KIND.workloadResource, n)), str(`${account.cluster}/${w.namespace}/${w.type.toLowerCase()}/${w.name}`),
-        str(w.name), str(w.namespace), str(w.type), str(w.type), num(w.replicas), str(w.status), num(w.ready), num(w.replicas),
-        num(w.cpu[0]), num(w.cpu[1]), num(w.memMi[0] * MI), num(w.memMi[1] * MI),
+        str(demoId(t.uuidPrefix, KIND.workload, n)),
+        str(d.id),
+        str(d.cloudAccounts[key]),
+        str(demoId(t.uuidPrefix, KIND.workloadResource, n)),
+        str(`${account.cluster}/${w.namespace}/${w.type.toLowerCase()}/${w.name}`),
+        str(w.name),
+        str(w.namespace),
+        str(w.type),
+        str(w.type),
+        num(w.replicas),
+        str(w.status),
+        num(w.ready),
+        num(w.replicas),
+        num(w.cpu[0]),
+        num(w.cpu[1]),
+        num(w.memMi[0] * MI),
+        num(w.memMi[1] * MI),
         json({ app: w.name, 'app.kubernetes.io/part-of': w.namespace === 'production' ? 'shop' : w.namespace }),
-        json({ cluster: account.cluster, images: [`registry.example.com/${w.name}:${1 + Math.floor(rng() * 4)}.${Math.floor(rng() * 20)}.0`] }),
-        bool(true), ts(created), ts(lastSeen), ts(lastSeen),
+        json({
+          cluster: account.cluster,
+          images: [`registry.example.com/${w.name}:${1 + Math.floor(rng() * 4)}.${Math.floor(rng() * 20)}.0`],
+        }),
+        bool(true),
+        ts(created),
+        ts(lastSeen),
+        ts(lastSeen),
       ]);
     }
   }
-  return insert('k8s_workloads', [
-    'id', 'tenant_id', 'cloud_account_id',
-    'cloud_resource_id', 'external_id',
-    'name', 'namespace', 'kind', 'workload_type', 'replicas', 'status', 'ready_pods', 'total_pods',
-    'cpu_request', 'cpu_limit', 'memory_request', 'memory_limit',
-    'labels',
-    'meta',
-    'is_active', 'creation_time', 'last_seen', 'updated_at',
-  ], rows);
+  return insert(
+    'k8s_workloads',
+    [
+      'id',
+      'tenant_id',
+      'cloud_account_id',
+      'cloud_resource_id',
+      'external_id',
+      'name',
+      'namespace',
+      'kind',
+      'workload_type',
+      'replicas',
+      'status',
+      'ready_pods',
+      'total_pods',
+      'cpu_request',
+      'cpu_limit',
+      'memory_request',
+      'memory_limit',
+      'labels',
+      'meta',
+      'is_active',
+      'creation_time',
+      'last_seen',
+      'updated_at',
+    ],
+    rows,
+  );
 }
 
 type EventSeverity = 'DEBUG' | 'HIGH' | 'INFO' | 'LOW' | 'MEDIUM';
@@ -720,18 +1293,119 @@ interface EventTemplate {
 }
 
 const EVENTS: readonly EventTemplate[] = [
-  { title: 'High CPU usage on {s}', severity: 'HIGH', source: 'AWS_CloudWatch_Alarm', findingType: 'metric_alert', category: 'Performance', subject: 'resource', accounts: ['aws'], resource: 0 },
-  { title: 'Pod CrashLoopBackOff in {s}', severity: 'HIGH', source: 'kubernetes_api_server', findingType: 'issue', category: 'Availability', subject: 'workload', accounts: ['aws', 'gcp'] },
-  { title: 'Container OOMKilled in {s}', severity: 'MEDIUM', source: 'kubernetes_api_server', findingType: 'issue', category: 'Resources', subject: 'workload', accounts: ['aws', 'gcp'] },
-  { title: 'Replicas mismatch for {s}', severity: 'MEDIUM', source: 'prometheus', findingType: 'prometheus_alert', category: 'Availability', subject: 'workload', accounts: ['aws', 'gcp'] },
-  { title: 'Cost anomaly: {s} spend above forecast', severity: 'MEDIUM', source: 'anomaly', findingType: 'cost_anomaly', category: 'Cost', subject: 'resource', accounts: ['aws', 'gcp', 'azure'], resource: 3 },
-  { title: 'Budget 80% threshold reached for {s}', severity: 'LOW', source: 'scheduler', findingType: 'budget_alert', category: 'Cost', subject: 'resource', accounts: ['aws', 'gcp', 'azure'], resource: 0 },
-  { title: 'Helm release upgrade failed for {s}', severity: 'HIGH', source: 'helm_release', findingType: 'helm_release', category: 'Deployment', subject: 'workload', accounts: ['aws', 'gcp'] },
-  { title: 'High DTU consumption on {s}', severity: 'MEDIUM', source: 'Azure_Monitor_Alert', findingType: 'metric_alert', category: 'Performance', subject: 'resource', accounts: ['azure'], resource: 2 },
-  { title: 'Error rate above 5% on {s}', severity: 'HIGH', source: 'slo', findingType: 'slo_breach', category: 'Reliability', subject: 'workload', accounts: ['aws', 'gcp'] },
-  { title: 'Rollout completed for {s}', severity: 'INFO', source: 'kubernetes_api_server', findingType: 'rollout', category: 'Deployment', subject: 'workload', accounts: ['aws', 'gcp'] },
-  { title: 'Debug trace captured for {s}', severity: 'DEBUG', source: 'manual', findingType: 'trace', category: 'Operations', subject: 'workload', accounts: ['aws', 'gcp'] },
-  { title: 'Slow queries detected on {s}', severity: 'LOW', source: 'prometheus', findingType: 'prometheus_alert', category: 'Performance', subject: 'resource', accounts: ['aws'], resource: 3 },
+  {
+    title: 'High CPU usage on {s}',
+    severity: 'HIGH',
+    source: 'AWS_CloudWatch_Alarm',
+    findingType: 'metric_alert',
+    category: 'Performance',
+    subject: 'resource',
+    accounts: ['aws'],
+    resource: 0,
+  },
+  {
+    title: 'Pod CrashLoopBackOff in {s}',
+    severity: 'HIGH',
+    source: 'kubernetes_api_server',
+    findingType: 'issue',
+    category: 'Availability',
+    subject: 'workload',
+    accounts: ['aws', 'gcp'],
+  },
+  {
+    title: 'Container OOMKilled in {s}',
+    severity: 'MEDIUM',
+    source: 'kubernetes_api_server',
+    findingType: 'issue',
+    category: 'Resources',
+    subject: 'workload',
+    accounts: ['aws', 'gcp'],
+  },
+  {
+    title: 'Replicas mismatch for {s}',
+    severity: 'MEDIUM',
+    source: 'prometheus',
+    findingType: 'prometheus_alert',
+    category: 'Availability',
+    subject: 'workload',
+    accounts: ['aws', 'gcp'],
+  },
+  {
+    title: 'Cost anomaly: {s} spend above forecast',
+    severity: 'MEDIUM',
+    source: 'anomaly',
+    findingType: 'cost_anomaly',
+    category: 'Cost',
+    subject: 'resource',
+    accounts: ['aws', 'gcp', 'azure'],
+    resource: 3,
+  },
+  {
+    title: 'Budget 80% threshold reached for {s}',
+    severity: 'LOW',
+    source: 'scheduler',
+    findingType: 'budget_alert',
+    category: 'Cost',
+    subject: 'resource',
+    accounts: ['aws', 'gcp', 'azure'],
+    resource: 0,
+  },
+  {
+    title: 'Helm release upgrade failed for {s}',
+    severity: 'HIGH',
+    source: 'helm_release',
+    findingType: 'helm_release',
+    category: 'Deployment',
+    subject: 'workload',
+    accounts: ['aws', 'gcp'],
+  },
+  {
+    title: 'High DTU consumption on {s}',
+    severity: 'MEDIUM',
+    source: 'Azure_Monitor_Alert',
+    findingType: 'metric_alert',
+    category: 'Performance',
+    subject: 'resource',
+    accounts: ['azure'],
+    resource: 2,
+  },
+  {
+    title: 'Error rate above 5% on {s}',
+    severity: 'HIGH',
+    source: 'slo',
+    findingType: 'slo_breach',
+    category: 'Reliability',
+    subject: 'workload',
+    accounts: ['aws', 'gcp'],
+  },
+  {
+    title: 'Rollout completed for {s}',
+    severity: 'INFO',
+    source: 'kubernetes_api_server',
+    findingType: 'rollout',
+    category: 'Deployment',
+    subject: 'workload',
+    accounts: ['aws', 'gcp'],
+  },
+  {
+    title: 'Debug trace captured for {s}',
+    severity: 'DEBUG',
+    source: 'manual',
+    findingType: 'trace',
+    category: 'Operations',
+    subject: 'workload',
+    accounts: ['aws', 'gcp'],
+  },
+  {
+    title: 'Slow queries detected on {s}',
+    severity: 'LOW',
+    source: 'prometheus',
+    findingType: 'prometheus_alert',
+    category: 'Performance',
+    subject: 'resource',
+    accounts: ['aws'],
+    resource: 3,
+  },
 ];
 
 function lowerSeverity(s: EventSeverity): EventSeverity {
@@ -795,19 +1469,55 @@ function buildEvents(t: TenantSpec, resources: readonly Resource[]): { rows: Cel
     const aggregationKey = `${tpl.findingType}:${subjectName}`;
     const fingerprint = `${t.key}-${accountKey}-${aggregationKey}`.replace(/[^a-z0-9]+/gi, '-').toLowerCase();
     const ends = status === 'FIRING' ? null : created + (15 + Math.floor(rng() * 240)) * 60_000;
-    const labels = { cluster, ...(namespace ? { namespace } : {}), alertname: tpl.findingType, severity: tpl.severity.toLowerCase() };
+    const labels = {
+      cluster,
+      ...(namespace ? { namespace } : {}),
+      alertname: tpl.findingType,
+      severity: tpl.severity.toLowerCase(),
+    };
     const evidences = [{ type: 'text', title: 'Summary', data: `${title} (${account.name})` }];
     events.push({
-      id: demoId(t.uuidPrefix, KIND.event, i + 1), account: accountKey, title, severity: tpl.severity, source: tpl.source,
-      findingType: tpl.findingType, status, aggregationKey, fingerprint, subjectName, namespace, resourceId, created,
+      id: demoId(t.uuidPrefix, KIND.event, i + 1),
+      account: accountKey,
+      title,
+      severity: tpl.severity,
+      source: tpl.source,
+      findingType: tpl.findingType,
+      status,
+      aggregationKey,
+      fingerprint,
+      subjectName,
+      namespace,
+      resourceId,
+      created,
     });
     rows.push([
-      str(demoId(t.uuidPrefix, KIND.event, i + 1)), str(d.id), str(d.cloudAccounts[accountKey]), str(resourceId),
-      str(title), str(`${title}. Detected by ${tpl.source}.`), str(tpl.severity), str(tpl.severity), str(lowerSeverity(tpl.severity)),
-      str(tpl.source), str(status), str(tpl.category), str(aggregationKey), str(fingerprint),
-      str(`${tpl.findingType}-${(i + 1).toString().padStart(4, '0')}`), str(tpl.findingType),
-      str(cluster), str(subjectName), str(namespace), str(subjectType),
-      json(labels), json(evidences), ts(created), ts(ends), ts(created), ts(ends ?? created),
+      str(demoId(t.uuidPrefix, KIND.event, i + 1)),
+      str(d.id),
+      str(d.cloudAccounts[accountKey]),
+      str(resourceId),
+      str(title),
+      str(`${title}. Detected by ${tpl.source}.`),
+      str(tpl.severity),
+      str(tpl.severity),
+      str(lowerSeverity(tpl.severity)),
+      str(tpl.source),
+      str(status),
+      str(tpl.category),
+      str(aggregationKey),
+      str(fingerprint),
+      str(`${tpl.findingType}-${(i + 1).toString().padStart(4, '0')}`),
+      str(tpl.findingType),
+      str(cluster),
+      str(subjectName),
+      str(namespace),
+      str(subjectType),
+      json(labels),
+      json(evidences),
+      ts(created),
+      ts(ends),
+      ts(created),
+      ts(ends ?? created),
     ]);
   }
   return { rows, events };
@@ -815,14 +1525,38 @@ function buildEvents(t: TenantSpec, resources: readonly Resource[]): { rows: Cel
 
 function eventSection(t: TenantSpec, resources: readonly Resource[]): string {
   const { rows } = buildEvents(t, resources);
-  return insert('events', [
-    'id', 'tenant', 'cloud_account_id', 'cloud_resource_id',
-    'title', 'description', 'severity', 'priority', 'urgency',
-    'source', 'status', 'category', 'aggregation_key', 'fingerprint',
-    'finding_id', 'finding_type',
-    'cluster', 'subject_name', 'subject_namespace', 'subject_type',
-    'labels', 'evidences', 'starts_at', 'ends_at', 'created_at', 'updated_at',
-  ], rows);
+  return insert(
+    'events',
+    [
+      'id',
+      'tenant',
+      'cloud_account_id',
+      'cloud_resource_id',
+      'title',
+      'description',
+      'severity',
+      'priority',
+      'urgency',
+      'source',
+      'status',
+      'category',
+      'aggregation_key',
+      'fingerprint',
+      'finding_id',
+      'finding_type',
+      'cluster',
+      'subject_name',
+      'subject_namespace',
+      'subject_type',
+      'labels',
+      'evidences',
+      'starts_at',
+      'ends_at',
+      'created_at',
+      'updated_at',
+    ],
+    rows,
+  );
 }
 
 interface AutoPilotTemplate {
@@ -839,12 +1573,42 @@ interface AutoPilotTemplate {
 }
 
 const AUTO_PILOTS: readonly AutoPilotTemplate[] = [
-  { account: 'aws', name: 'Stop idle development instances at night', description: 'Stops instances tagged env=dev outside working hours.',
-    category: 'Cost', status: 'Active', trigger: 'schedule', schedule: '0 20 * * 1-5', approvalType: 'auto', approvalStatus: 'active', created: '2026-01-05' },
-  { account: 'gcp', name: 'Rightsize over-provisioned workloads', description: 'Applies open RightSizing recommendations to Kubernetes workloads.',
-    category: 'RightSizing', status: 'Dryrun', trigger: 'recommendation', schedule: null, approvalType: 'manual', approvalStatus: 'active', created: '2026-01-21' },
-  { account: 'aws', name: 'Restart crash-looping pods', description: 'Restarts pods after a CrashLoopBackOff event, at most once an hour.',
-    category: 'Remediation', status: 'DRAFT', trigger: 'event', schedule: null, approvalType: 'multi_level', approvalStatus: 'draft', created: '2026-02-10' },
+  {
+    account: 'aws',
+    name: 'Stop idle development instances at night',
+    description: 'Stops instances tagged env=dev outside working hours.',
+    category: 'Cost',
+    status: 'Active',
+    trigger: 'schedule',
+    schedule: '0 20 * * 1-5',
+    approvalType: 'auto',
+    approvalStatus: 'active',
+    created: '2026-01-05',
+  },
+  {
+    account: 'gcp',
+    name: 'Rightsize over-provisioned workloads',
+    description: 'Applies open RightSizing recommendations to Kubernetes workloads.',
+    category: 'RightSizing',
+    status: 'Dryrun',
+    trigger: 'recommendation',
+    schedule: null,
+    approvalType: 'manual',
+    approvalStatus: 'active',
+    created: '2026-01-21',
+  },
+  {
+    account: 'aws',
+    name: 'Restart crash-looping pods',
+    description: 'Restarts pods after a CrashLoopBackOff event, at most once an hour.',
+    category: 'Remediation',
+    status: 'DRAFT',
+    trigger: 'event',
+    schedule: null,
+    approvalType: 'multi_level',
+    approvalStatus: 'draft',
+    created: '2026-02-10',
+  },
 ];
 
 function automationSection(t: TenantSpec): string {
@@ -858,34 +1622,92 @@ function automationSection(t: TenantSpec): string {
     const policyId = demoId(t.uuidPrefix, KIND.approvalPolicy, i + 1);
     const reviewers = p.approvalType === 'auto' ? [] : [admin];
     policies.push([
-      str(policyId), str(d.id), str(d.cloudAccounts[p.account]), str(p.approvalType), str(p.approvalStatus),
-      json({ reviewers, min_approvals: reviewers.length, expire_after_hours: 24 }), ts(created), str(admin), ts(created), str(admin),
+      str(policyId),
+      str(d.id),
+      str(d.cloudAccounts[p.account]),
+      str(p.approvalType),
+      str(p.approvalStatus),
+      json({ reviewers, min_approvals: reviewers.length, expire_after_hours: 24 }),
+      ts(created),
+      str(admin),
+      ts(created),
+      str(admin),
     ]);
     const lastRun = p.status === 'DRAFT' ? null : utc('2026-02-27') + 20 * 3_600_000;
     pilots.push([
-      str(demoId(t.uuidPrefix, KIND.autoPilot, i + 1)), str(d.id), str(d.cloudAccounts[p.account]), str(policyId),
-      str(p.name), str(p.description), str(p.category), str(p.status), str(p.trigger), str('ui'),
+      str(demoId(t.uuidPrefix, KIND.autoPilot, i + 1)),
+      str(d.id),
+      str(d.cloudAccounts[p.account]),
+      str(policyId),
+      str(p.name),
+      str(p.description),
+      str(p.category),
+      str(p.status),
+      str(p.trigger),
+      str('ui'),
       json({ trigger: p.trigger, ...(p.schedule ? { cron: p.schedule } : {}), category: p.category }),
-      json({ max_actions_per_run: 5 }), json({ channels: ['email'], recipients: [d.users.admin.username] }),
-      str(p.schedule), str(lastRun === null ? null : 'Completed'),
-      ts(created), ts(lastRun), ts(lastRun), ts(lastRun === null ? null : lastRun + DAY_MS),
-      ts(created), str(admin), ts(created), str(admin), ts(created),
+      json({ max_actions_per_run: 5 }),
+      json({ channels: ['email'], recipients: [d.users.admin.username] }),
+      str(p.schedule),
+      str(lastRun === null ? null : 'Completed'),
+      ts(created),
+      ts(lastRun),
+      ts(lastRun),
+      ts(lastRun === null ? null : lastRun + DAY_MS),
+      ts(created),
+      str(admin),
+      ts(created),
+      str(admin),
+      ts(created),
     ]);
   });
   return [
-    insert('auto_pilot_approval_policy', [
-      'id', 'tenant_id', 'account_id', 'approval_type', 'status',
-      'policy_attributes', 'created_at', 'created_by', 'updated_at', 'updated_by',
-    ], policies),
-    insert('auto_pilot', [
-      'id', 'tenant_id', 'account_id', 'approval_policy_id',
-      'name', 'description', 'category', 'status', 'trigger_type', 'source',
-      'rule',
-      'attributes', 'notification',
-      'schedule_time', 'execution_status',
-      'start_at', 'last_executed_time', 'last_schedule_time', 'next_schedule_time',
-      'created_at', 'created_by', 'creation_date', 'update_by', 'update_date',
-    ], pilots),
+    insert(
+      'auto_pilot_approval_policy',
+      [
+        'id',
+        'tenant_id',
+        'account_id',
+        'approval_type',
+        'status',
+        'policy_attributes',
+        'created_at',
+        'created_by',
+        'updated_at',
+        'updated_by',
+      ],
+      policies,
+    ),
+    insert(
+      'auto_pilot',
+      [
+        'id',
+        'tenant_id',
+        'account_id',
+        'approval_policy_id',
+        'name',
+        'description',
+        'category',
+        'status',
+        'trigger_type',
+        'source',
+        'rule',
+        'attributes',
+        'notification',
+        'schedule_time',
+        'execution_status',
+        'start_at',
+        'last_executed_time',
+        'last_schedule_time',
+        'next_schedule_time',
+        'created_at',
+        'created_by',
+        'creation_date',
+        'update_by',
+        'update_date',
+      ],
+      pilots,
+    ),
   ].join('\n');
 }
 
@@ -893,27 +1715,79 @@ function ticketSection(t: TenantSpec): string {
   const d = DEMO.tenants[t.key];
   const admin = d.users.admin;
   const tickets = [
-    { n: 101, account: 'aws' as const, title: 'Payments worker degraded', severity: 'High', status: 'In Progress', source: 'event', created: '2026-02-12' },
-    { n: 102, account: 'gcp' as const, title: 'Remove public IP from reporting database', severity: 'Medium', status: 'Open', source: 'recommendation', created: '2026-02-18' },
+    {
+      n: 101,
+      account: 'aws' as const,
+      title: 'Payments worker degraded',
+      severity: 'High',
+      status: 'In Progress',
+      source: 'event',
+      created: '2026-02-12',
+    },
+    {
+      n: 102,
+      account: 'gcp' as const,
+      title: 'Remove public IP from reporting database',
+      severity: 'Medium',
+      status: 'Open',
+      source: 'recommendation',
+      created: '2026-02-18',
+    },
   ];
   const rows = tickets.map((k, i) => {
     const key = `${t.projectKey}-${k.n}`;
     const created = utc(k.created) + 14 * 3_600_000;
     return [
-      str(demoId(t.uuidPrefix, KIND.ticket, i + 1)), str(d.id), str(d.cloudAccounts[k.account]), str(d.integrationId),
-      str('jira'), str(k.source), str(key), str('Task'), str(`${k.source}:${k.n}`), str(t.projectKey),
-      str(k.title), str(`${k.title}. Raised from the platform.`), str(k.severity), str(k.status),
-      str(admin.username), str(admin.username), str(`${t.ticketHost}/browse/${key}`), bool(false),
-      ts(created), str(admin.id), ts(created),
+      str(demoId(t.uuidPrefix, KIND.ticket, i + 1)),
+      str(d.id),
+      str(d.cloudAccounts[k.account]),
+      str(d.integrationId),
+      str('jira'),
+      str(k.source),
+      str(key),
+      str('Task'),
+      str(`${k.source}:${k.n}`),
+      str(t.projectKey),
+      str(k.title),
+      str(`${k.title}. Raised from the platform.`),
+      str(k.severity),
+      str(k.status),
+      str(admin.username),
+      str(admin.username),
+      str(`${t.ticketHost}/browse/${key}`),
+      bool(false),
+      ts(created),
+      str(admin.id),
+      ts(created),
     ];
   });
-  return insert('tickets', [
-    'id', 'tenant', 'account_id', 'integration_id',
-    'platform', 'source', 'ticket_id', 'ticket_type', 'reference_id', 'project_key',
-    'title', 'description', 'severity', 'status',
-    'assignee', 'reporter', 'url', 'is_new',
-    'created_at', 'created_by', 'updated_at',
-  ], rows);
+  return insert(
+    'tickets',
+    [
+      'id',
+      'tenant',
+      'account_id',
+      'integration_id',
+      'platform',
+      'source',
+      'ticket_id',
+      'ticket_type',
+      'reference_id',
+      'project_key',
+      'title',
+      'description',
+      'severity',
+      'status',
+      'assignee',
+      'reporter',
+      'url',
+      'is_new',
+      'created_at',
+      'created_by',
+      'updated_at',
+    ],
+    rows,
+  );
 }
 
 /** Apps of namespaces where the account runs none of the demo workloads (cluster add-ons). */
@@ -953,39 +1827,61 @@ const LOG_MESSAGES: Record<'error' | 'warn' | 'info' | 'debug', readonly string[
     'health check passed',
     'config reloaded',
   ],
-  debug: [
-    'cache hit for key product:{n}',
-    'opening connection to {peer}',
-    'span finished in {ms}ms',
-  ],
+  debug: ['cache hit for key product:{n}', 'opening connection to {peer}', 'span finished in {ms}ms'],
 };
 
 function logSection(t: TenantSpec): string {
   const d = DEMO.tenants[t.key];
   const rng = rngFor(t.seed, 7);
   const dayStart = utc('2026-02-15');
-  const lines: { ts: number; account: 'aws' | 'gcp'; level: keyof typeof LOG_MESSAGES; message: string; labels: Record<string, string> }[] = [];
+  const lines: {
+    ts: number;
+    account: 'aws' | 'gcp';
+    level: keyof typeof LOG_MESSAGES;
+    message: string;
+    labels: Record<string, string>;
+  }[] = [];
   for (let i = 0; i < DEMO.perTenant.logs; i++) {
     const account = rng() < 0.6 ? 'aws' : 'gcp';
-    const namespace = weighted(rng, [['production', 45], ['staging', 25], ['kube-system', 15], ['monitoring', 15]] as const);
+    const namespace = weighted(rng, [
+      ['production', 45],
+      ['staging', 25],
+      ['kube-system', 15],
+      ['monitoring', 15],
+    ] as const);
     const app = pick(rng, logAppsOf(account, namespace));
-    const level = weighted(rng, [['error', 12], ['warn', 18], ['info', 55], ['debug', 15]] as const);
+    const level = weighted(rng, [
+      ['error', 12],
+      ['warn', 18],
+      ['info', 55],
+      ['debug', 15],
+    ] as const);
     const message = pick(rng, LOG_MESSAGES[level])
       .replace('{peer}', pick(rng, ['payments', 'inventory', 'postgres', 'redis']))
       .replace('{ms}', String(5 + Math.floor(rng() * 4000)))
       .replace('{n}', String(1 + Math.floor(rng() * 9)));
-    const podSuffix = Math.floor(rng() * 0xfffff).toString(16).padStart(5, '0');
+    const podSuffix = Math.floor(rng() * 0xfffff)
+      .toString(16)
+      .padStart(5, '0');
     lines.push({
       ts: dayStart + Math.floor(rng() * DAY_MS),
       account,
       level,
       message,
-      labels: { namespace, app, level, pod: `${app}-${podSuffix}`, cluster: t.accounts.find((a) => a.key === account)!.cluster! },
+      labels: {
+        namespace,
+        app,
+        level,
+        pod: `${app}-${podSuffix}`,
+        cluster: t.accounts.find((a) => a.key === account)!.cluster!,
+      },
     });
   }
   lines.sort((a, b) => a.ts - b.ts);
-  const values = lines.map((l) =>
-    `  (${[str(d.id), str(d.cloudAccounts[l.account]), str(new Date(l.ts).toISOString()), str(l.level), str(l.message), json(l.labels)].join(', ')})`);
+  const values = lines.map(
+    (l) =>
+      `  (${[str(d.id), str(d.cloudAccounts[l.account]), str(new Date(l.ts).toISOString()), str(l.level), str(l.message), json(l.labels)].join(', ')})`,
+  );
   return [
     'INSERT INTO logs (tenant_id, cloud_account_id, ts, severity, message, labels)',
     'SELECT v.tenant_id::uuid, v.cloud_account_id::uuid, v.ts::timestamptz, v.severity, v.message, v.labels::jsonb',
@@ -1007,12 +1903,19 @@ function logSection(t: TenantSpec): string {
 const HOUR_MS = 3_600_000;
 
 /** The demo workloads of a tenant with their ids, in the order workloadSection numbers them. */
-function demoWorkloads(t: TenantSpec): { id: string; resourceId: string; account: 'aws' | 'gcp'; w: WorkloadTemplate }[] {
+function demoWorkloads(
+  t: TenantSpec,
+): { id: string; resourceId: string; account: 'aws' | 'gcp'; w: WorkloadTemplate }[] {
   const out: { id: string; resourceId: string; account: 'aws' | 'gcp'; w: WorkloadTemplate }[] = [];
   for (const key of ['aws', 'gcp'] as const) {
     for (const w of WORKLOADS[key]) {
       const n = out.length + 1;
-      out.push({ id: demoId(t.uuidPrefix, KIND.workload, n), resourceId: demoId(t.uuidPrefix, KIND.workloadResource, n), account: key, w });
+      out.push({
+        id: demoId(t.uuidPrefix, KIND.workload, n),
+        resourceId: demoId(t.uuidPrefix, KIND.workloadResource, n),
+        account: key,
+        w,
+      });
     }
   }
   return out;
@@ -1033,30 +1936,77 @@ function costManagementSection(t: TenantSpec): string {
   const tier = t.key === 'acme' ? 'Enterprise' : 'Growth';
   const monthly = t.key === 'acme' ? 1200 : 750;
   const billing = [
-    [str(id(KIND.billing, 1)), str(d.id), str(tier), num(0, 2), num(monthly, 2), num(monthly, 2), ts(utc('2026-02-01')), ts(utc('2026-02-01')), ts(utc('2026-02-03'))],
-    [str(id(KIND.billing, 2)), str(d.id), str(tier), num(monthly, 2), num(monthly, 2), num(monthly, 2), ts(utc('2026-03-01')), ts(utc('2026-03-01')), ts(utc('2026-03-01'))],
+    [
+      str(id(KIND.billing, 1)),
+      str(d.id),
+      str(tier),
+      num(0, 2),
+      num(monthly, 2),
+      num(monthly, 2),
+      ts(utc('2026-02-01')),
+      ts(utc('2026-02-01')),
+      ts(utc('2026-02-03')),
+    ],
+    [
+      str(id(KIND.billing, 2)),
+      str(d.id),
+      str(tier),
+      num(monthly, 2),
+      num(monthly, 2),
+      num(monthly, 2),
+      ts(utc('2026-03-01')),
+      ts(utc('2026-03-01')),
+      ts(utc('2026-03-01')),
+    ],
   ];
   const usage: Cell[][] = [];
-  for (const [month, date] of [['2026-01', '2026-01-31'], ['2026-02', '2026-02-28']] as const) {
+  for (const [month, date] of [
+    ['2026-01', '2026-01-31'],
+    ['2026-02', '2026-02-28'],
+  ] as const) {
     for (const a of t.accounts) {
       if (a.key === 'azure') continue;
       const units = DEMO.perTenant.resourcesPerAccount + (a.cluster ? DEMO.perTenant.k8sWorkloadsPerAccount : 0);
       const perUnit = a.key === 'aws' ? 2.5 : 2;
       usage.push([
-        str(id(KIND.billingUsageCost, usage.length + 1)), str(d.id), str(d.cloudAccounts[a.key]), ts(utc(date)),
-        str(`Managed resources ${month}`), str('resource_management'), num(units), num(perUnit, 2), num(cents(units * perUnit), 2),
-        ts(utc(date) + HOUR_MS), ts(utc(date) + HOUR_MS),
+        str(id(KIND.billingUsageCost, usage.length + 1)),
+        str(d.id),
+        str(d.cloudAccounts[a.key]),
+        ts(utc(date)),
+        str(`Managed resources ${month}`),
+        str('resource_management'),
+        num(units),
+        num(perUnit, 2),
+        num(cents(units * perUnit), 2),
+        ts(utc(date) + HOUR_MS),
+        ts(utc(date) + HOUR_MS),
       ]);
     }
   }
   const sources = [
-    { name: 'FY2026 Cloud Budget', description: 'Yearly budget for cloud infrastructure', amount: t.key === 'acme' ? 480000 : 600000 },
+    {
+      name: 'FY2026 Cloud Budget',
+      description: 'Yearly budget for cloud infrastructure',
+      amount: t.key === 'acme' ? 480000 : 600000,
+    },
     { name: 'Innovation Fund', description: 'Experiments and new products', amount: t.key === 'acme' ? 60000 : 90000 },
   ];
   const created = utc('2025-12-15') + 10 * HOUR_MS;
   const fundingRows = sources.map((f, i) => [
-    str(id(KIND.fundingSource, i + 1)), str(d.id), str(f.name), str(f.description), num(f.amount, 2), num(cents(f.amount * 0.9), 2),
-    ts(utc('2026-01-01')), ts(utc('2026-12-31')), str(admin), str(null), ts(created), str(admin), ts(created), str(admin),
+    str(id(KIND.fundingSource, i + 1)),
+    str(d.id),
+    str(f.name),
+    str(f.description),
+    num(f.amount, 2),
+    num(cents(f.amount * 0.9), 2),
+    ts(utc('2026-01-01')),
+    ts(utc('2026-12-31')),
+    str(admin),
+    str(null),
+    ts(created),
+    str(admin),
+    ts(created),
+    str(admin),
   ]);
   const units = [
     { unit: 1, source: 1, share: 0.5 },
@@ -1066,23 +2016,91 @@ function costManagementSection(t: TenantSpec): string {
   const buRows = units.map((u, i) => {
     const amount = cents(sources[u.source - 1]!.amount * u.share);
     return [
-      str(id(KIND.businessunitFunding, i + 1)), str(d.id), str(id(KIND.businessUnit, u.unit)), str(id(KIND.fundingSource, u.source)),
-      num(amount, 2), num(amount, 2), ts(utc('2026-01-01')), ts(utc('2026-12-31')), ts(created), str(admin), ts(created), str(admin),
+      str(id(KIND.businessunitFunding, i + 1)),
+      str(d.id),
+      str(id(KIND.businessUnit, u.unit)),
+      str(id(KIND.fundingSource, u.source)),
+      num(amount, 2),
+      num(amount, 2),
+      ts(utc('2026-01-01')),
+      ts(utc('2026-12-31')),
+      ts(created),
+      str(admin),
+      ts(created),
+      str(admin),
     ];
   });
   return [
-    insert('billing', ['id', 'tenant_id', 'tier', 'amount_due', 'total_paid', 'last_billed_amount', 'last_billed_date', 'created_at', 'updated_at'], billing),
-    insert('billing_usage_cost', [
-      'id', 'tenant_id', 'account_id', 'billing_date', 'name', 'service_name', 'units', 'cost_per_unit', 'total_cost', 'created_at', 'updated_at',
-    ], usage),
-    insert('funding_sources', [
-      'id', 'tenant', 'name', 'description', 'amount', 'planned_amount', 'start_date', 'end_date', 'owners', 'user_groups',
-      'created_at', 'created_by', 'updated_at', 'updated_by',
-    ], fundingRows),
-    insert('businessunit_funding', [
-      'id', 'tenant', 'business_unit', 'funding_source', 'amount', 'planned_amount', 'start_date', 'end_date',
-      'created_at', 'created_by', 'updated_at', 'updated_by',
-    ], buRows),
+    insert(
+      'billing',
+      [
+        'id',
+        'tenant_id',
+        'tier',
+        'amount_due',
+        'total_paid',
+        'last_billed_amount',
+        'last_billed_date',
+        'created_at',
+        'updated_at',
+      ],
+      billing,
+    ),
+    insert(
+      'billing_usage_cost',
+      [
+        'id',
+        'tenant_id',
+        'account_id',
+        'billing_date',
+        'name',
+        'service_name',
+        'units',
+        'cost_per_unit',
+        'total_cost',
+        'created_at',
+        'updated_at',
+      ],
+      usage,
+    ),
+    insert(
+      'funding_sources',
+      [
+        'id',
+        'tenant',
+        'name',
+        'description',
+        'amount',
+        'planned_amount',
+        'start_date',
+        'end_date',
+        'owners',
+        'user_groups',
+        'created_at',
+        'created_by',
+        'updated_at',
+        'updated_by',
+      ],
+      fundingRows,
+    ),
+    insert(
+      'businessunit_funding',
+      [
+        'id',
+        'tenant',
+        'business_unit',
+        'funding_source',
+        'amount',
+        'planned_amount',
+        'start_date',
+        'end_date',
+        'created_at',
+        'created_by',
+        'updated_at',
+        'updated_by',
+      ],
+      buRows,
+    ),
   ].join('\n');
 }
 
@@ -1097,34 +2115,125 @@ function anomalySection(t: TenantSpec): string {
   ];
   const created = utc('2026-01-10') + 9 * HOUR_MS;
   const configRows = configs.map((c, i) => [
-    str(id(KIND.anomalyConfig, i + 1)), str(d.id), str(d.cloudAccounts[c.account]), str('Metric'), str(c.anomalyType), str(c.op),
-    num(c.buffer), str('7'), str('days'), ts(created + i * HOUR_MS), str(admin), ts(created + i * HOUR_MS), str(admin),
+    str(id(KIND.anomalyConfig, i + 1)),
+    str(d.id),
+    str(d.cloudAccounts[c.account]),
+    str('Metric'),
+    str(c.anomalyType),
+    str(c.op),
+    num(c.buffer),
+    str('7'),
+    str('days'),
+    ts(created + i * HOUR_MS),
+    str(admin),
+    ts(created + i * HOUR_MS),
+    str(admin),
   ]);
   const found = [
-    { config: 1, name: 'api-server', namespace: 'production', pod: 'api-server-7c9f8b6d4-x2k9p', current: 0.92, mean: 0.41, anomaly: true, day: '2026-02-11' },
-    { config: 1, name: 'payments-worker', namespace: 'production', pod: 'payments-worker-5d8c7f9b8-q4m2t', current: 1.6, mean: 0.7, anomaly: true, day: '2026-02-19' },
-    { config: 2, name: 'ml-inference', namespace: 'production', pod: 'ml-inference-6b7d9c5f4-h8r3w', current: 7168, mean: 5200, anomaly: true, day: '2026-02-22' },
-    { config: 3, name: 'web-frontend', namespace: 'production', pod: null, current: 0.8, mean: 0.6, anomaly: false, day: '2026-02-25' },
+    {
+      config: 1,
+      name: 'api-server',
+      namespace: 'production',
+      pod: 'api-server-7c9f8b6d4-x2k9p',
+      current: 0.92,
+      mean: 0.41,
+      anomaly: true,
+      day: '2026-02-11',
+    },
+    {
+      config: 1,
+      name: 'payments-worker',
+      namespace: 'production',
+      pod: 'payments-worker-5d8c7f9b8-q4m2t',
+      current: 1.6,
+      mean: 0.7,
+      anomaly: true,
+      day: '2026-02-19',
+    },
+    {
+      config: 2,
+      name: 'ml-inference',
+      namespace: 'production',
+      pod: 'ml-inference-6b7d9c5f4-h8r3w',
+      current: 7168,
+      mean: 5200,
+      anomaly: true,
+      day: '2026-02-22',
+    },
+    {
+      config: 3,
+      name: 'web-frontend',
+      namespace: 'production',
+      pod: null,
+      current: 0.8,
+      mean: 0.6,
+      anomaly: false,
+      day: '2026-02-25',
+    },
   ];
   const rows = found.map((a, i) => {
     const c = configs[a.config - 1]!;
     const evaluated = utc(a.day) + (8 + i) * HOUR_MS;
     const reference = { mean: a.mean, upper_bound: cents(a.mean * (1 + c.buffer / 100) * 100) / 100, period: '7d' };
     return [
-      str(id(KIND.anomaly, i + 1)), str(d.id), str(d.cloudAccounts[c.account]), str(id(KIND.anomalyConfig, a.config)), str(c.anomalyType),
-      str(a.name), str(a.namespace), str(a.pod), num(a.current), json(reference), bool(a.anomaly),
-      ts(evaluated), ts(evaluated - 7 * DAY_MS), ts(evaluated), ts(evaluated),
+      str(id(KIND.anomaly, i + 1)),
+      str(d.id),
+      str(d.cloudAccounts[c.account]),
+      str(id(KIND.anomalyConfig, a.config)),
+      str(c.anomalyType),
+      str(a.name),
+      str(a.namespace),
+      str(a.pod),
+      num(a.current),
+      json(reference),
+      bool(a.anomaly),
+      ts(evaluated),
+      ts(evaluated - 7 * DAY_MS),
+      ts(evaluated),
+      ts(evaluated),
     ];
   });
   return [
-    insert('anomaly_config', [
-      'id', 'tenant_id', 'cloud_account_id', 'type', 'anomaly_type', 'change_operator',
-      'buffer_percentage', 'reference_period', 'reference_unit', 'created_at', 'created_by', 'updated_at', 'updated_by',
-    ], configRows),
-    insert('anomaly', [
-      'id', 'tenant', 'account_id', 'config_id', 'anomaly_type', 'name', 'namespace', 'pod_name', 'current_value', 'reference_value', 'is_anomaly',
-      'evaluated_at', 'training_end_time', 'created_at', 'updated_at',
-    ], rows),
+    insert(
+      'anomaly_config',
+      [
+        'id',
+        'tenant_id',
+        'cloud_account_id',
+        'type',
+        'anomaly_type',
+        'change_operator',
+        'buffer_percentage',
+        'reference_period',
+        'reference_unit',
+        'created_at',
+        'created_by',
+        'updated_at',
+        'updated_by',
+      ],
+      configRows,
+    ),
+    insert(
+      'anomaly',
+      [
+        'id',
+        'tenant',
+        'account_id',
+        'config_id',
+        'anomaly_type',
+        'name',
+        'namespace',
+        'pod_name',
+        'current_value',
+        'reference_value',
+        'is_anomaly',
+        'evaluated_at',
+        'training_end_time',
+        'created_at',
+        'updated_at',
+      ],
+      rows,
+    ),
   ].join('\n');
 }
 
@@ -1137,26 +2246,129 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
   const created = utc('2026-01-04') + 11 * HOUR_MS;
 
   const rules = [
-    { account: 'aws' as const, name: 'High error rate', alert: 'HighErrorRate', expr: 'sum(rate(http_requests_total{code=~"5.."}[5m])) / sum(rate(http_requests_total[5m])) > 0.05', duration: '5m', group: 'slo', namespace: 'production', category: 'Reliability', severity: 'critical', source: 'prometheus' },
-    { account: 'gcp' as const, name: 'Pod memory near limit', alert: 'PodMemoryHigh', expr: 'container_memory_working_set_bytes / container_spec_memory_limit_bytes > 0.9', duration: '10m', group: 'resources', namespace: null, category: 'Resources', severity: 'warning', source: 'prometheus' },
-    { account: 'aws' as const, name: 'EC2 CPU high', alert: 'EC2CPUHigh', expr: 'CPUUtilization > 85', duration: '15m', group: null, namespace: null, category: 'Performance', severity: 'warning', source: 'AWS_CloudWatch_Alarm' },
+    {
+      account: 'aws' as const,
+      name: 'High error rate',
+      alert: 'HighErrorRate',
+      expr: 'sum(rate(http_requests_total{code=~"5.."}[5m])) / sum(rate(http_requests_total[5m])) > 0.05',
+      duration: '5m',
+      group: 'slo',
+      namespace: 'production',
+      category: 'Reliability',
+      severity: 'critical',
+      source: 'prometheus',
+    },
+    {
+      account: 'gcp' as const,
+      name: 'Pod memory near limit',
+      alert: 'PodMemoryHigh',
+      expr: 'container_memory_working_set_bytes / container_spec_memory_limit_bytes > 0.9',
+      duration: '10m',
+      group: 'resources',
+      namespace: null,
+      category: 'Resources',
+      severity: 'warning',
+      source: 'prometheus',
+    },
+    {
+      account: 'aws' as const,
+      name: 'EC2 CPU high',
+      alert: 'EC2CPUHigh',
+      expr: 'CPUUtilization > 85',
+      duration: '15m',
+      group: null,
+      namespace: null,
+      category: 'Performance',
+      severity: 'warning',
+      source: 'AWS_CloudWatch_Alarm',
+    },
   ];
   const ruleRows = rules.map((r, i) => [
-    str(id(KIND.eventRule, i + 1)), str(d.id), str(d.cloudAccounts[r.account]), str(r.name), str(r.alert), str(r.expr), str(r.duration), str(r.group),
-    str(r.namespace), str(r.category), str(r.severity), str(r.source), json({ severity: r.severity, team: 'platform' }),
-    json({ summary: `${r.name} on {{ $labels.instance }}` }), bool(true), bool(true), ts(created + i * HOUR_MS), str(admin), ts(created + i * HOUR_MS), str(admin),
+    str(id(KIND.eventRule, i + 1)),
+    str(d.id),
+    str(d.cloudAccounts[r.account]),
+    str(r.name),
+    str(r.alert),
+    str(r.expr),
+    str(r.duration),
+    str(r.group),
+    str(r.namespace),
+    str(r.category),
+    str(r.severity),
+    str(r.source),
+    json({ severity: r.severity, team: 'platform' }),
+    json({ summary: `${r.name} on {{ $labels.instance }}` }),
+    bool(true),
+    bool(true),
+    ts(created + i * HOUR_MS),
+    str(admin),
+    ts(created + i * HOUR_MS),
+    str(admin),
   ]);
 
   const triage = [
-    { name: 'Drop debug traces', description: 'Debug events never page anyone.', ruleType: 'suppress', action: 'set_priority', value: { priority: 'DEBUG' }, priority: 10, matchSource: 'manual', matchPriority: 'DEBUG', matchNamespace: null, override: null as number | null },
-    { name: 'Escalate payments', description: 'Anything about payments in production is urgent.', ruleType: 'escalate', action: 'set_priority', value: { priority: 'HIGH' }, priority: 20, matchSource: null, matchPriority: null, matchNamespace: 'production', override: null },
-    { name: 'Quiet staging at night', description: 'Staging alerts wait for the morning.', ruleType: 'snooze', action: 'snooze', value: { hours: 8 }, priority: 5, matchSource: null, matchPriority: null, matchNamespace: 'staging', override: 2 },
+    {
+      name: 'Drop debug traces',
+      description: 'Debug events never page anyone.',
+      ruleType: 'suppress',
+      action: 'set_priority',
+      value: { priority: 'DEBUG' },
+      priority: 10,
+      matchSource: 'manual',
+      matchPriority: 'DEBUG',
+      matchNamespace: null,
+      override: null as number | null,
+    },
+    {
+      name: 'Escalate payments',
+      description: 'Anything about payments in production is urgent.',
+      ruleType: 'escalate',
+      action: 'set_priority',
+      value: { priority: 'HIGH' },
+      priority: 20,
+      matchSource: null,
+      matchPriority: null,
+      matchNamespace: 'production',
+      override: null,
+    },
+    {
+      name: 'Quiet staging at night',
+      description: 'Staging alerts wait for the morning.',
+      ruleType: 'snooze',
+      action: 'snooze',
+      value: { hours: 8 },
+      priority: 5,
+      matchSource: null,
+      matchPriority: null,
+      matchNamespace: 'staging',
+      override: 2,
+    },
   ];
   const triageRows = triage.map((r, i) => [
-    str(id(KIND.eventTriageRule, i + 1)), str(d.id), str(d.cloudAccounts.aws), str(r.name), str(r.description), str(r.ruleType), str(r.action), json(r.value),
-    num(r.priority), str(r.description), bool(true), bool(true), bool(r.override === null), str(r.override === null ? null : id(KIND.eventTriageRule, r.override)),
-    str(r.matchSource), str(r.matchPriority), str(r.matchNamespace), num(3 + i * 4), ts(utc('2026-02-20') + i * HOUR_MS), ts(utc('2026-01-01')),
-    ts(created + i * HOUR_MS), str(admin), ts(created + i * HOUR_MS), str(admin),
+    str(id(KIND.eventTriageRule, i + 1)),
+    str(d.id),
+    str(d.cloudAccounts.aws),
+    str(r.name),
+    str(r.description),
+    str(r.ruleType),
+    str(r.action),
+    json(r.value),
+    num(r.priority),
+    str(r.description),
+    bool(true),
+    bool(true),
+    bool(r.override === null),
+    str(r.override === null ? null : id(KIND.eventTriageRule, r.override)),
+    str(r.matchSource),
+    str(r.matchPriority),
+    str(r.matchNamespace),
+    num(3 + i * 4),
+    ts(utc('2026-02-20') + i * HOUR_MS),
+    ts(utc('2026-01-01')),
+    ts(created + i * HOUR_MS),
+    str(admin),
+    ts(created + i * HOUR_MS),
+    str(admin),
   ]);
 
   // History: the status change of each of the first four events.
@@ -1164,40 +2376,109 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
     const at = e.created + 30 * 60_000;
     const firing = e.status === 'FIRING';
     return [
-      str(id(KIND.eventHistory, i + 1)), str(d.id), acct(e), str(e.id), str(firing ? 'nb_status' : 'status'),
+      str(id(KIND.eventHistory, i + 1)),
+      str(d.id),
+      acct(e),
+      str(e.id),
+      str(firing ? 'nb_status' : 'status'),
       str(firing ? 'Acknowledged by the on-call engineer' : 'Alert cleared at the source'),
-      json(firing ? { nb_status: null } : { status: 'FIRING' }), json(firing ? { nb_status: 'acknowledged' } : { status: e.status }),
-      json({ via: firing ? 'ui' : e.source }), ts(at), str(firing ? admin : null),
+      json(firing ? { nb_status: null } : { status: 'FIRING' }),
+      json(firing ? { nb_status: 'acknowledged' } : { status: e.status }),
+      json({ via: firing ? 'ui' : e.source }),
+      ts(at),
+      str(firing ? admin : null),
     ];
   });
 
   const classified = [events[1]!, events[4]!, events[7]!];
   const classes = [
-    { classification: 'actionable', reason: 'customer_impact', text: 'Users saw errors', direction: 'up', corrected: 'HIGH' },
-    { classification: 'noise', reason: 'expected_behaviour', text: 'Planned maintenance window', direction: 'down', corrected: 'LOW' },
-    { classification: 'duplicate', reason: 'same_root_cause', text: 'Same incident as the earlier event', direction: null, corrected: null },
+    {
+      classification: 'actionable',
+      reason: 'customer_impact',
+      text: 'Users saw errors',
+      direction: 'up',
+      corrected: 'HIGH',
+    },
+    {
+      classification: 'noise',
+      reason: 'expected_behaviour',
+      text: 'Planned maintenance window',
+      direction: 'down',
+      corrected: 'LOW',
+    },
+    {
+      classification: 'duplicate',
+      reason: 'same_root_cause',
+      text: 'Same incident as the earlier event',
+      direction: null,
+      corrected: null,
+    },
   ];
   const classificationRows = classified.map((e, i) => {
     const c = classes[i]!;
     const at = e.created + HOUR_MS;
     return [
-      str(id(KIND.eventClassification, i + 1)), str(d.id), acct(e), str(e.id), str(c.classification === 'duplicate' ? events[0]!.id : null),
-      str(i === 1 ? id(KIND.eventTriageRule, 1) : null), str(c.classification), str(c.reason), str(c.text), str(i === 1 ? 'fingerprint' : 'event'),
-      ts(i === 1 ? at + 30 * DAY_MS : null), str(e.severity), num(40 + i * 15), str(c.corrected), str(c.direction),
-      json({ source: e.source, finding_type: e.findingType }), ts(at), str(admin), ts(at), ts(at),
+      str(id(KIND.eventClassification, i + 1)),
+      str(d.id),
+      acct(e),
+      str(e.id),
+      str(c.classification === 'duplicate' ? events[0]!.id : null),
+      str(i === 1 ? id(KIND.eventTriageRule, 1) : null),
+      str(c.classification),
+      str(c.reason),
+      str(c.text),
+      str(i === 1 ? 'fingerprint' : 'event'),
+      ts(i === 1 ? at + 30 * DAY_MS : null),
+      str(e.severity),
+      num(40 + i * 15),
+      str(c.corrected),
+      str(c.direction),
+      json({ source: e.source, finding_type: e.findingType }),
+      ts(at),
+      str(admin),
+      ts(at),
+      ts(at),
     ];
   });
 
   const bulk = [
-    { classification: 2, target: 'CLOSED', status: 'COMPLETED', total: 3, processed: 3, error: null as string | null, day: '2026-02-05' },
-    { classification: null as number | null, target: 'RESOLVED', status: 'FAILED', total: 5, processed: 2, error: 'Event update timed out after 2 of 5 events', day: '2026-02-24' },
+    {
+      classification: 2,
+      target: 'CLOSED',
+      status: 'COMPLETED',
+      total: 3,
+      processed: 3,
+      error: null as string | null,
+      day: '2026-02-05',
+    },
+    {
+      classification: null as number | null,
+      target: 'RESOLVED',
+      status: 'FAILED',
+      total: 5,
+      processed: 2,
+      error: 'Event update timed out after 2 of 5 events',
+      day: '2026-02-24',
+    },
   ];
   const bulkRows = bulk.map((b, i) => {
     const at = utc(b.day) + 15 * HOUR_MS;
     return [
-      str(id(KIND.eventBulkOperation, i + 1)), str(d.id), str(d.cloudAccounts.aws), str(b.classification === null ? null : id(KIND.eventClassification, b.classification)),
-      str(b.classification === null ? id(KIND.eventTriageRule, 2) : null), str('status_change'), str(events[i]!.fingerprint), str(b.target), str(b.status),
-      num(b.total), num(b.processed), str(b.error), ts(at), str(admin), ts(at + 2 * 60_000),
+      str(id(KIND.eventBulkOperation, i + 1)),
+      str(d.id),
+      str(d.cloudAccounts.aws),
+      str(b.classification === null ? null : id(KIND.eventClassification, b.classification)),
+      str(b.classification === null ? id(KIND.eventTriageRule, 2) : null),
+      str('status_change'),
+      str(events[i]!.fingerprint),
+      str(b.target),
+      str(b.status),
+      num(b.total),
+      num(b.processed),
+      str(b.error),
+      ts(at),
+      str(admin),
+      ts(at + 2 * 60_000),
     ];
   });
 
@@ -1211,8 +2492,18 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
       const first = group[0]!;
       const previous = group[i - 1]!;
       duplicateRows.push([
-        str(id(KIND.eventDuplicate, duplicateRows.length + 1)), str(d.id), acct(e), str(e.id), str(first.id), str(previous.id), str(e.fingerprint),
-        num(i + 1), num((e.created - first.created) / 1000), num((e.created - previous.created) / 1000), ts(first.created), ts(e.created),
+        str(id(KIND.eventDuplicate, duplicateRows.length + 1)),
+        str(d.id),
+        acct(e),
+        str(e.id),
+        str(first.id),
+        str(previous.id),
+        str(e.fingerprint),
+        num(i + 1),
+        num((e.created - first.created) / 1000),
+        num((e.created - previous.created) / 1000),
+        ts(first.created),
+        ts(e.created),
       ]);
     });
   }
@@ -1225,23 +2516,60 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
     if (e.account !== prev.account) continue;
     const minutes = Math.round((e.created - prev.created) / 60_000);
     correlationRows.push([
-      str(id(KIND.eventCorrelation, correlationRows.length + 1)), str(d.id), acct(e), str(e.id), str(prev.id),
+      str(id(KIND.eventCorrelation, correlationRows.length + 1)),
+      str(d.id),
+      acct(e),
+      str(e.id),
+      str(prev.id),
       str(e.namespace && e.namespace === prev.namespace ? 'topology' : 'temporal'),
-      str(`${e.subjectName} and ${prev.subjectName} in the same account`), num(0.6 + 0.1 * correlationRows.length, 2),
-      num(e.namespace && e.namespace === prev.namespace ? 1 : 0), num(minutes), ts(e.created + 5 * 60_000),
+      str(`${e.subjectName} and ${prev.subjectName} in the same account`),
+      num(0.6 + 0.1 * correlationRows.length, 2),
+      num(e.namespace && e.namespace === prev.namespace ? 1 : 0),
+      num(minutes),
+      ts(e.created + 5 * 60_000),
     ]);
   }
 
   const webhooks = [
-    { type: 'pagerduty', hook: 'pd-hook-01', ext: 'Q1A2B3C4D5', eventType: 'incident.triggered', title: 'Checkout latency above SLO', priority: 'P2', status: 'triggered', day: '2026-02-14' },
-    { type: 'datadog', hook: 'dd-hook-01', ext: '7712345678901234567', eventType: 'monitor.alert', title: 'Disk usage above 90% on db host', priority: 'P3', status: 'alert', day: '2026-02-21' },
+    {
+      type: 'pagerduty',
+      hook: 'pd-hook-01',
+      ext: 'Q1A2B3C4D5',
+      eventType: 'incident.triggered',
+      title: 'Checkout latency above SLO',
+      priority: 'P2',
+      status: 'triggered',
+      day: '2026-02-14',
+    },
+    {
+      type: 'datadog',
+      hook: 'dd-hook-01',
+      ext: '7712345678901234567',
+      eventType: 'monitor.alert',
+      title: 'Disk usage above 90% on db host',
+      priority: 'P3',
+      status: 'alert',
+      day: '2026-02-21',
+    },
   ];
   const webhookRows = webhooks.map((w, i) => {
     const at = utc(w.day) + (9 + i) * HOUR_MS;
     return [
-      str(id(KIND.eventIncomingWebhook, i + 1)), str(d.id), str(d.cloudAccounts.aws), str(d.integrationId), str(w.type), str(w.hook), str(w.ext),
-      str(w.eventType), str(w.title), str(`${w.title}. Sent by ${w.type}.`), str(w.priority), str(w.status),
-      str(`https://${w.type}.example.com/${t.key}/${w.ext}`), ts(at), str(JSON.stringify({ id: w.ext, title: w.title, status: w.status })),
+      str(id(KIND.eventIncomingWebhook, i + 1)),
+      str(d.id),
+      str(d.cloudAccounts.aws),
+      str(d.integrationId),
+      str(w.type),
+      str(w.hook),
+      str(w.ext),
+      str(w.eventType),
+      str(w.title),
+      str(`${w.title}. Sent by ${w.type}.`),
+      str(w.priority),
+      str(w.status),
+      str(`https://${w.type}.example.com/${t.key}/${w.ext}`),
+      ts(at),
+      str(JSON.stringify({ id: w.ext, title: w.title, status: w.status })),
     ];
   });
 
@@ -1251,10 +2579,23 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
     const status = analysisStatus[i]!;
     const at = e.created + 10 * 60_000;
     return [
-      str(id(KIND.eventLogAnalysis, i + 1)), str(d.id), acct(e), str(e.id), str(e.aggregationKey), str(e.fingerprint), str('log_summary'), str(status),
+      str(id(KIND.eventLogAnalysis, i + 1)),
+      str(d.id),
+      acct(e),
+      str(e.id),
+      str(e.aggregationKey),
+      str(e.fingerprint),
+      str('log_summary'),
+      str(status),
       str(status === 'FAILED' ? 'No log lines in the event window' : null),
-      str(status === 'COMPLETED' ? `Errors in ${e.subjectName} start right after a deployment; most lines are connection refusals to a dependency.` : null),
-      str(status === 'COMPLETED' ? `${e.subjectName}: connection errors after deployment` : null), ts(at), ts(status === 'IN_PROGRESS' ? null : at + 2 * 60_000),
+      str(
+        status === 'COMPLETED'
+          ? `Errors in ${e.subjectName} start right after a deployment; most lines are connection refusals to a dependency.`
+          : null,
+      ),
+      str(status === 'COMPLETED' ? `${e.subjectName}: connection errors after deployment` : null),
+      ts(at),
+      ts(status === 'IN_PROGRESS' ? null : at + 2 * 60_000),
     ];
   });
 
@@ -1263,71 +2604,310 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
     const at = e.created + 2 * HOUR_MS;
     const ticket = i === 0;
     return [
-      str(id(KIND.eventResolution, i + 1)), str(d.id), str(e.id), str(ticket ? 'ticket' : 'runbook'), str(ticket ? `${t.projectKey}-101` : 'restart-workload'),
-      str(ticket ? 'user' : 'auto_pilot'), str(ticket ? admin : demoId(t.uuidPrefix, KIND.autoPilot, 1)), str('Completed'),
-      str(ticket ? 'Ticket raised and closed' : 'Workload restarted'), json({ event_status: e.status }), ts(at), ts(at + HOUR_MS),
+      str(id(KIND.eventResolution, i + 1)),
+      str(d.id),
+      str(e.id),
+      str(ticket ? 'ticket' : 'runbook'),
+      str(ticket ? `${t.projectKey}-101` : 'restart-workload'),
+      str(ticket ? 'user' : 'auto_pilot'),
+      str(ticket ? admin : demoId(t.uuidPrefix, KIND.autoPilot, 1)),
+      str('Completed'),
+      str(ticket ? 'Ticket raised and closed' : 'Workload restarted'),
+      json({ event_status: e.status }),
+      ts(at),
+      ts(at + HOUR_MS),
     ];
   });
 
   const insights = [
-    { account: 'aws' as const, resource: 4, title: 'Bucket readable by anyone', type: 'security', source: 'aws_config', status: 'Open', severity: 'Critical' },
-    { account: 'aws' as const, resource: 3, title: 'Database storage grows 4% a week', type: 'capacity', source: 'nudgebee', status: 'Open', severity: 'High' },
-    { account: 'gcp' as const, resource: 5, title: 'Warehouse queries scan whole tables', type: 'cost', source: 'nudgebee', status: 'Resolved', severity: 'Medium' },
+    {
+      account: 'aws' as const,
+      resource: 4,
+      title: 'Bucket readable by anyone',
+      type: 'security',
+      source: 'aws_config',
+      status: 'Open',
+      severity: 'Critical',
+    },
+    {
+      account: 'aws' as const,
+      resource: 3,
+      title: 'Database storage grows 4% a week',
+      type: 'capacity',
+      source: 'nudgebee',
+      status: 'Open',
+      severity: 'High',
+    },
+    {
+      account: 'gcp' as const,
+      resource: 5,
+      title: 'Warehouse queries scan whole tables',
+      type: 'cost',
+      source: 'nudgebee',
+      status: 'Resolved',
+      severity: 'Medium',
+    },
   ];
   const insightRows = insights.map((x, i) => {
     const r = resourceOf(t, resources, x.account, x.resource);
     const at = utc('2026-02-02') + i * 3 * DAY_MS + 13 * HOUR_MS;
     return [
-      str(id(KIND.insight, i + 1)), str(d.id), str(d.cloudAccounts[x.account]), str(r.id), str(`${x.type}:${r.name}`), str(x.title), str(x.type),
-      str(x.source), str(x.status), str(x.severity), json([r.name]), json({ check: `${x.type}_${r.template.type}` }), ts(at), ts(at + DAY_MS),
+      str(id(KIND.insight, i + 1)),
+      str(d.id),
+      str(d.cloudAccounts[x.account]),
+      str(r.id),
+      str(`${x.type}:${r.name}`),
+      str(x.title),
+      str(x.type),
+      str(x.source),
+      str(x.status),
+      str(x.severity),
+      json([r.name]),
+      json({ check: `${x.type}_${r.template.type}` }),
+      ts(at),
+      ts(at + DAY_MS),
     ];
   });
 
   return [
-    insert('event_rules', [
-      'id', 'tenant_id', 'account_id', 'name', 'alert', 'expr', 'duration', '"group"', 'namespace', 'category', 'severity', 'source',
-      'labels', 'annotations', 'enabled', 'is_editable', 'created_at', 'created_by', 'updated_at', 'updated_by',
-    ], ruleRows),
-    insert('event_triage_rules', [
-      'id', 'tenant_id', 'account_id', 'name', 'description', 'rule_type', 'action', 'action_value', 'priority', 'reason', 'enabled', 'is_editable',
-      'can_override', 'override_rule_id', 'match_source', 'match_priority', 'match_namespace', 'match_count', 'last_matched_at', 'effective_from',
-      'created_at', 'created_by', 'updated_at', 'updated_by',
-    ], triageRows),
-    insert('event_history', [
-      'id', 'tenant_id', 'cloud_account_id', 'event_id', 'change_type', 'change_reason', 'old_value', 'new_value', 'metadata', 'changed_at', 'changed_by',
-    ], history),
-    insert('event_classification', [
-      'id', 'tenant_id', 'cloud_account_id', 'event_id', 'linked_event_id', 'rule_id', 'classification', 'reason_code', 'reason_text', 'apply_scope',
-      'apply_until', 'original_priority', 'original_score', 'corrected_priority', 'priority_direction', 'feature_snapshot', 'classified_at',
-      'classified_by', 'created_at', 'updated_at',
-    ], classificationRows),
-    insert('event_bulk_operations', [
-      'id', 'tenant_id', 'account_id', 'classification_id', 'rule_id', 'operation_type', 'fingerprint', 'target_status', 'status',
-      'total_events', 'processed_events', 'error_message', 'created_at', 'created_by', 'completed_at',
-    ], bulkRows),
-    duplicateRows.length ? insert('event_duplicates', [
-      'id', 'tenant_id', 'cloud_account_id', 'event_id', 'first_event_id', 'previous_event_id', 'fingerprint', 'occurrence_number',
-      'time_since_first_seconds', 'time_since_previous_seconds', 'absolute_first_seen_at', 'created_at',
-    ], duplicateRows) : '',
-    insert('event_correlations', [
-      'id', 'tenant_id', 'cloud_account_id', 'event_id', 'related_event_id', 'correlation_type', 'correlation_reason', 'correlation_score',
-      'dependency_distance', 'time_offset_minutes', 'created_at',
-    ], correlationRows),
-    insert('event_incoming_webhooks', [
-      'id', 'tenant_id', 'account_id', 'integration_id', 'integration_type', 'webhook_id', 'event_id', 'event_type', 'event_title',
-      'event_description', 'event_priority', 'event_status', 'event_url', 'event_created_at', 'raw',
-    ], webhookRows),
-    insert('event_log_analysis', [
-      'id', 'tenant_id', 'cloud_account_id', 'event_id', 'event_aggregation_key', 'event_fingerprint', 'analysis_type', 'status', 'status_reason',
-      'analysis', 'summary', 'recorded_at', 'updated_at',
-    ], analysisRows),
-    insert('event_resolution', [
-      'id', 'tenant_id', 'event_id', 'type', 'type_reference_id', 'resolver_type', 'resolver_id', 'status', 'status_message', 'data', 'created_at', 'updated_at',
-    ], resolutionRows),
-    insert('insight', [
-      'id', 'tenant', 'account_id', 'resource_id', 'unique_id', 'title', 'type', 'source', 'status', 'severity', 'applications', 'rule', 'created_at', 'updated_at',
-    ], insightRows),
-  ].filter(Boolean).join('\n');
+    insert(
+      'event_rules',
+      [
+        'id',
+        'tenant_id',
+        'account_id',
+        'name',
+        'alert',
+        'expr',
+        'duration',
+        '"group"',
+        'namespace',
+        'category',
+        'severity',
+        'source',
+        'labels',
+        'annotations',
+        'enabled',
+        'is_editable',
+        'created_at',
+        'created_by',
+        'updated_at',
+        'updated_by',
+      ],
+      ruleRows,
+    ),
+    insert(
+      'event_triage_rules',
+      [
+        'id',
+        'tenant_id',
+        'account_id',
+        'name',
+        'description',
+        'rule_type',
+        'action',
+        'action_value',
+        'priority',
+        'reason',
+        'enabled',
+        'is_editable',
+        'can_override',
+        'override_rule_id',
+        'match_source',
+        'match_priority',
+        'match_namespace',
+        'match_count',
+        'last_matched_at',
+        'effective_from',
+        'created_at',
+        'created_by',
+        'updated_at',
+        'updated_by',
+      ],
+      triageRows,
+    ),
+    insert(
+      'event_history',
+      [
+        'id',
+        'tenant_id',
+        'cloud_account_id',
+        'event_id',
+        'change_type',
+        'change_reason',
+        'old_value',
+        'new_value',
+        'metadata',
+        'changed_at',
+        'changed_by',
+      ],
+      history,
+    ),
+    insert(
+      'event_classification',
+      [
+        'id',
+        'tenant_id',
+        'cloud_account_id',
+        'event_id',
+        'linked_event_id',
+        'rule_id',
+        'classification',
+        'reason_code',
+        'reason_text',
+        'apply_scope',
+        'apply_until',
+        'original_priority',
+        'original_score',
+        'corrected_priority',
+        'priority_direction',
+        'feature_snapshot',
+        'classified_at',
+        'classified_by',
+        'created_at',
+        'updated_at',
+      ],
+      classificationRows,
+    ),
+    insert(
+      'event_bulk_operations',
+      [
+        'id',
+        'tenant_id',
+        'account_id',
+        'classification_id',
+        'rule_id',
+        'operation_type',
+        'fingerprint',
+        'target_status',
+        'status',
+        'total_events',
+        'processed_events',
+        'error_message',
+        'created_at',
+        'created_by',
+        'completed_at',
+      ],
+      bulkRows,
+    ),
+    duplicateRows.length
+      ? insert(
+          'event_duplicates',
+          [
+            'id',
+            'tenant_id',
+            'cloud_account_id',
+            'event_id',
+            'first_event_id',
+            'previous_event_id',
+            'fingerprint',
+            'occurrence_number',
+            'time_since_first_seconds',
+            'time_since_previous_seconds',
+            'absolute_first_seen_at',
+            'created_at',
+          ],
+          duplicateRows,
+        )
+      : '',
+    insert(
+      'event_correlations',
+      [
+        'id',
+        'tenant_id',
+        'cloud_account_id',
+        'event_id',
+        'related_event_id',
+        'correlation_type',
+        'correlation_reason',
+        'correlation_score',
+        'dependency_distance',
+        'time_offset_minutes',
+        'created_at',
+      ],
+      correlationRows,
+    ),
+    insert(
+      'event_incoming_webhooks',
+      [
+        'id',
+        'tenant_id',
+        'account_id',
+        'integration_id',
+        'integration_type',
+        'webhook_id',
+        'event_id',
+        'event_type',
+        'event_title',
+        'event_description',
+        'event_priority',
+        'event_status',
+        'event_url',
+        'event_created_at',
+        'raw',
+      ],
+      webhookRows,
+    ),
+    insert(
+      'event_log_analysis',
+      [
+        'id',
+        'tenant_id',
+        'cloud_account_id',
+        'event_id',
+        'event_aggregation_key',
+        'event_fingerprint',
+        'analysis_type',
+        'status',
+        'status_reason',
+        'analysis',
+        'summary',
+        'recorded_at',
+        'updated_at',
+      ],
+      analysisRows,
+    ),
+    insert(
+      'event_resolution',
+      [
+        'id',
+        'tenant_id',
+        'event_id',
+        'type',
+        'type_reference_id',
+        'resolver_type',
+        'resolver_id',
+        'status',
+        'status_message',
+        'data',
+        'created_at',
+        'updated_at',
+      ],
+      resolutionRows,
+    ),
+    insert(
+      'insight',
+      [
+        'id',
+        'tenant',
+        'account_id',
+        'resource_id',
+        'unique_id',
+        'title',
+        'type',
+        'source',
+        'status',
+        'severity',
+        'applications',
+        'rule',
+        'created_at',
+        'updated_at',
+      ],
+      insightRows,
+    ),
+  ]
+    .filter(Boolean)
+    .join('\n');
 }
 
 function recommendationResolutionSection(t: TenantSpec): string {
@@ -1340,17 +2920,38 @@ function recommendationResolutionSection(t: TenantSpec): string {
     const at = utc('2026-02-10') + rows.length * DAY_MS + 10 * HOUR_MS;
     const ticket = status === 'Assigned';
     rows.push([
-      str(demoId(t.uuidPrefix, KIND.recommendationResolution, rows.length + 1)), str(d.id), str(demoId(t.uuidPrefix, KIND.recommendation, i + 1)),
-      str(ticket ? 'ticket' : 'auto_pilot'), str(ticket ? `${t.projectKey}-102` : demoId(t.uuidPrefix, KIND.autoPilot, 1)),
-      str(ticket ? 'user' : 'auto_pilot'), str(ticket ? d.users.admin.id : demoId(t.uuidPrefix, KIND.autoPilot, 1)),
-      str(ticket ? 'InProgress' : 'Completed'), str(ticket ? `Ticket raised for ${rec.rule}` : `${rec.title}: applied`),
-      json({ rule_name: rec.rule, category: rec.category }), ts(at), ts(at + (ticket ? 0 : 2 * HOUR_MS)),
+      str(demoId(t.uuidPrefix, KIND.recommendationResolution, rows.length + 1)),
+      str(d.id),
+      str(demoId(t.uuidPrefix, KIND.recommendation, i + 1)),
+      str(ticket ? 'ticket' : 'auto_pilot'),
+      str(ticket ? `${t.projectKey}-102` : demoId(t.uuidPrefix, KIND.autoPilot, 1)),
+      str(ticket ? 'user' : 'auto_pilot'),
+      str(ticket ? d.users.admin.id : demoId(t.uuidPrefix, KIND.autoPilot, 1)),
+      str(ticket ? 'InProgress' : 'Completed'),
+      str(ticket ? `Ticket raised for ${rec.rule}` : `${rec.title}: applied`),
+      json({ rule_name: rec.rule, category: rec.category }),
+      ts(at),
+      ts(at + (ticket ? 0 : 2 * HOUR_MS)),
     ]);
   });
-  return insert('recommendation_resolution', [
-    'id', 'tenant_id', 'recommendation_id', 'type', 'type_reference_id', 'resolver_type', 'resolver_id', 'status', 'status_message', 'data',
-    'created_at', 'updated_at',
-  ], rows);
+  return insert(
+    'recommendation_resolution',
+    [
+      'id',
+      'tenant_id',
+      'recommendation_id',
+      'type',
+      'type_reference_id',
+      'resolver_type',
+      'resolver_id',
+      'status',
+      'status_message',
+      'data',
+      'created_at',
+      'updated_at',
+    ],
+    rows,
+  );
 }
 
 function cloudInfrastructureSection(t: TenantSpec, resources: readonly Resource[]): string {
@@ -1361,53 +2962,138 @@ function cloudInfrastructureSection(t: TenantSpec, resources: readonly Resource[
   const scores: Cell[][] = [];
   for (const a of t.accounts) {
     const created = utc(a.createdAt) + 9 * HOUR_MS;
-    for (const [name, value] of [['default_region', a.region], ['billing_currency', 'USD']] as const) {
-      attrs.push([str(id(KIND.cloudAccountAttr, attrs.length + 1)), str(d.id), str(d.cloudAccounts[a.key]), str(name), str(value), ts(created), ts(created)]);
+    for (const [name, value] of [
+      ['default_region', a.region],
+      ['billing_currency', 'USD'],
+    ] as const) {
+      attrs.push([
+        str(id(KIND.cloudAccountAttr, attrs.length + 1)),
+        str(d.id),
+        str(d.cloudAccounts[a.key]),
+        str(name),
+        str(value),
+        ts(created),
+        ts(created),
+      ]);
     }
     const score = a.status === 'active' ? (a.syncStatus === 'Completed' ? 86 : 74) : 41;
     scores.push([
-      str(id(KIND.cloudAccountScore, scores.length + 1)), str(d.id), str(d.cloudAccounts[a.key]), num(score), str('well_architected'),
-      str(`Well-architected score of ${a.name}`), ts(utc('2026-02-28') + 6 * HOUR_MS), ts(utc('2026-02-28') + 6 * HOUR_MS),
+      str(id(KIND.cloudAccountScore, scores.length + 1)),
+      str(d.id),
+      str(d.cloudAccounts[a.key]),
+      num(score),
+      str('well_architected'),
+      str(`Well-architected score of ${a.name}`),
+      ts(utc('2026-02-28') + 6 * HOUR_MS),
+      ts(utc('2026-02-28') + 6 * HOUR_MS),
     ]);
   }
   const onboarding = [
-    { name: `${t.key}-aws-sandbox`, config: { provider: 'AWS', role: 'arn:aws:iam::000000000000:role/ReadOnly' }, error: 'AccessDenied: the role cannot be assumed by the platform account', day: '2026-01-20' },
-    { name: `${t.key}-gcp-playground`, config: { provider: 'GCP', project: `${t.key}-playground` }, error: 'The billing export dataset was not found', day: '2026-02-06' },
+    {
+      name: `${t.key}-aws-sandbox`,
+      config: { provider: 'AWS', role: 'arn:aws:iam::000000000000:role/ReadOnly' },
+      error: 'AccessDenied: the role cannot be assumed by the platform account',
+      day: '2026-01-20',
+    },
+    {
+      name: `${t.key}-gcp-playground`,
+      config: { provider: 'GCP', project: `${t.key}-playground` },
+      error: 'The billing export dataset was not found',
+      day: '2026-02-06',
+    },
   ];
   const onboardingRows = onboarding.map((o, i) => [
-    str(id(KIND.onboardingError, i + 1)), str(d.id), str(o.name), str(JSON.stringify(o.config)), str(o.error), ts(utc(o.day) + 16 * HOUR_MS), str(admin),
+    str(id(KIND.onboardingError, i + 1)),
+    str(d.id),
+    str(o.name),
+    str(JSON.stringify(o.config)),
+    str(o.error),
+    ts(utc(o.day) + 16 * HOUR_MS),
+    str(admin),
   ]);
   const aws = accountOf(t, 'aws');
   const azure = accountOf(t, 'azure');
   const permissionErrors = [
-    { account: aws, provider: 'AWS', region: aws.region, service: 'ce', op: 'GetCostAndUsage', method: 'CostExplorer.getCostAndUsage', code: 'AccessDeniedException', count: 12, resolved: true },
-    { account: azure, provider: 'Azure', region: azure.region, service: 'Microsoft.Insights', op: 'metrics/read', method: 'MonitorClient.listMetrics', code: 'AuthorizationFailed', count: 48, resolved: false },
+    {
+      account: aws,
+      provider: 'AWS',
+      region: aws.region,
+      service: 'ce',
+      op: 'GetCostAndUsage',
+      method: 'CostExplorer.getCostAndUsage',
+      code: 'AccessDeniedException',
+      count: 12,
+      resolved: true,
+    },
+    {
+      account: azure,
+      provider: 'Azure',
+      region: azure.region,
+      service: 'Microsoft.Insights',
+      op: 'metrics/read',
+      method: 'MonitorClient.listMetrics',
+      code: 'AuthorizationFailed',
+      count: 48,
+      resolved: false,
+    },
   ];
   const permissionRows = permissionErrors.map((p, i) => {
     const first = utc('2026-02-01') + i * 5 * DAY_MS + 3 * HOUR_MS;
     const last = first + (p.count - 1) * 6 * HOUR_MS;
     return [
-      str(id(KIND.apiPermissionError, i + 1)), str(d.id), str(d.cloudAccounts[p.account.key]), str(p.account.number), str(p.provider), str(p.region),
-      str(p.service), str(p.op), str(p.method), str(p.code), str(`${p.code}: not authorized to perform ${p.op}`), num(p.count),
-      str(new Date(first).toISOString()), str(new Date(last).toISOString()), bool(p.resolved), str(p.resolved ? new Date(last + HOUR_MS).toISOString() : null),
+      str(id(KIND.apiPermissionError, i + 1)),
+      str(d.id),
+      str(d.cloudAccounts[p.account.key]),
+      str(p.account.number),
+      str(p.provider),
+      str(p.region),
+      str(p.service),
+      str(p.op),
+      str(p.method),
+      str(p.code),
+      str(`${p.code}: not authorized to perform ${p.op}`),
+      num(p.count),
+      str(new Date(first).toISOString()),
+      str(new Date(last).toISOString()),
+      bool(p.resolved),
+      str(p.resolved ? new Date(last + HOUR_MS).toISOString() : null),
     ];
   });
   const attributeRows: Cell[][] = [];
   const metricRows: Cell[][] = [];
   const activeRows: Cell[][] = [];
   const rng = rngFor(t.seed, 8);
-  for (const [key, index] of [['aws', 0], ['aws', 1], ['aws', 3], ['gcp', 0]] as const) {
+  for (const [key, index] of [
+    ['aws', 0],
+    ['aws', 1],
+    ['aws', 3],
+    ['gcp', 0],
+  ] as const) {
     const r = resourceOf(t, resources, key, index);
     const seen = utc('2026-02-28') + 5 * HOUR_MS;
     attributeRows.push([
-      str(id(KIND.resourceAttribute, attributeRows.length + 1)), str(d.id), str(d.cloudAccounts[key]), str(r.id), str('size'), str(r.template.size ?? null),
-      json({ team: r.account.prefix }), ts(seen), ts(seen - 30 * DAY_MS),
+      str(id(KIND.resourceAttribute, attributeRows.length + 1)),
+      str(d.id),
+      str(d.cloudAccounts[key]),
+      str(r.id),
+      str('size'),
+      str(r.template.size ?? null),
+      json({ team: r.account.prefix }),
+      ts(seen),
+      ts(seen - 30 * DAY_MS),
     ]);
     for (let h = 0; h < 4; h++) {
       const at = utc('2026-02-27') + h * 6 * HOUR_MS;
       metricRows.push([
-        str(id(KIND.resourceMetric, metricRows.length + 1)), str(d.id), str(d.cloudAccounts[key]), str(r.id), str('cpu_utilization'), str('percent'),
-        json({ region: r.region }), ts(at), num(cents(15 + 60 * rng()), 2),
+        str(id(KIND.resourceMetric, metricRows.length + 1)),
+        str(d.id),
+        str(d.cloudAccounts[key]),
+        str(r.id),
+        str('cpu_utilization'),
+        str('percent'),
+        json({ region: r.region }),
+        ts(at),
+        num(cents(15 + 60 * rng()), 2),
       ]);
     }
   }
@@ -1415,22 +3101,78 @@ function cloudInfrastructureSection(t: TenantSpec, resources: readonly Resource[
     for (const index of [0, 1, 3]) {
       const r = resourceOf(t, resources, key, index);
       activeRows.push([
-        str(d.id), str(d.cloudAccounts[key]), str(r.template.type), str(resourceExternalId(r.account, r.template, r.name, r.region)), str(r.name),
+        str(d.id),
+        str(d.cloudAccounts[key]),
+        str(r.template.type),
+        str(resourceExternalId(r.account, r.template, r.name, r.region)),
+        str(r.name),
         ts(utc('2026-02-28') + 5 * HOUR_MS),
       ]);
     }
   }
   return [
-    insert('cloud_account_attrs', ['id', 'tenant_id', 'cloud_account_id', 'name', 'value', 'created_at', 'updated_at'], attrs),
-    insert('cloud_account_onboarding_errors', ['id', 'tenant_id', 'account_name', 'config', 'error_message', 'created_at', 'created_by'], onboardingRows),
-    insert('cloud_account_score', ['id', 'tenant', 'cloud_account_id', 'score', 'source', 'description', 'created_at', 'updated_at'], scores),
-    insert('cloud_api_permission_errors', [
-      'id', 'tenant_id', 'cloud_account_id', 'account_number', 'cloud_provider', 'region', 'service_name', 'api_operation', 'wrapper_method',
-      'error_code', 'error_message', 'occurrence_count', 'first_seen_at', 'last_seen_at', 'is_resolved', 'resolved_at',
-    ], permissionRows),
-    insert('cloud_resource_attributes', ['id', 'tenant_id', 'account_id', 'resource_id', 'name', 'value', 'labels', 'last_seen_at', 'created_at'], attributeRows),
-    insert('cloud_resource_metrics', ['id', 'tenant_id', 'cloud_account_id', 'cloud_resource_id', 'metric', 'metric_type', 'tags', '"timestamp"', 'value'], metricRows),
-    insert('active_resources', ['tenant_id', 'cloud_account_id', 'resource_type', 'external_resource_id', 'resourse_id', 'updated_at'], activeRows),
+    insert(
+      'cloud_account_attrs',
+      ['id', 'tenant_id', 'cloud_account_id', 'name', 'value', 'created_at', 'updated_at'],
+      attrs,
+    ),
+    insert(
+      'cloud_account_onboarding_errors',
+      ['id', 'tenant_id', 'account_name', 'config', 'error_message', 'created_at', 'created_by'],
+      onboardingRows,
+    ),
+    insert(
+      'cloud_account_score',
+      ['id', 'tenant', 'cloud_account_id', 'score', 'source', 'description', 'created_at', 'updated_at'],
+      scores,
+    ),
+    insert(
+      'cloud_api_permission_errors',
+      [
+        'id',
+        'tenant_id',
+        'cloud_account_id',
+        'account_number',
+        'cloud_provider',
+        'region',
+        'service_name',
+        'api_operation',
+        'wrapper_method',
+        'error_code',
+        'error_message',
+        'occurrence_count',
+        'first_seen_at',
+        'last_seen_at',
+        'is_resolved',
+        'resolved_at',
+      ],
+      permissionRows,
+    ),
+    insert(
+      'cloud_resource_attributes',
+      ['id', 'tenant_id', 'account_id', 'resource_id', 'name', 'value', 'labels', 'last_seen_at', 'created_at'],
+      attributeRows,
+    ),
+    insert(
+      'cloud_resource_metrics',
+      [
+        'id',
+        'tenant_id',
+        'cloud_account_id',
+        'cloud_resource_id',
+        'metric',
+        'metric_type',
+        'tags',
+        '"timestamp"',
+        'value',
+      ],
+      metricRows,
+    ),
+    insert(
+      'active_resources',
+      ['tenant_id', 'cloud_account_id', 'resource_type', 'external_resource_id', 'resourse_id', 'updated_at'],
+      activeRows,
+    ),
   ].join('\n');
 }
 
@@ -1443,19 +3185,41 @@ function kubernetesSection(t: TenantSpec): string {
   for (const key of ['aws', 'gcp'] as const) {
     const account = accountOf(t, key);
     for (let i = 0; i < DEMO.perTenant.k8sNodesPerAccount; i++) {
-      const name = key === 'aws'
-        ? `ip-10-${t.key === 'acme' ? 0 : 1}-${i + 1}-${20 + i * 7}.${account.region}.compute.internal`
-        : `gke-${account.cluster}-default-pool-${(0x1a2b + i).toString(16)}`;
+      const name =
+        key === 'aws'
+          ? `ip-10-${t.key === 'acme' ? 0 : 1}-${i + 1}-${20 + i * 7}.${account.region}.compute.internal`
+          : `gke-${account.cluster}-default-pool-${(0x1a2b + i).toString(16)}`;
       nodeNames[key].push(name);
       const flavor = key === 'aws' ? 'm5.2xlarge' : 'n2-standard-8';
       const created = utc(account.createdAt) + (20 + i * 30) * DAY_MS;
       nodes.push([
-        str(d.id), str(d.cloudAccounts[key]), str(id(KIND.k8sNode, nodes.length + 1)), str(name), str(i === 2 ? 'spot' : 'on_demand'), str(flavor),
-        str(account.region), str(`${account.region}-${'abc'[i]}`), str(`10.${t.key === 'acme' ? 0 : 1}.${i + 1}.${20 + i * 7}`), str(null),
-        num(8), num(7.91, 2), num(cents(4 + 3 * rng()), 2), num(32768), num(31200), num(Math.round(16000 + 8000 * rng())),
-        num(cents((key === 'aws' ? 9.2 : 9.3) * (i === 2 ? 0.35 : 1)), 2), str('Ready'), str(i === 2 ? 'spot=true:NoSchedule' : null),
-        json({ 'node.kubernetes.io/instance-type': flavor, 'topology.kubernetes.io/zone': `${account.region}-${'abc'[i]}` }),
-        json({ kubelet_version: 'v1.29.6' }), bool(true), ts(created), ts(utc('2026-02-28') + 23 * HOUR_MS),
+        str(d.id),
+        str(d.cloudAccounts[key]),
+        str(id(KIND.k8sNode, nodes.length + 1)),
+        str(name),
+        str(i === 2 ? 'spot' : 'on_demand'),
+        str(flavor),
+        str(account.region),
+        str(`${account.region}-${'abc'[i]}`),
+        str(`10.${t.key === 'acme' ? 0 : 1}.${i + 1}.${20 + i * 7}`),
+        str(null),
+        num(8),
+        num(7.91, 2),
+        num(cents(4 + 3 * rng()), 2),
+        num(32768),
+        num(31200),
+        num(Math.round(16000 + 8000 * rng())),
+        num(cents((key === 'aws' ? 9.2 : 9.3) * (i === 2 ? 0.35 : 1)), 2),
+        str('Ready'),
+        str(i === 2 ? 'spot=true:NoSchedule' : null),
+        json({
+          'node.kubernetes.io/instance-type': flavor,
+          'topology.kubernetes.io/zone': `${account.region}-${'abc'[i]}`,
+        }),
+        json({ kubelet_version: 'v1.29.6' }),
+        bool(true),
+        ts(created),
+        ts(utc('2026-02-28') + 23 * HOUR_MS),
       ]);
     }
   }
@@ -1463,16 +3227,31 @@ function kubernetesSection(t: TenantSpec): string {
   const workloads = demoWorkloads(t);
   workloads.forEach((wl, i) => {
     const account = accountOf(t, wl.account);
-    const suffix = Math.floor(rng() * 0xfffff).toString(16).padStart(5, '0');
+    const suffix = Math.floor(rng() * 0xfffff)
+      .toString(16)
+      .padStart(5, '0');
     const name = `${wl.w.name}-${suffix}`;
     const status = wl.w.status === 'Degraded' ? 'Running' : wl.w.status;
     const restarts = wl.w.status === 'Degraded' ? 7 + Math.floor(rng() * 20) : 0;
     const created = utc('2026-02-20') + Math.floor(rng() * 7 * 24) * HOUR_MS;
     pods.push([
-      str(d.id), str(d.cloudAccounts[wl.account]), str(id(KIND.k8sPod, i + 1)), str(`${account.cluster}/${wl.w.namespace}/pod/${name}`), str(name),
-      str(wl.w.namespace), str(status === 'Pending' ? null : nodeNames[wl.account][i % DEMO.perTenant.k8sNodesPerAccount]!), str(wl.w.name), str(wl.w.type),
-      str(status), json({ [wl.w.name]: restarts }), json({ app: wl.w.name }), json({ qos_class: 'Burstable' }), bool(true), ts(created),
-      ts(utc('2026-02-28') + 23 * HOUR_MS), ts(utc('2026-02-28') + 23 * HOUR_MS),
+      str(d.id),
+      str(d.cloudAccounts[wl.account]),
+      str(id(KIND.k8sPod, i + 1)),
+      str(`${account.cluster}/${wl.w.namespace}/pod/${name}`),
+      str(name),
+      str(wl.w.namespace),
+      str(status === 'Pending' ? null : nodeNames[wl.account][i % DEMO.perTenant.k8sNodesPerAccount]!),
+      str(wl.w.name),
+      str(wl.w.type),
+      str(status),
+      json({ [wl.w.name]: restarts }),
+      json({ app: wl.w.name }),
+      json({ qos_class: 'Burstable' }),
+      bool(true),
+      ts(created),
+      ts(utc('2026-02-28') + 23 * HOUR_MS),
+      ts(utc('2026-02-28') + 23 * HOUR_MS),
     ]);
   });
   const namespaces: Cell[][] = [];
@@ -1482,36 +3261,117 @@ function kubernetesSection(t: TenantSpec): string {
     for (const ns of names) {
       const inNs = WORKLOADS[key].filter((w) => w.namespace === ns);
       namespaces.push([
-        str(d.id), str(d.cloudAccounts[key]), str(ns), num(inNs.length), num(inNs.length), bool(true),
-        ts(utc(account.createdAt) + 10 * DAY_MS), ts(utc('2026-02-28') + 23 * HOUR_MS),
+        str(d.id),
+        str(d.cloudAccounts[key]),
+        str(ns),
+        num(inNs.length),
+        num(inNs.length),
+        bool(true),
+        ts(utc(account.createdAt) + 10 * DAY_MS),
+        ts(utc('2026-02-28') + 23 * HOUR_MS),
       ]);
     }
   }
   const usage = (['aws', 'gcp'] as const).map((key) => [
-    str(d.id), str(d.cloudAccounts[key]), num(cents(6 + 4 * rng()), 2), num(cents(3 + 3 * rng()), 2),
-    num(Math.round(12_000 + 6_000 * rng())), num(Math.round(8_000 + 5_000 * rng())), num(cents(20 + 30 * rng()), 2), num(cents(10 + 20 * rng()), 2),
+    str(d.id),
+    str(d.cloudAccounts[key]),
+    num(cents(6 + 4 * rng()), 2),
+    num(cents(3 + 3 * rng()), 2),
+    num(Math.round(12_000 + 6_000 * rng())),
+    num(Math.round(8_000 + 5_000 * rng())),
+    num(cents(20 + 30 * rng()), 2),
+    num(cents(10 + 20 * rng()), 2),
   ]);
   return [
-    insert('k8s_nodes', [
-      'tenant_id', 'cloud_account_id', 'cloud_resource_id', 'name', 'node_type', 'node_flavor', 'node_region', 'node_zone', 'internal_ip', 'external_ip',
-      'cpu_capacity', 'cpu_allocatable', 'cpu_limits', 'memory_capacity', 'memory_allocatable', 'memory_limits', 'cost', 'conditions', 'taints',
-      'labels', 'meta', 'is_active', 'node_creation_time', 'updated_at',
-    ], nodes),
-    insert('k8s_pods', [
-      'tenant_id', 'cloud_account_id', 'cloud_resource_id', 'external_id', 'name', 'namespace', 'node_name', 'workload_name', 'workload_type',
-      'status', 'restart_count', 'labels', 'meta', 'is_active', 'creation_time', 'last_seen', 'updated_at',
-    ], pods),
-    insert('k8s_namespaces', ['tenant_id', 'cloud_account_id', 'name', 'pod_count', 'workload_count', 'is_active', 'creation_time', 'updated_at'], namespaces),
+    insert(
+      'k8s_nodes',
+      [
+        'tenant_id',
+        'cloud_account_id',
+        'cloud_resource_id',
+        'name',
+        'node_type',
+        'node_flavor',
+        'node_region',
+        'node_zone',
+        'internal_ip',
+        'external_ip',
+        'cpu_capacity',
+        'cpu_allocatable',
+        'cpu_limits',
+        'memory_capacity',
+        'memory_allocatable',
+        'memory_limits',
+        'cost',
+        'conditions',
+        'taints',
+        'labels',
+        'meta',
+        'is_active',
+        'node_creation_time',
+        'updated_at',
+      ],
+      nodes,
+    ),
+    insert(
+      'k8s_pods',
+      [
+        'tenant_id',
+        'cloud_account_id',
+        'cloud_resource_id',
+        'external_id',
+        'name',
+        'namespace',
+        'node_name',
+        'workload_name',
+        'workload_type',
+        'status',
+        'restart_count',
+        'labels',
+        'meta',
+        'is_active',
+        'creation_time',
+        'last_seen',
+        'updated_at',
+      ],
+      pods,
+    ),
+    insert(
+      'k8s_namespaces',
+      [
+        'tenant_id',
+        'cloud_account_id',
+        'name',
+        'pod_count',
+        'workload_count',
+        'is_active',
+        'creation_time',
+        'updated_at',
+      ],
+      namespaces,
+    ),
     usageSql(usage),
   ].join('\n');
 }
 
 /** k8s_account_resource_usage has no key to conflict on: a NOT EXISTS guard per account keeps a second run harmless. */
 function usageSql(rows: readonly Cell[][]): string {
-  const columns = ['tenant_id', 'cloud_account_id', 'avg_cpu_request', 'avg_cpu_usage', 'avg_mem_request', 'avg_mem_usage', 'avg_ingress', 'avg_egress'];
+  const columns = [
+    'tenant_id',
+    'cloud_account_id',
+    'avg_cpu_request',
+    'avg_cpu_usage',
+    'avg_mem_request',
+    'avg_mem_usage',
+    'avg_ingress',
+    'avg_egress',
+  ];
   return [
     `INSERT INTO k8s_account_resource_usage (${columns.join(', ')})`,
-    `SELECT v.tenant_id::uuid, v.cloud_account_id::uuid, ${columns.slice(2).map((c) => `v.${c}::double precision`).join(', ')}`,
+    `SELECT v.tenant_id::uuid, v.cloud_account_id::uuid, ${columns
+      .slice(2)
+      .map((c) => `v.${c}::double precision`)
+      .join(', ')}`,
     'FROM (VALUES',
     rows.map((r) => `  (${r.join(', ')})`).join(',\n'),
     `) AS v (${columns.join(', ')})`,
@@ -1537,24 +3397,82 @@ function automationFamilySection(t: TenantSpec, resources: readonly Resource[]):
   const idle = resourceOf(t, resources, 'aws', 2);
   const inference = workloads.find((w) => w.w.name === 'ml-inference')!;
   const tasks = [
-    { pilot: 1, account: 'aws' as const, name: `Stop ${idle.name}`, command: 'ec2:StopInstances', status: 'Executed', rec: null as number | null, day: '2026-02-26' },
-    { pilot: 1, account: 'aws' as const, name: `Stop ${idle.name}`, command: 'ec2:StopInstances', status: 'Complete', rec: null, day: '2026-02-27' },
-    { pilot: 2, account: 'gcp' as const, name: `Rightsize ${inference.w.name}`, command: 'kubectl set resources', status: 'Dryrun', rec: 8, day: '2026-02-26' },
-    { pilot: 2, account: 'gcp' as const, name: `Rightsize ${inference.w.name}`, command: 'kubectl set resources', status: 'Scheduled', rec: 8, day: '2026-03-01' },
+    {
+      pilot: 1,
+      account: 'aws' as const,
+      name: `Stop ${idle.name}`,
+      command: 'ec2:StopInstances',
+      status: 'Executed',
+      rec: null as number | null,
+      day: '2026-02-26',
+    },
+    {
+      pilot: 1,
+      account: 'aws' as const,
+      name: `Stop ${idle.name}`,
+      command: 'ec2:StopInstances',
+      status: 'Complete',
+      rec: null,
+      day: '2026-02-27',
+    },
+    {
+      pilot: 2,
+      account: 'gcp' as const,
+      name: `Rightsize ${inference.w.name}`,
+      command: 'kubectl set resources',
+      status: 'Dryrun',
+      rec: 8,
+      day: '2026-02-26',
+    },
+    {
+      pilot: 2,
+      account: 'gcp' as const,
+      name: `Rightsize ${inference.w.name}`,
+      command: 'kubectl set resources',
+      status: 'Scheduled',
+      rec: 8,
+      day: '2026-03-01',
+    },
   ];
   const taskRows = tasks.map((k, i) => {
     const at = utc(k.day) + 20 * HOUR_MS + shift;
     return [
-      str(id(KIND.autoPilotTask, i + 1)), str(d.id), str(d.cloudAccounts[k.account]), str(pilot(k.pilot)), str(k.rec === null ? null : id(KIND.recommendation, k.rec)),
-      str(null), str(k.name), str(k.command), str(k.status), json({ dry_run: k.status === 'Dryrun' }),
-      json({ resource: k.pilot === 1 ? idle.name : inference.w.name }), json(k.pilot === 1 ? { tags: { env: 'dev' } } : { namespace: inference.w.namespace }),
-      str(null), str(k.status === 'Dryrun' ? 'Dry run: no change applied' : null), ts(at), ts(at - HOUR_MS), ts(k.status === 'Scheduled' ? at - HOUR_MS : at + 5 * 60_000),
+      str(id(KIND.autoPilotTask, i + 1)),
+      str(d.id),
+      str(d.cloudAccounts[k.account]),
+      str(pilot(k.pilot)),
+      str(k.rec === null ? null : id(KIND.recommendation, k.rec)),
+      str(null),
+      str(k.name),
+      str(k.command),
+      str(k.status),
+      json({ dry_run: k.status === 'Dryrun' }),
+      json({ resource: k.pilot === 1 ? idle.name : inference.w.name }),
+      json(k.pilot === 1 ? { tags: { env: 'dev' } } : { namespace: inference.w.namespace }),
+      str(null),
+      str(k.status === 'Dryrun' ? 'Dry run: no change applied' : null),
+      ts(at),
+      ts(at - HOUR_MS),
+      ts(k.status === 'Scheduled' ? at - HOUR_MS : at + 5 * 60_000),
     ];
   });
   const mapRows = [
-    [str(id(KIND.autoOptimizeResource, 1)), str(d.id), str(d.cloudAccounts.aws), str(pilot(1)), str('resource'), json({ resource_id: idle.id, name: idle.name })],
-    [str(id(KIND.autoOptimizeResource, 2)), str(d.id), str(d.cloudAccounts.gcp), str(pilot(2)), str('workload'),
-      json({ workload_id: inference.id, name: inference.w.name, namespace: inference.w.namespace })],
+    [
+      str(id(KIND.autoOptimizeResource, 1)),
+      str(d.id),
+      str(d.cloudAccounts.aws),
+      str(pilot(1)),
+      str('resource'),
+      json({ resource_id: idle.id, name: idle.name }),
+    ],
+    [
+      str(id(KIND.autoOptimizeResource, 2)),
+      str(d.id),
+      str(d.cloudAccounts.gcp),
+      str(pilot(2)),
+      str('workload'),
+      json({ workload_id: inference.id, name: inference.w.name, namespace: inference.w.namespace }),
+    ],
   ];
   // Policies 2 and 3 need a manual approval (see AUTO_PILOTS): the admin reviews, the viewer asks.
   const reviewers: Cell[][] = [];
@@ -1562,8 +3480,22 @@ function automationFamilySection(t: TenantSpec, resources: readonly Resource[]):
   for (const n of [2, 3]) {
     const p = AUTO_PILOTS[n - 1]!;
     const at = utc(p.created) + 10 * HOUR_MS + shift;
-    reviewers.push([str(id(KIND.reviewer, reviewers.length + 1)), str(d.id), str(d.cloudAccounts[p.account]), str(policy(n)), str(admin), ts(at)]);
-    reviewees.push([str(id(KIND.reviewee, reviewees.length + 1)), str(d.id), str(d.cloudAccounts[p.account]), str(policy(n)), str(viewer), ts(at)]);
+    reviewers.push([
+      str(id(KIND.reviewer, reviewers.length + 1)),
+      str(d.id),
+      str(d.cloudAccounts[p.account]),
+      str(policy(n)),
+      str(admin),
+      ts(at),
+    ]);
+    reviewees.push([
+      str(id(KIND.reviewee, reviewees.length + 1)),
+      str(d.id),
+      str(d.cloudAccounts[p.account]),
+      str(policy(n)),
+      str(viewer),
+      ts(at),
+    ]);
   }
   const approvals = [
     { n: 2, status: 'Approved', comment: 'Dry run results look right', day: '2026-02-26' },
@@ -1573,22 +3505,61 @@ function automationFamilySection(t: TenantSpec, resources: readonly Resource[]):
     const p = AUTO_PILOTS[a.n - 1]!;
     const at = utc(a.day) + 9 * HOUR_MS + shift;
     return [
-      str(id(KIND.approval, i + 1)), str(d.id), str(d.cloudAccounts[p.account]), str(policy(a.n)), str(pilot(a.n)), str(p.category), str(admin),
-      str(a.comment), str(a.status), json({ requested_by: viewer }), ts(at), ts(a.status === 'Pending' ? at : at + 2 * HOUR_MS),
+      str(id(KIND.approval, i + 1)),
+      str(d.id),
+      str(d.cloudAccounts[p.account]),
+      str(policy(a.n)),
+      str(pilot(a.n)),
+      str(p.category),
+      str(admin),
+      str(a.comment),
+      str(a.status),
+      json({ requested_by: viewer }),
+      ts(at),
+      ts(a.status === 'Pending' ? at : at + 2 * HOUR_MS),
     ];
   });
 
   const playbooks = [
-    { account: 'aws' as const, name: 'Restart pods after OOMKilled', status: 'ACTIVE', execution: 'Completed', trigger: { event: 'Container OOMKilled' }, created: '2026-01-15' },
-    { account: 'gcp' as const, name: 'Collect diagnostics on degraded workloads', status: 'DISABLED', execution: 'Skipped', trigger: { event: 'Replicas mismatch' }, created: '2026-02-03' },
+    {
+      account: 'aws' as const,
+      name: 'Restart pods after OOMKilled',
+      status: 'ACTIVE',
+      execution: 'Completed',
+      trigger: { event: 'Container OOMKilled' },
+      created: '2026-01-15',
+    },
+    {
+      account: 'gcp' as const,
+      name: 'Collect diagnostics on degraded workloads',
+      status: 'DISABLED',
+      execution: 'Skipped',
+      trigger: { event: 'Replicas mismatch' },
+      created: '2026-02-03',
+    },
   ];
   const playbookRows = playbooks.map((p, i) => {
     const at = utc(p.created) + 11 * HOUR_MS + shift;
     return [
-      str(id(KIND.autoPlaybook, i + 1)), str(d.id), str(d.cloudAccounts[p.account]), str(p.name), str(p.status), str(p.execution), json(p.trigger),
-      json({ namespaces: ['production'] }), json([{ action: i === 0 ? 'restart_pod' : 'collect_logs' }, { action: 'notify_slack' }]),
-      json({ max_parallel: 1 }), json({ channels: ['slack'] }), ts(at), ts(null), ts(utc('2026-02-25') + 4 * HOUR_MS), ts(utc('2026-02-25') + 4 * HOUR_MS),
-      ts(at), str(admin), ts(at), str(admin),
+      str(id(KIND.autoPlaybook, i + 1)),
+      str(d.id),
+      str(d.cloudAccounts[p.account]),
+      str(p.name),
+      str(p.status),
+      str(p.execution),
+      json(p.trigger),
+      json({ namespaces: ['production'] }),
+      json([{ action: i === 0 ? 'restart_pod' : 'collect_logs' }, { action: 'notify_slack' }]),
+      json({ max_parallel: 1 }),
+      json({ channels: ['slack'] }),
+      ts(at),
+      ts(null),
+      ts(utc('2026-02-25') + 4 * HOUR_MS),
+      ts(utc('2026-02-25') + 4 * HOUR_MS),
+      ts(at),
+      str(admin),
+      ts(at),
+      str(admin),
     ];
   });
   const executions = [
@@ -1600,51 +3571,195 @@ function automationFamilySection(t: TenantSpec, resources: readonly Resource[]):
     const p = playbooks[e.playbook - 1]!;
     const at = utc(e.day) + 4 * HOUR_MS + shift;
     return [
-      str(id(KIND.playbookExecution, i + 1)), str(d.id), str(d.cloudAccounts[p.account]), str(id(KIND.autoPlaybook, e.playbook)), str(e.status),
-      json({ trigger: p.trigger }), json(e.status === 'Failed' ? { failed_task: 2 } : null), ts(at), str(e.status === 'Skipped' ? admin : null),
-      ts(at), ts(at + 10 * 60_000),
+      str(id(KIND.playbookExecution, i + 1)),
+      str(d.id),
+      str(d.cloudAccounts[p.account]),
+      str(id(KIND.autoPlaybook, e.playbook)),
+      str(e.status),
+      json({ trigger: p.trigger }),
+      json(e.status === 'Failed' ? { failed_task: 2 } : null),
+      ts(at),
+      str(e.status === 'Skipped' ? admin : null),
+      ts(at),
+      ts(at + 10 * 60_000),
     ];
   });
   const payments = workloads.find((w) => w.w.name === 'payments-worker')!;
   const playbookTasks = [
-    { execution: 1, name: 'Restart payments-worker pod', action: 1, status: 'Complete', result: 'pod restarted', error: null as string | null },
-    { execution: 1, name: 'Notify #payments-oncall', action: 3, status: 'Complete', result: 'message sent', error: null },
-    { execution: 2, name: 'Restart payments-worker pod', action: 1, status: 'Complete', result: 'pod restarted', error: null },
-    { execution: 2, name: 'Notify #payments-oncall', action: 3, status: 'Failed', result: null, error: 'Slack webhook answered 404' },
+    {
+      execution: 1,
+      name: 'Restart payments-worker pod',
+      action: 1,
+      status: 'Complete',
+      result: 'pod restarted',
+      error: null as string | null,
+    },
+    {
+      execution: 1,
+      name: 'Notify #payments-oncall',
+      action: 3,
+      status: 'Complete',
+      result: 'message sent',
+      error: null,
+    },
+    {
+      execution: 2,
+      name: 'Restart payments-worker pod',
+      action: 1,
+      status: 'Complete',
+      result: 'pod restarted',
+      error: null,
+    },
+    {
+      execution: 2,
+      name: 'Notify #payments-oncall',
+      action: 3,
+      status: 'Failed',
+      result: null,
+      error: 'Slack webhook answered 404',
+    },
   ];
   const playbookTaskRows = playbookTasks.map((k, i) => {
     const e = executions[k.execution - 1]!;
     const at = utc(e.day) + 4 * HOUR_MS + shift + (i % 2) * 60_000;
     return [
-      str(id(KIND.playbookTask, i + 1)), str(d.id), str(d.cloudAccounts.aws), str(id(KIND.autoPlaybook, 1)), str(id(KIND.playbookExecution, k.execution)),
-      str(demoId(GLOBAL_PREFIX, KIND.playbookAction, k.action)), str(k.name), str(k.action === 1 ? 'kubernetes' : 'notification'), str('action'),
-      str(k.status), json({ order: (i % 2) + 1 }), json({ workload: payments.w.name }), json({ namespace: payments.w.namespace, name: payments.w.name }),
-      str(k.result), str(k.error), str(null), ts(at), ts(at), ts(at + 30_000),
+      str(id(KIND.playbookTask, i + 1)),
+      str(d.id),
+      str(d.cloudAccounts.aws),
+      str(id(KIND.autoPlaybook, 1)),
+      str(id(KIND.playbookExecution, k.execution)),
+      str(demoId(GLOBAL_PREFIX, KIND.playbookAction, k.action)),
+      str(k.name),
+      str(k.action === 1 ? 'kubernetes' : 'notification'),
+      str('action'),
+      str(k.status),
+      json({ order: (i % 2) + 1 }),
+      json({ workload: payments.w.name }),
+      json({ namespace: payments.w.namespace, name: payments.w.name }),
+      str(k.result),
+      str(k.error),
+      str(null),
+      ts(at),
+      ts(at),
+      ts(at + 30_000),
     ];
   });
   return [
-    insert('auto_pilot_task', [
-      'id', 'tenant_id', 'account_id', 'auto_pilot_id', 'recommendation_id', 'task_id', 'name', 'command', 'status', 'attributes', 'meta',
-      'resource_filter', 'error', 'reason', 'scheduled_time', 'created_at', 'updated_at',
-    ], taskRows),
-    insert('auto_optimize_resource_map', ['id', 'tenant_id', 'account_id', 'auto_optimize_id', 'auto_optimize_type', 'resource_identifier'], mapRows),
+    insert(
+      'auto_pilot_task',
+      [
+        'id',
+        'tenant_id',
+        'account_id',
+        'auto_pilot_id',
+        'recommendation_id',
+        'task_id',
+        'name',
+        'command',
+        'status',
+        'attributes',
+        'meta',
+        'resource_filter',
+        'error',
+        'reason',
+        'scheduled_time',
+        'created_at',
+        'updated_at',
+      ],
+      taskRows,
+    ),
+    insert(
+      'auto_optimize_resource_map',
+      ['id', 'tenant_id', 'account_id', 'auto_optimize_id', 'auto_optimize_type', 'resource_identifier'],
+      mapRows,
+    ),
     insert('auto_pilot_reviewers', ['id', 'tenant_id', 'account_id', 'policy_id', 'user_id', 'created_at'], reviewers),
     insert('auto_pilot_reviewee', ['id', 'tenant_id', 'account_id', 'policy_id', 'user_id', 'created_at'], reviewees),
-    insert('auto_pilot_approvals', [
-      'id', 'tenant_id', 'account_id', 'policy_id', 'autopilot_id', 'auto_pilot_type', 'reviewer_id', 'reviewer_comments', 'status', 'attributes',
-      'created_at', 'updated_at',
-    ], approvalRows),
-    insert('auto_playbook', [
-      'id', 'tenant_id', 'account_id', 'name', 'status', 'execution_status', 'trigger', 'resource_filter', 'tasks', 'attributes', 'notification',
-      'start_at', 'end_at', 'last_executed_time', 'last_schedule_time', 'created_at', 'created_by', 'update_at', 'updated_by',
-    ], playbookRows),
-    insert('auto_playbook_executions', [
-      'id', 'tenant_id', 'account_id', 'auto_playbook_id', 'status', 'attribute', 'meta', 'scheduled_at', 'skipped_by', 'created_at', 'updated_at',
-    ], executionRows),
-    insert('auto_playbook_task', [
-      'id', 'tenant_id', 'account_id', 'auto_playbook_id', 'execution_id', 'action_id', 'name', 'action_type', 'task_type', 'status', 'attributes',
-      'meta_data', 'resource', 'result', 'error', 'reason', 'scheduled_time', 'created_at', 'updated_at',
-    ], playbookTaskRows),
+    insert(
+      'auto_pilot_approvals',
+      [
+        'id',
+        'tenant_id',
+        'account_id',
+        'policy_id',
+        'autopilot_id',
+        'auto_pilot_type',
+        'reviewer_id',
+        'reviewer_comments',
+        'status',
+        'attributes',
+        'created_at',
+        'updated_at',
+      ],
+      approvalRows,
+    ),
+    insert(
+      'auto_playbook',
+      [
+        'id',
+        'tenant_id',
+        'account_id',
+        'name',
+        'status',
+        'execution_status',
+        'trigger',
+        'resource_filter',
+        'tasks',
+        'attributes',
+        'notification',
+        'start_at',
+        'end_at',
+        'last_executed_time',
+        'last_schedule_time',
+        'created_at',
+        'created_by',
+        'update_at',
+        'updated_by',
+      ],
+      playbookRows,
+    ),
+    insert(
+      'auto_playbook_executions',
+      [
+        'id',
+        'tenant_id',
+        'account_id',
+        'auto_playbook_id',
+        'status',
+        'attribute',
+        'meta',
+        'scheduled_at',
+        'skipped_by',
+        'created_at',
+        'updated_at',
+      ],
+      executionRows,
+    ),
+    insert(
+      'auto_playbook_task',
+      [
+        'id',
+        'tenant_id',
+        'account_id',
+        'auto_playbook_id',
+        'execution_id',
+        'action_id',
+        'name',
+        'action_type',
+        'task_type',
+        'status',
+        'attributes',
+        'meta_data',
+        'resource',
+        'result',
+        'error',
+        'reason',
+        'scheduled_time',
+        'created_at',
+        'updated_at',
+      ],
+      playbookTaskRows,
+    ),
   ].join('\n');
 }
 
@@ -1658,27 +3773,64 @@ function agentSection(t: TenantSpec): string {
     const connected = i === 0 || t.key === 'acme';
     const seen = utc('2026-02-28') + (connected ? 23 : 2) * HOUR_MS;
     return [
-      str(id(KIND.agent, i + 1)), str(d.id), str(d.cloudAccounts[key]), str('kubernetes'), str(connected ? 'connected' : 'disconnected'),
-      str(connected ? null : 'No heartbeat for 21 hours'), str('2.14.1'), str(key === 'aws' ? 'eks' : 'gke'), str('1.29'),
-      str(`agk_${t.key}_${key}`), str(null), str(null), json({ cluster: account.cluster, heartbeat: connected ? 'ok' : 'missed' }),
-      ts(seen), ts(seen), ts(utc(account.createdAt) + 12 * DAY_MS), ts(seen),
+      str(id(KIND.agent, i + 1)),
+      str(d.id),
+      str(d.cloudAccounts[key]),
+      str('kubernetes'),
+      str(connected ? 'connected' : 'disconnected'),
+      str(connected ? null : 'No heartbeat for 21 hours'),
+      str('2.14.1'),
+      str(key === 'aws' ? 'eks' : 'gke'),
+      str('1.29'),
+      str(`agk_${t.key}_${key}`),
+      str(null),
+      str(null),
+      json({ cluster: account.cluster, heartbeat: connected ? 'ok' : 'missed' }),
+      ts(seen),
+      ts(seen),
+      ts(utc(account.createdAt) + 12 * DAY_MS),
+      ts(seen),
     ];
   });
   const workloads = demoWorkloads(t);
   const agentTasks = [
-    { agent: 1, action: 'restart_pod', workload: 'payments-worker', status: 'completed', source: 'auto_playbook', day: '2026-02-18' },
+    {
+      agent: 1,
+      action: 'restart_pod',
+      workload: 'payments-worker',
+      status: 'completed',
+      source: 'auto_playbook',
+      day: '2026-02-18',
+    },
     { agent: 1, action: 'collect_logs', workload: 'api-server', status: 'completed', source: 'ai', day: '2026-02-22' },
-    { agent: 2, action: 'scale_workload', workload: 'ml-inference', status: 'pending', source: 'auto_pilot', day: '2026-02-27' },
+    {
+      agent: 2,
+      action: 'scale_workload',
+      workload: 'ml-inference',
+      status: 'pending',
+      source: 'auto_pilot',
+      day: '2026-02-27',
+    },
   ];
   const taskRows = agentTasks.map((k, i) => {
     const key = keys[k.agent - 1]!;
     const wl = workloads.find((w) => w.account === key && w.w.name === k.workload)!;
     const at = utc(k.day) + 4 * HOUR_MS;
     return [
-      str(id(KIND.agentTask, i + 1)), str(d.id), str(d.cloudAccounts[key]), str(id(KIND.agent, k.agent)), str(k.action),
-      json({ namespace: wl.w.namespace, workload: wl.w.name }), json(k.status === 'completed' ? { ok: true } : null), str(wl.resourceId),
-      str(k.source), str(k.source === 'auto_playbook' ? id(KIND.playbookExecution, 1) : null), str(k.status),
-      str(new Date(at).toISOString()), str(admin), str(new Date(at + (k.status === 'completed' ? 90_000 : 0)).toISOString()),
+      str(id(KIND.agentTask, i + 1)),
+      str(d.id),
+      str(d.cloudAccounts[key]),
+      str(id(KIND.agent, k.agent)),
+      str(k.action),
+      json({ namespace: wl.w.namespace, workload: wl.w.name }),
+      json(k.status === 'completed' ? { ok: true } : null),
+      str(wl.resourceId),
+      str(k.source),
+      str(k.source === 'auto_playbook' ? id(KIND.playbookExecution, 1) : null),
+      str(k.status),
+      str(new Date(at).toISOString()),
+      str(admin),
+      str(new Date(at + (k.status === 'completed' ? 90_000 : 0)).toISOString()),
     ];
   });
   const calls = [
@@ -1689,37 +3841,131 @@ function agentSection(t: TenantSpec): string {
   const auditRows = calls.map((c, i) => {
     const at = utc('2026-02-28') + (2 + i) * HOUR_MS;
     return [
-      str(id(KIND.agentAuditLog, i + 1)), str(d.id), str(d.cloudAccounts[keys[c.agent - 1]!]), str(id(KIND.agent, c.agent)),
-      str(`10.${t.key === 'acme' ? 0 : 1}.${c.agent}.${10 + i}`), str(c.method), str(c.url), num(c.status), num(c.ms),
-      json({ 'user-agent': 'platform-agent/2.14.1' }), str(new Date(at).toISOString()), ts(at),
+      str(id(KIND.agentAuditLog, i + 1)),
+      str(d.id),
+      str(d.cloudAccounts[keys[c.agent - 1]!]),
+      str(id(KIND.agent, c.agent)),
+      str(`10.${t.key === 'acme' ? 0 : 1}.${c.agent}.${10 + i}`),
+      str(c.method),
+      str(c.url),
+      num(c.status),
+      num(c.ms),
+      json({ 'user-agent': 'platform-agent/2.14.1' }),
+      str(new Date(at).toISOString()),
+      ts(at),
     ];
   });
   const playbooks = [
-    { key: 'aws' as const, alert: 'KubePodCrashLooping', source: 'user', processor: 'pod_events', trigger: { on: 'prometheus_alert' }, action: { action: 'logs_enricher' } },
-    { key: 'gcp' as const, alert: 'KubeDeploymentReplicasMismatch', source: 'agent', processor: 'deployment_status', trigger: { on: 'prometheus_alert' }, action: { action: 'deployment_events_enricher' } },
+    {
+      key: 'aws' as const,
+      alert: 'KubePodCrashLooping',
+      source: 'user',
+      processor: 'pod_events',
+      trigger: { on: 'prometheus_alert' },
+      action: { action: 'logs_enricher' },
+    },
+    {
+      key: 'gcp' as const,
+      alert: 'KubeDeploymentReplicasMismatch',
+      source: 'agent',
+      processor: 'deployment_status',
+      trigger: { on: 'prometheus_alert' },
+      action: { action: 'deployment_events_enricher' },
+    },
   ];
   const playbookRows = playbooks.map((p, i) => {
     const at = utc('2026-01-20') + i * DAY_MS + 10 * HOUR_MS;
     return [
-      str(id(KIND.agentPlaybook, i + 1)), str(d.id), str(d.cloudAccounts[p.key]), str(p.alert), str(p.source), str(p.processor),
-      json(p.trigger), json(p.action), str(new Date(at).toISOString()), str(new Date(at).toISOString()),
+      str(id(KIND.agentPlaybook, i + 1)),
+      str(d.id),
+      str(d.cloudAccounts[p.key]),
+      str(p.alert),
+      str(p.source),
+      str(p.processor),
+      json(p.trigger),
+      json(p.action),
+      str(new Date(at).toISOString()),
+      str(new Date(at).toISOString()),
     ];
   });
   return [
-    insert('agent', [
-      'id', 'tenant', 'cloud_account_id', 'type', 'status', 'status_message', 'version', 'k8s_provider', 'k8s_version', 'access_key', 'access_secret',
-      'access_secret_v2', 'connection_status', 'last_connected_at', 'last_synced_at', 'created_at', 'updated_at',
-    ], agents),
-    insert('agent_task', [
-      'id', 'tenant', 'cloud_account_id', 'agent_id', 'action', 'payload', 'response', 'resoruce_id', 'source', 'source_id', 'status',
-      'created_at', 'created_by', 'updated_at',
-    ], taskRows),
-    insert('agent_audit_log', [
-      'id', 'tenant_id', 'cloud_account_id', 'agent_id', 'client_ip', 'method', 'url', 'status_code', 'time_taken', 'headers', 'created_at', 'updated_at',
-    ], auditRows),
-    insert('agent_playbook', [
-      'id', 'tenant_id', 'cloud_account_id', 'alert_name', 'source', 'processor', 'trigger_params', 'action_params', 'created_at', 'updated_at',
-    ], playbookRows),
+    insert(
+      'agent',
+      [
+        'id',
+        'tenant',
+        'cloud_account_id',
+        'type',
+        'status',
+        'status_message',
+        'version',
+        'k8s_provider',
+        'k8s_version',
+        'access_key',
+        'access_secret',
+        'access_secret_v2',
+        'connection_status',
+        'last_connected_at',
+        'last_synced_at',
+        'created_at',
+        'updated_at',
+      ],
+      agents,
+    ),
+    insert(
+      'agent_task',
+      [
+        'id',
+        'tenant',
+        'cloud_account_id',
+        'agent_id',
+        'action',
+        'payload',
+        'response',
+        'resoruce_id',
+        'source',
+        'source_id',
+        'status',
+        'created_at',
+        'created_by',
+        'updated_at',
+      ],
+      taskRows,
+    ),
+    insert(
+      'agent_audit_log',
+      [
+        'id',
+        'tenant_id',
+        'cloud_account_id',
+        'agent_id',
+        'client_ip',
+        'method',
+        'url',
+        'status_code',
+        'time_taken',
+        'headers',
+        'created_at',
+        'updated_at',
+      ],
+      auditRows,
+    ),
+    insert(
+      'agent_playbook',
+      [
+        'id',
+        'tenant_id',
+        'cloud_account_id',
+        'alert_name',
+        'source',
+        'processor',
+        'trigger_params',
+        'action_params',
+        'created_at',
+        'updated_at',
+      ],
+      playbookRows,
+    ),
   ].join('\n');
 }
 
@@ -1730,37 +3976,127 @@ function knowledgeGraphSection(t: TenantSpec): string {
   const at = utc('2026-02-28') + 4 * HOUR_MS;
   const production = WORKLOADS.aws.filter((w) => w.namespace === 'production').slice(0, 2);
   const nodes = [
-    { key: `cluster:${account.cluster}`, type: 'Cluster', level: 'cluster', labels: { cluster: account.cluster } as Record<string, string | null> },
-    { key: `namespace:${account.cluster}/production`, type: 'Namespace', level: 'namespace', labels: { cluster: account.cluster, namespace: 'production' } },
-    ...production.map((w) => ({ key: `workload:${account.cluster}/production/${w.name}`, type: w.type, level: 'workload', labels: { cluster: account.cluster, namespace: 'production', app: w.name } })),
+    {
+      key: `cluster:${account.cluster}`,
+      type: 'Cluster',
+      level: 'cluster',
+      labels: { cluster: account.cluster } as Record<string, string | null>,
+    },
+    {
+      key: `namespace:${account.cluster}/production`,
+      type: 'Namespace',
+      level: 'namespace',
+      labels: { cluster: account.cluster, namespace: 'production' },
+    },
+    ...production.map((w) => ({
+      key: `workload:${account.cluster}/production/${w.name}`,
+      type: w.type,
+      level: 'workload',
+      labels: { cluster: account.cluster, namespace: 'production', app: w.name },
+    })),
   ];
   const nodeRows = nodes.map((n, i) => [
-    str(id(KIND.kgNode, i + 1)), str(d.id), str(d.cloudAccounts.aws), str(n.key), str(n.type), str(n.level), json(n.labels),
-    json({ name: n.key.split('/').pop()!.replace(/^[a-z]+:/, '') }), json({ kind: n.type }), bool(true), num(42), ts(at - 30 * DAY_MS), ts(at),
+    str(id(KIND.kgNode, i + 1)),
+    str(d.id),
+    str(d.cloudAccounts.aws),
+    str(n.key),
+    str(n.type),
+    str(n.level),
+    json(n.labels),
+    json({
+      name: n.key
+        .split('/')
+        .pop()!
+        .replace(/^[a-z]+:/, ''),
+    }),
+    json({ kind: n.type }),
+    bool(true),
+    num(42),
+    ts(at - 30 * DAY_MS),
+    ts(at),
   ]);
-  const edges = [[1, 2, 'CONTAINS'], [2, 3, 'CONTAINS'], [2, 4, 'CONTAINS'], [3, 4, 'CALLS']] as const;
+  const edges = [
+    [1, 2, 'CONTAINS'],
+    [2, 3, 'CONTAINS'],
+    [2, 4, 'CONTAINS'],
+    [3, 4, 'CALLS'],
+  ] as const;
   const edgeRows = edges.map(([from, to, type], i) => [
-    str(id(KIND.kgEdge, i + 1)), str(d.id), str(d.cloudAccounts.aws), str(id(KIND.kgNode, from)), str(id(KIND.kgNode, to)), str(type),
-    str(nodes[to - 1]!.level), json(type === 'CALLS' ? { protocol: 'http', port: 8080 } : {}), ts(at - 30 * DAY_MS), ts(at),
+    str(id(KIND.kgEdge, i + 1)),
+    str(d.id),
+    str(d.cloudAccounts.aws),
+    str(id(KIND.kgNode, from)),
+    str(id(KIND.kgNode, to)),
+    str(type),
+    str(nodes[to - 1]!.level),
+    json(type === 'CALLS' ? { protocol: 'http', port: 8080 } : {}),
+    ts(at - 30 * DAY_MS),
+    ts(at),
   ]);
   const metadata = [
     { key: 'namespace', type: 'label', value: [...new Set(WORKLOADS.aws.map((w) => w.namespace))].sort() },
     { key: 'node_type', type: 'attribute', value: [...new Set(nodes.map((n) => n.type))].sort() },
   ];
   const metadataRows = metadata.map((m, i) => [
-    str(id(KIND.kgMetadata, i + 1)), str(d.id), str(d.cloudAccounts.aws), str(m.key), str(m.type), json(m.value), json({ source: 'knowledge_graph_sync' }), ts(at),
+    str(id(KIND.kgMetadata, i + 1)),
+    str(d.id),
+    str(d.cloudAccounts.aws),
+    str(m.key),
+    str(m.type),
+    json(m.value),
+    json({ source: 'knowledge_graph_sync' }),
+    ts(at),
   ]);
   return [
-    insert('knowledge_graph_node', [
-      'id', 'tenant_id', 'cloud_account_id', 'unique_key', 'node_type', 'level', 'labels', 'properties', 'query_attributes', 'is_active',
-      'last_sync_version', 'created_at', 'updated_at',
-    ], nodeRows),
-    insert('knowledge_graph_edge', [
-      'id', 'tenant_id', 'cloud_account_id', 'source_node_id', 'destination_node_id', 'relationship_type', 'level', 'properties', 'created_at', 'updated_at',
-    ], edgeRows),
-    insert('knowledge_graph_metadata', [
-      'id', 'tenant_id', 'cloud_account_id', 'attribute_key', 'attribute_type', 'attribute_value', 'additional_properties', 'last_sync_at',
-    ], metadataRows),
+    insert(
+      'knowledge_graph_node',
+      [
+        'id',
+        'tenant_id',
+        'cloud_account_id',
+        'unique_key',
+        'node_type',
+        'level',
+        'labels',
+        'properties',
+        'query_attributes',
+        'is_active',
+        'last_sync_version',
+        'created_at',
+        'updated_at',
+      ],
+      nodeRows,
+    ),
+    insert(
+      'knowledge_graph_edge',
+      [
+        'id',
+        'tenant_id',
+        'cloud_account_id',
+        'source_node_id',
+        'destination_node_id',
+        'relationship_type',
+        'level',
+        'properties',
+        'created_at',
+        'updated_at',
+      ],
+      edgeRows,
+    ),
+    insert(
+      'knowledge_graph_metadata',
+      [
+        'id',
+        'tenant_id',
+        'cloud_account_id',
+        'attribute_key',
+        'attribute_type',
+        'attribute_value',
+        'additional_properties',
+        'last_sync_at',
+      ],
+      metadataRows,
+    ),
   ].join('\n');
 }
 
@@ -1770,55 +4106,245 @@ function sharedCatalogueSection(): string {
   const at = ts(utc('2025-12-01'));
   const atz = str('2025-12-01T00:00:00Z');
   const prices = [
-    { provider: 'AWS', service: 'Amazon EC2', type: 'm5.xlarge', region: 'us-east-1', capacity: { vcpu: 4, memory_gib: 16 }, cost: 0.192, spot: { price: 0.071 } },
-    { provider: 'AWS', service: 'Amazon EC2', type: 'c5.xlarge', region: 'us-east-1', capacity: { vcpu: 4, memory_gib: 8 }, cost: 0.17, spot: { price: 0.064 } },
-    { provider: 'AWS', service: 'Amazon RDS', type: 'db.r6g.large', region: 'us-east-1', capacity: { vcpu: 2, memory_gib: 16 }, cost: 0.258, spot: null },
-    { provider: 'GCP', service: 'Compute Engine', type: 'n2-standard-4', region: 'us-central1', capacity: { vcpu: 4, memory_gib: 16 }, cost: 0.194, spot: { price: 0.047 } },
+    {
+      provider: 'AWS',
+      service: 'Amazon EC2',
+      type: 'm5.xlarge',
+      region: 'us-east-1',
+      capacity: { vcpu: 4, memory_gib: 16 },
+      cost: 0.192,
+      spot: { price: 0.071 },
+    },
+    {
+      provider: 'AWS',
+      service: 'Amazon EC2',
+      type: 'c5.xlarge',
+      region: 'us-east-1',
+      capacity: { vcpu: 4, memory_gib: 8 },
+      cost: 0.17,
+      spot: { price: 0.064 },
+    },
+    {
+      provider: 'AWS',
+      service: 'Amazon RDS',
+      type: 'db.r6g.large',
+      region: 'us-east-1',
+      capacity: { vcpu: 2, memory_gib: 16 },
+      cost: 0.258,
+      spot: null,
+    },
+    {
+      provider: 'GCP',
+      service: 'Compute Engine',
+      type: 'n2-standard-4',
+      region: 'us-central1',
+      capacity: { vcpu: 4, memory_gib: 16 },
+      cost: 0.194,
+      spot: { price: 0.047 },
+    },
   ];
   const priceRows = prices.map((p, i) => [
-    str(id(KIND.resourceDetail, i + 1)), str(p.provider), str(p.service), str(p.service === 'Amazon RDS' ? 'database' : 'compute'), str(p.type), str(p.region),
-    json(p.capacity), num(p.cost), str('Hrs'), str('OnDemand'), json(p.spot), str(p.service === 'Amazon RDS' ? 'Single-AZ' : 'NA'),
-    str(p.service === 'Amazon RDS' ? 'PostgreSQL' : 'NA'), str('Linux'), str(p.type.startsWith('db.r6g') ? 'arm64' : 'x86_64'), str('EBS only'),
-    str('Up to 10 Gigabit'), str('Shared'), num(0), bool(true), json({ family: p.type.split(/[.-]/)[0] }), atz, atz,
+    str(id(KIND.resourceDetail, i + 1)),
+    str(p.provider),
+    str(p.service),
+    str(p.service === 'Amazon RDS' ? 'database' : 'compute'),
+    str(p.type),
+    str(p.region),
+    json(p.capacity),
+    num(p.cost),
+    str('Hrs'),
+    str('OnDemand'),
+    json(p.spot),
+    str(p.service === 'Amazon RDS' ? 'Single-AZ' : 'NA'),
+    str(p.service === 'Amazon RDS' ? 'PostgreSQL' : 'NA'),
+    str('Linux'),
+    str(p.type.startsWith('db.r6g') ? 'arm64' : 'x86_64'),
+    str('EBS only'),
+    str('Up to 10 Gigabit'),
+    str('Shared'),
+    num(0),
+    bool(true),
+    json({ family: p.type.split(/[.-]/)[0] }),
+    atz,
+    atz,
   ]);
-  const attributes = [['category', 'Cost'], ['category', 'RightSizing'], ['trigger_type', 'event'], ['trigger_type', 'recommendation'], ['trigger_type', 'schedule']];
-  const attributeRows = attributes.map(([key, value], i) => [str(id(KIND.autopilotAttribute, i + 1)), str(key!), str(value!)]);
-  const actions = [
-    { name: 'restart_pod', source: 'kubernetes', category: 'remediation', description: 'Deletes a pod so that its controller starts a new one', config: { params: ['namespace', 'name'] } },
-    { name: 'collect_logs', source: 'kubernetes', category: 'diagnostics', description: 'Collects the last lines of a workload\'s logs', config: { params: ['namespace', 'name', 'lines'] } },
-    { name: 'notify_slack', source: 'slack', category: 'notification', description: 'Posts a message to a Slack channel', config: { params: ['channel', 'message'] } },
+  const attributes = [
+    ['category', 'Cost'],
+    ['category', 'RightSizing'],
+    ['trigger_type', 'event'],
+    ['trigger_type', 'recommendation'],
+    ['trigger_type', 'schedule'],
   ];
-  const actionRows = actions.map((a, i) => [str(id(KIND.playbookAction, i + 1)), str(a.name), str(a.source), str(a.category), str(a.description), json(a.config), at, at]);
+  const attributeRows = attributes.map(([key, value], i) => [
+    str(id(KIND.autopilotAttribute, i + 1)),
+    str(key!),
+    str(value!),
+  ]);
+  const actions = [
+    {
+      name: 'restart_pod',
+      source: 'kubernetes',
+      category: 'remediation',
+      description: 'Deletes a pod so that its controller starts a new one',
+      config: { params: ['namespace', 'name'] },
+    },
+    {
+      name: 'collect_logs',
+      source: 'kubernetes',
+      category: 'diagnostics',
+      description: "Collects the last lines of a workload's logs",
+      config: { params: ['namespace', 'name', 'lines'] },
+    },
+    {
+      name: 'notify_slack',
+      source: 'slack',
+      category: 'notification',
+      description: 'Posts a message to a Slack channel',
+      config: { params: ['channel', 'message'] },
+    },
+  ];
+  const actionRows = actions.map((a, i) => [
+    str(id(KIND.playbookAction, i + 1)),
+    str(a.name),
+    str(a.source),
+    str(a.category),
+    str(a.description),
+    json(a.config),
+    at,
+    at,
+  ]);
   const agentActions = [
     { name: 'logs_enricher', display: 'Attach pod logs', category: 'enricher', mode: 'sync', params: { lines: 200 } },
-    { name: 'deployment_events_enricher', display: 'Attach deployment events', category: 'enricher', mode: 'sync', params: {} },
-    { name: 'delete_pod', display: 'Delete pod', category: 'remediation', mode: 'async', params: { grace_period_seconds: 30 } },
+    {
+      name: 'deployment_events_enricher',
+      display: 'Attach deployment events',
+      category: 'enricher',
+      mode: 'sync',
+      params: {},
+    },
+    {
+      name: 'delete_pod',
+      display: 'Delete pod',
+      category: 'remediation',
+      mode: 'async',
+      params: { grace_period_seconds: 30 },
+    },
   ];
   const agentActionRows = agentActions.map((a) => [
-    str(a.name), str(a.display), str(a.name), str(a.category), str(`${a.display} to the alert`), str(a.mode), str('agent'), json(a.params),
+    str(a.name),
+    str(a.display),
+    str(a.name),
+    str(a.category),
+    str(`${a.display} to the alert`),
+    str(a.mode),
+    str('agent'),
+    json(a.params),
   ]);
-  const processors = [['deployment_status', 'Reads the status of the deployment the alert names'], ['pod_events', 'Reads the events of the pod the alert names']];
-  const triggers = [['on_prometheus_alert', { status: 'firing' }], ['on_pod_crash_loop', { restart_count: 3 }]] as const;
-  const kb = [
-    { rule: 'ec2_idle_instance', description: 'An EC2 instance has had almost no CPU or network use for 30 days.', diagnosis: 'Check CloudWatch CPUUtilization and NetworkIn/Out over 30 days.', impact: 'You pay for capacity nobody uses.', mitigation: 'Stop or terminate the instance; snapshot its volumes first if needed.' },
-    { rule: 'rds_rightsizing', description: 'An RDS instance is larger than its load needs.', diagnosis: 'Compare CPU, memory and connections with the instance class.', impact: 'Part of the database spend buys idle capacity.', mitigation: 'Move to the next smaller instance class in a maintenance window.' },
-    { rule: 's3_bucket_public_access', description: 'A bucket policy or ACL lets anyone read objects.', diagnosis: 'Review the bucket policy, ACLs and Block Public Access settings.', impact: 'Data can leak to the internet.', mitigation: 'Turn on Block Public Access and remove public grants.' },
-    { rule: 'cloudsql_public_ip', description: 'A Cloud SQL instance accepts connections from any address.', diagnosis: 'Look for 0.0.0.0/0 in the authorised networks.', impact: 'The database is exposed to brute-force attempts.', mitigation: 'Use private IP or restrict the authorised networks.' },
+  const processors = [
+    ['deployment_status', 'Reads the status of the deployment the alert names'],
+    ['pod_events', 'Reads the events of the pod the alert names'],
   ];
-  const kbRows = kb.map((k, i) => [str(id(KIND.knowledgeBase, i + 1)), str(k.rule), str(k.description), str(k.diagnosis), str(k.impact), str(k.mitigation), atz, atz]);
+  const triggers = [
+    ['on_prometheus_alert', { status: 'firing' }],
+    ['on_pod_crash_loop', { restart_count: 3 }],
+  ] as const;
+  const kb = [
+    {
+      rule: 'ec2_idle_instance',
+      description: 'An EC2 instance has had almost no CPU or network use for 30 days.',
+      diagnosis: 'Check CloudWatch CPUUtilization and NetworkIn/Out over 30 days.',
+      impact: 'You pay for capacity nobody uses.',
+      mitigation: 'Stop or terminate the instance; snapshot its volumes first if needed.',
+    },
+    {
+      rule: 'rds_rightsizing',
+      description: 'An RDS instance is larger than its load needs.',
+      diagnosis: 'Compare CPU, memory and connections with the instance class.',
+      impact: 'Part of the database spend buys idle capacity.',
+      mitigation: 'Move to the next smaller instance class in a maintenance window.',
+    },
+    {
+      rule: 's3_bucket_public_access',
+      description: 'A bucket policy or ACL lets anyone read objects.',
+      diagnosis: 'Review the bucket policy, ACLs and Block Public Access settings.',
+      impact: 'Data can leak to the internet.',
+      mitigation: 'Turn on Block Public Access and remove public grants.',
+    },
+    {
+      rule: 'cloudsql_public_ip',
+      description: 'A Cloud SQL instance accepts connections from any address.',
+      diagnosis: 'Look for 0.0.0.0/0 in the authorised networks.',
+      impact: 'The database is exposed to brute-force attempts.',
+      mitigation: 'Use private IP or restrict the authorised networks.',
+    },
+  ];
+  const kbRows = kb.map((k, i) => [
+    str(id(KIND.knowledgeBase, i + 1)),
+    str(k.rule),
+    str(k.description),
+    str(k.diagnosis),
+    str(k.impact),
+    str(k.mitigation),
+    atz,
+    atz,
+  ]);
   return [
     '-- Shared catalogues (no tenant)\n',
-    insert('cloud_resource_details', [
-      'id', 'cloud_provider', 'service_name', 'service_type', 'resource_type', 'resource_region', 'resource_capacity', 'resource_cost', 'price_unit',
-      'pricing_model', 'spot_pricing', 'deployment_option', 'database_engine', 'operating_system', 'architecture', 'storage_type',
-      'network_performance', 'tenancy', 'gpu_count', 'current_generation', 'attributes', 'created_at', 'updated_at',
-    ], priceRows),
+    insert(
+      'cloud_resource_details',
+      [
+        'id',
+        'cloud_provider',
+        'service_name',
+        'service_type',
+        'resource_type',
+        'resource_region',
+        'resource_capacity',
+        'resource_cost',
+        'price_unit',
+        'pricing_model',
+        'spot_pricing',
+        'deployment_option',
+        'database_engine',
+        'operating_system',
+        'architecture',
+        'storage_type',
+        'network_performance',
+        'tenancy',
+        'gpu_count',
+        'current_generation',
+        'attributes',
+        'created_at',
+        'updated_at',
+      ],
+      priceRows,
+    ),
     insert('autopilot_attributes', ['id', 'key', 'value'], attributeRows),
-    insert('auto_playbook_actions', ['id', 'name', '"Source"', 'category', 'description', 'config', 'created_at', 'updated_at'], actionRows),
-    insert('agent_playbook_action', ['name', 'display_name', 'action_name', 'category', 'description', 'execution_mode', 'source', 'params'], agentActionRows),
-    insert('agent_playbook_processor', ['name', 'value'], processors.map(([name, value]) => [str(name!), str(value!)])),
-    insert('agent_playbook_trigger', ['name', 'params'], triggers.map(([name, params]) => [str(name), json(params)])),
-    insert('knowledge_base', ['id', 'rule_name', 'description', 'diagnosis', 'impact', 'mitigation', 'created_at', 'updated_at'], kbRows),
+    insert(
+      'auto_playbook_actions',
+      ['id', 'name', '"Source"', 'category', 'description', 'config', 'created_at', 'updated_at'],
+      actionRows,
+    ),
+    insert(
+      'agent_playbook_action',
+      ['name', 'display_name', 'action_name', 'category', 'description', 'execution_mode', 'source', 'params'],
+      agentActionRows,
+    ),
+    insert(
+      'agent_playbook_processor',
+      ['name', 'value'],
+      processors.map(([name, value]) => [str(name!), str(value!)]),
+    ),
+    insert(
+      'agent_playbook_trigger',
+      ['name', 'params'],
+      triggers.map(([name, params]) => [str(name), json(params)]),
+    ),
+    insert(
+      'knowledge_base',
+      ['id', 'rule_name', 'description', 'diagnosis', 'impact', 'mitigation', 'created_at', 'updated_at'],
+      kbRows,
+    ),
   ].join('\n');
 }
 

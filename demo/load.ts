@@ -66,7 +66,10 @@ export class TerminalProgress extends QuietProgress {
   private done = 0;
   private t0 = 0;
 
-  constructor(private readonly out: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr, private readonly lineEveryMs = 5000) {
+  constructor(
+    private readonly out: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr,
+    private readonly lineEveryMs = 5000,
+  ) {
     super();
   }
 
@@ -160,7 +163,8 @@ export function copyLine(row: Row): string {
 }
 
 function checkWidth(table: GeneratedTable, row: Row): void {
-  if (row.length !== table.columns.length) throw new Error(`demo data: a ${table.name} row has ${row.length} values for ${table.columns.length} columns`);
+  if (row.length !== table.columns.length)
+    throw new Error(`demo data: a ${table.name} row has ${row.length} values for ${table.columns.length} columns`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -173,7 +177,12 @@ export interface BulkTarget {
    * Runs `fn` in one transaction: `tx` for small statements, `load` to write generated tables.
    * Commits when `fn` returns, rolls back when it throws.
    */
-  transaction<T>(fn: (tx: Queryable, load: (tables: readonly GeneratedTable[], progress: Progress) => Promise<TableReport[]>) => Promise<T>): Promise<T>;
+  transaction<T>(
+    fn: (
+      tx: Queryable,
+      load: (tables: readonly GeneratedTable[], progress: Progress) => Promise<TableReport[]>,
+    ) => Promise<T>,
+  ): Promise<T>;
 }
 
 /** Multi-row INSERT statements of at most `maxRows` rows or about `maxBytes` of SQL each. */
@@ -182,11 +191,18 @@ export function insertTarget(db: Database, opts: { maxRows?: number; maxBytes?: 
   const maxBytes = opts.maxBytes ?? 1 << 20;
   return {
     method: 'insert',
-    transaction: (fn) => db.transaction((tx) => fn(tx, (tables, progress) => insertTables(tx, tables, progress, maxRows, maxBytes))),
+    transaction: (fn) =>
+      db.transaction((tx) => fn(tx, (tables, progress) => insertTables(tx, tables, progress, maxRows, maxBytes))),
   };
 }
 
-async function insertTables(tx: Queryable, tables: readonly GeneratedTable[], progress: Progress, maxRows: number, maxBytes: number): Promise<TableReport[]> {
+async function insertTables(
+  tx: Queryable,
+  tables: readonly GeneratedTable[],
+  progress: Progress,
+  maxRows: number,
+  maxBytes: number,
+): Promise<TableReport[]> {
   const reports: TableReport[] = [];
   for (const table of tables) {
     if (table.count === 0) continue;
@@ -213,7 +229,8 @@ async function insertTables(tx: Queryable, tables: readonly GeneratedTable[], pr
       }
     }
     await flush();
-    if (total !== table.count) throw new Error(`demo data: ${table.name} got ${total} rows, the formula says ${table.count}`);
+    if (total !== table.count)
+      throw new Error(`demo data: ${table.name} got ${total} rows, the formula says ${table.count}`);
     reports.push(progress.end());
   }
   return reports;
@@ -229,17 +246,18 @@ export function copyTarget(sql: postgres.Sql, opts: { rowsPerCopy?: number; chun
   const chunkBytes = opts.chunkBytes ?? 256 * 1024;
   return {
     method: 'copy',
-    transaction: (fn) => sql.begin((tx) => {
-      const q: Queryable = {
-        async query(text, params = []) {
-          return (await tx.unsafe(text, params as string[])) as unknown as Record<string, unknown>[];
-        },
-        async exec(script) {
-          await tx.unsafe(script).simple();
-        },
-      };
-      return fn(q, (tables, progress) => copyTables(tx, tables, progress, rowsPerCopy, chunkBytes));
-    }) as Promise<never>,
+    transaction: (fn) =>
+      sql.begin((tx) => {
+        const q: Queryable = {
+          async query(text, params = []) {
+            return (await tx.unsafe(text, params as string[])) as unknown as Record<string, unknown>[];
+          },
+          async exec(script) {
+            await tx.unsafe(script).simple();
+          },
+        };
+        return fn(q, (tables, progress) => copyTables(tx, tables, progress, rowsPerCopy, chunkBytes));
+      }) as Promise<never>,
   };
 }
 
@@ -283,7 +301,13 @@ async function openCopy(tx: postgres.TransactionSql, table: GeneratedTable): Pro
   };
 }
 
-async function copyTables(tx: postgres.TransactionSql, tables: readonly GeneratedTable[], progress: Progress, rowsPerCopy: number, chunkBytes: number): Promise<TableReport[]> {
+async function copyTables(
+  tx: postgres.TransactionSql,
+  tables: readonly GeneratedTable[],
+  progress: Progress,
+  rowsPerCopy: number,
+  chunkBytes: number,
+): Promise<TableReport[]> {
   const reports: TableReport[] = [];
   const q: Queryable = { query: async () => [], exec: async (script) => void (await tx.unsafe(script).simple()) };
   for (const table of tables) {
@@ -328,7 +352,8 @@ async function copyTables(tx: postgres.TransactionSql, tables: readonly Generate
       await send();
       await (copy as CopyStatement).finish();
     }
-    if (total !== table.count) throw new Error(`demo data: ${table.name} got ${total} rows, the formula says ${table.count}`);
+    if (total !== table.count)
+      throw new Error(`demo data: ${table.name} got ${total} rows, the formula says ${table.count}`);
     reports.push(progress.end());
   }
   return reports;

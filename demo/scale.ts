@@ -92,7 +92,8 @@ export function accountsForScale(scale: number): number {
 
 /** What `scale` adds to a database that holds the generated accounts 1..`seededAccounts` already. */
 export function planScale(opts: ScaleOptions, seededAccounts = 0): ScalePlan {
-  if (!Number.isInteger(opts.tenants) || opts.tenants < 2) throw new Error(`tenants must be an integer of at least 2, got ${opts.tenants}`);
+  if (!Number.isInteger(opts.tenants) || opts.tenants < 2)
+    throw new Error(`tenants must be an integer of at least 2, got ${opts.tenants}`);
   const toAccount = Math.max(seededAccounts, accountsForScale(opts.scale));
   return { scale: opts.scale, tenants: seedTenants(opts.tenants), fromAccount: seededAccounts, toAccount };
 }
@@ -145,10 +146,6 @@ function between(rng: Rng, lo: number, hi: number): number {
   return lo + (hi - lo) * rng();
 }
 
-function intBetween(rng: Rng, lo: number, hi: number): number {
-  return lo + Math.floor(rng() * (hi - lo + 1));
-}
-
 function cents(x: number): number {
   return Math.round(x * 100) / 100;
 }
@@ -175,11 +172,20 @@ function tsz(ms: number): string {
   return `${ts(ms)}+00`;
 }
 
-
 /** Streams of random numbers, one per table, so that tables do not shift each other. */
 const STREAM = {
-  account: 1, resources: 2, spends: 3, recommendations: 4, k8s: 5, events: 6, anomalies: 7, autopilot: 8,
-  playbooks: 9, agents: 10, graph: 11, usage: 12,
+  account: 1,
+  resources: 2,
+  spends: 3,
+  recommendations: 4,
+  k8s: 5,
+  events: 6,
+  anomalies: 7,
+  autopilot: 8,
+  playbooks: 9,
+  agents: 10,
+  graph: 11,
+  usage: 12,
 } as const;
 
 /** The fixed set's playbook actions (shared catalogue): restart_pod, collect_logs, notify_slack. */
@@ -216,20 +222,63 @@ export interface SeedTenant {
 }
 
 const TENANT_NAMES = [
-  'Initech', 'Umbrella Health', 'Stark Logistics', 'Wayne Media', 'Hooli', 'Soylent Foods', 'Tyrell Systems',
-  'Cyberdyne Robotics', 'Wonka Retail', 'Vandelay Imports', 'Massive Dynamic', 'Oscorp Energy', 'Pied Piper',
-  'Gringotts Finance', 'Monarch Airlines', 'Duff Beverages', 'Aperture Labs', 'Black Mesa Research',
+  'Initech',
+  'Umbrella Health',
+  'Stark Logistics',
+  'Wayne Media',
+  'Hooli',
+  'Soylent Foods',
+  'Tyrell Systems',
+  'Cyberdyne Robotics',
+  'Wonka Retail',
+  'Vandelay Imports',
+  'Massive Dynamic',
+  'Oscorp Energy',
+  'Pied Piper',
+  'Gringotts Finance',
+  'Monarch Airlines',
+  'Duff Beverages',
+  'Aperture Labs',
+  'Black Mesa Research',
 ];
 
-const FIRST_NAMES = ['Ada', 'Bruno', 'Chen', 'Dana', 'Emil', 'Fatima', 'Goran', 'Hana', 'Ivan', 'Jade', 'Kofi', 'Lena', 'Mateo', 'Nora', 'Omar', 'Priya'];
+const FIRST_NAMES = [
+  'Ada',
+  'Bruno',
+  'Chen',
+  'Dana',
+  'Emil',
+  'Fatima',
+  'Goran',
+  'Hana',
+  'Ivan',
+  'Jade',
+  'Kofi',
+  'Lena',
+  'Mateo',
+  'Nora',
+  'Omar',
+  'Priya',
+];
 
 function seedTenants(count: number): SeedTenant[] {
   const out: SeedTenant[] = [];
-  const fixed = [['acme', DEMO.tenants.acme, '2025-03-10'], ['globex', DEMO.tenants.globex, '2025-04-22']] as const;
+  const fixed = [
+    ['acme', DEMO.tenants.acme, '2025-03-10'],
+    ['globex', DEMO.tenants.globex, '2025-04-22'],
+  ] as const;
   fixed.forEach(([slug, t, created], i) => {
     out.push({
-      n: i + 1, id: t.id, prefix: t.id.slice(0, 8), slug, name: t.name, seed: parseInt(t.id.slice(0, 8), 16),
-      admin: { ...t.users.admin }, viewer: { ...t.users.readonly }, generated: false, createdAt: Date.parse(`${created}T00:00:00Z`),
+      n: i + 1,
+      id: t.id,
+      prefix: t.id.slice(0, 8),
+      slug,
+      name: t.name,
+      seed: parseInt(t.id.slice(0, 8), 16),
+      admin: { ...t.users.admin },
+      viewer: { ...t.users.readonly },
+      generated: false,
+      createdAt: Date.parse(`${created}T00:00:00Z`),
     });
   });
   for (let n = 3; n <= count; n++) {
@@ -247,8 +296,15 @@ function seedTenants(count: number): SeedTenant[] {
       role,
     });
     out.push({
-      n, id: `${prefix}-${hex(KIND.tenant, 4)}-4000-9000-${hex(1, 12)}`, prefix, slug, name, seed: parseInt(prefix, 16),
-      admin: user(1, 'tenant_admin'), viewer: user(2, 'tenant_admin_readonly'), generated: true,
+      n,
+      id: `${prefix}-${hex(KIND.tenant, 4)}-4000-9000-${hex(1, 12)}`,
+      prefix,
+      slug,
+      name,
+      seed: parseInt(prefix, 16),
+      admin: user(1, 'tenant_admin'),
+      viewer: user(2, 'tenant_admin_readonly'),
+      generated: true,
       createdAt: Date.parse('2025-02-01T00:00:00Z') + Math.floor(rng() * 150) * DAY_MS,
     });
   }
@@ -259,7 +315,8 @@ function seedTenants(count: number): SeedTenant[] {
 // Accounts and resources
 
 type Provider = 'AWS' | 'GCP' | 'Azure';
-type ResourceClass = 'compute' | 'disk' | 'database' | 'storage' | 'serverless' | 'network' | 'cache' | 'data' | 'cluster';
+type ResourceClass =
+  'compute' | 'disk' | 'database' | 'storage' | 'serverless' | 'network' | 'cache' | 'data' | 'cluster';
 
 interface ResourceTemplate {
   cls: ResourceClass;
@@ -275,33 +332,141 @@ interface ResourceTemplate {
 
 const RESOURCE_TEMPLATES: Record<Provider, readonly ResourceTemplate[]> = {
   AWS: [
-    { cls: 'compute', type: 'ec2_instance', service: 'Amazon EC2', daily: [2.2, 42], weight: 10, sizes: ['t3.large', 'm5.xlarge', 'm5.2xlarge', 'c5.2xlarge', 'r6g.xlarge', 'm6i.4xlarge'], weekendDip: true },
-    { cls: 'disk', type: 'ebs_volume', service: 'Amazon EBS', daily: [0.4, 6], weight: 5, sizes: ['gp3 100 GiB', 'gp3 500 GiB', 'gp2 1 TiB', 'io2 200 GiB'] },
-    { cls: 'database', type: 'rds_instance', service: 'Amazon RDS', daily: [8, 65], weight: 3, sizes: ['db.t4g.large', 'db.r6g.large', 'db.r6g.xlarge', 'db.m6g.2xlarge'] },
+    {
+      cls: 'compute',
+      type: 'ec2_instance',
+      service: 'Amazon EC2',
+      daily: [2.2, 42],
+      weight: 10,
+      sizes: ['t3.large', 'm5.xlarge', 'm5.2xlarge', 'c5.2xlarge', 'r6g.xlarge', 'm6i.4xlarge'],
+      weekendDip: true,
+    },
+    {
+      cls: 'disk',
+      type: 'ebs_volume',
+      service: 'Amazon EBS',
+      daily: [0.4, 6],
+      weight: 5,
+      sizes: ['gp3 100 GiB', 'gp3 500 GiB', 'gp2 1 TiB', 'io2 200 GiB'],
+    },
+    {
+      cls: 'database',
+      type: 'rds_instance',
+      service: 'Amazon RDS',
+      daily: [8, 65],
+      weight: 3,
+      sizes: ['db.t4g.large', 'db.r6g.large', 'db.r6g.xlarge', 'db.m6g.2xlarge'],
+    },
     { cls: 'storage', type: 's3_bucket', service: 'Amazon S3', daily: [0.1, 14], weight: 4 },
-    { cls: 'serverless', type: 'lambda_function', service: 'AWS Lambda', daily: [0.02, 4], weight: 4, weekendDip: true },
+    {
+      cls: 'serverless',
+      type: 'lambda_function',
+      service: 'AWS Lambda',
+      daily: [0.02, 4],
+      weight: 4,
+      weekendDip: true,
+    },
     { cls: 'network', type: 'load_balancer', service: 'Elastic Load Balancing', daily: [0.6, 7], weight: 2 },
-    { cls: 'cache', type: 'elasticache_cluster', service: 'Amazon ElastiCache', daily: [3, 16], weight: 1, sizes: ['cache.t4g.medium', 'cache.r6g.large'] },
+    {
+      cls: 'cache',
+      type: 'elasticache_cluster',
+      service: 'Amazon ElastiCache',
+      daily: [3, 16],
+      weight: 1,
+      sizes: ['cache.t4g.medium', 'cache.r6g.large'],
+    },
     { cls: 'data', type: 'dynamodb_table', service: 'Amazon DynamoDB', daily: [0.3, 22], weight: 2 },
   ],
   GCP: [
-    { cls: 'compute', type: 'compute_instance', service: 'Compute Engine', daily: [1.8, 38], weight: 10, sizes: ['e2-standard-4', 'n2-standard-4', 'n2-standard-8', 'c3-standard-8', 'n2-highmem-4'], weekendDip: true },
-    { cls: 'disk', type: 'persistent_disk', service: 'Persistent Disk', daily: [0.3, 5], weight: 5, sizes: ['pd-balanced 200 GiB', 'pd-ssd 500 GiB', 'pd-standard 1 TiB'] },
-    { cls: 'database', type: 'sql_instance', service: 'Cloud SQL', daily: [6, 48], weight: 3, sizes: ['db-custom-2-8192', 'db-custom-4-16384', 'db-custom-8-32768'] },
+    {
+      cls: 'compute',
+      type: 'compute_instance',
+      service: 'Compute Engine',
+      daily: [1.8, 38],
+      weight: 10,
+      sizes: ['e2-standard-4', 'n2-standard-4', 'n2-standard-8', 'c3-standard-8', 'n2-highmem-4'],
+      weekendDip: true,
+    },
+    {
+      cls: 'disk',
+      type: 'persistent_disk',
+      service: 'Persistent Disk',
+      daily: [0.3, 5],
+      weight: 5,
+      sizes: ['pd-balanced 200 GiB', 'pd-ssd 500 GiB', 'pd-standard 1 TiB'],
+    },
+    {
+      cls: 'database',
+      type: 'sql_instance',
+      service: 'Cloud SQL',
+      daily: [6, 48],
+      weight: 3,
+      sizes: ['db-custom-2-8192', 'db-custom-4-16384', 'db-custom-8-32768'],
+    },
     { cls: 'storage', type: 'storage_bucket', service: 'Cloud Storage', daily: [0.1, 11], weight: 4 },
-    { cls: 'serverless', type: 'cloud_run_service', service: 'Cloud Run', daily: [0.05, 5], weight: 3, weekendDip: true },
+    {
+      cls: 'serverless',
+      type: 'cloud_run_service',
+      service: 'Cloud Run',
+      daily: [0.05, 5],
+      weight: 3,
+      weekendDip: true,
+    },
     { cls: 'network', type: 'load_balancer', service: 'Cloud Load Balancing', daily: [0.6, 5], weight: 2 },
-    { cls: 'cache', type: 'redis_instance', service: 'Memorystore', daily: [2, 12], weight: 1, sizes: ['basic 5 GiB', 'standard 10 GiB'] },
+    {
+      cls: 'cache',
+      type: 'redis_instance',
+      service: 'Memorystore',
+      daily: [2, 12],
+      weight: 1,
+      sizes: ['basic 5 GiB', 'standard 10 GiB'],
+    },
     { cls: 'data', type: 'bigquery_dataset', service: 'BigQuery', daily: [1, 45], weight: 3 },
   ],
   Azure: [
-    { cls: 'compute', type: 'virtual_machine', service: 'Virtual Machines', daily: [2, 36], weight: 10, sizes: ['Standard_B2ms', 'Standard_D4s_v5', 'Standard_D8s_v5', 'Standard_E4s_v5'], weekendDip: true },
-    { cls: 'disk', type: 'managed_disk', service: 'Managed Disks', daily: [0.3, 5], weight: 5, sizes: ['P10', 'P20', 'P30', 'E20'] },
-    { cls: 'database', type: 'sql_database', service: 'Azure SQL Database', daily: [5, 40], weight: 3, sizes: ['S3', 'P1', 'GP_Gen5_4'] },
+    {
+      cls: 'compute',
+      type: 'virtual_machine',
+      service: 'Virtual Machines',
+      daily: [2, 36],
+      weight: 10,
+      sizes: ['Standard_B2ms', 'Standard_D4s_v5', 'Standard_D8s_v5', 'Standard_E4s_v5'],
+      weekendDip: true,
+    },
+    {
+      cls: 'disk',
+      type: 'managed_disk',
+      service: 'Managed Disks',
+      daily: [0.3, 5],
+      weight: 5,
+      sizes: ['P10', 'P20', 'P30', 'E20'],
+    },
+    {
+      cls: 'database',
+      type: 'sql_database',
+      service: 'Azure SQL Database',
+      daily: [5, 40],
+      weight: 3,
+      sizes: ['S3', 'P1', 'GP_Gen5_4'],
+    },
     { cls: 'storage', type: 'storage_account', service: 'Storage Accounts', daily: [0.1, 9], weight: 4 },
-    { cls: 'serverless', type: 'function_app', service: 'Azure Functions', daily: [0.02, 3], weight: 3, weekendDip: true },
+    {
+      cls: 'serverless',
+      type: 'function_app',
+      service: 'Azure Functions',
+      daily: [0.02, 3],
+      weight: 3,
+      weekendDip: true,
+    },
     { cls: 'network', type: 'load_balancer', service: 'Load Balancer', daily: [0.5, 4], weight: 2 },
-    { cls: 'cache', type: 'redis_cache', service: 'Azure Cache for Redis', daily: [1.5, 11], weight: 1, sizes: ['C1', 'C2', 'P1'] },
+    {
+      cls: 'cache',
+      type: 'redis_cache',
+      service: 'Azure Cache for Redis',
+      daily: [1.5, 11],
+      weight: 1,
+      sizes: ['C1', 'C2', 'P1'],
+    },
     { cls: 'data', type: 'cosmosdb_account', service: 'Azure Cosmos DB', daily: [1, 30], weight: 2 },
   ],
 };
@@ -320,17 +485,61 @@ const REGIONS: Record<Provider, readonly string[]> = {
 
 /** Short provider-side names of each class, for resource names and rule names. */
 const SHORT: Record<Provider, Record<ResourceClass, string>> = {
-  AWS: { compute: 'ec2', disk: 'ebs', database: 'rds', storage: 's3', serverless: 'lambda', network: 'elb', cache: 'elasticache', data: 'dynamodb', cluster: 'eks' },
-  GCP: { compute: 'gce', disk: 'pd', database: 'cloudsql', storage: 'gcs', serverless: 'cloudrun', network: 'glb', cache: 'memorystore', data: 'bigquery', cluster: 'gke' },
-  Azure: { compute: 'vm', disk: 'disk', database: 'sqldb', storage: 'storage', serverless: 'functions', network: 'lb', cache: 'redis', data: 'cosmos', cluster: 'aks' },
+  AWS: {
+    compute: 'ec2',
+    disk: 'ebs',
+    database: 'rds',
+    storage: 's3',
+    serverless: 'lambda',
+    network: 'elb',
+    cache: 'elasticache',
+    data: 'dynamodb',
+    cluster: 'eks',
+  },
+  GCP: {
+    compute: 'gce',
+    disk: 'pd',
+    database: 'cloudsql',
+    storage: 'gcs',
+    serverless: 'cloudrun',
+    network: 'glb',
+    cache: 'memorystore',
+    data: 'bigquery',
+    cluster: 'gke',
+  },
+  Azure: {
+    compute: 'vm',
+    disk: 'disk',
+    database: 'sqldb',
+    storage: 'storage',
+    serverless: 'functions',
+    network: 'lb',
+    cache: 'redis',
+    data: 'cosmos',
+    cluster: 'aks',
+  },
 };
 
 /** A tenant's accounts cycle through these providers. */
 const PROVIDER_CYCLE: readonly Provider[] = ['AWS', 'GCP', 'AWS', 'Azure', 'AWS', 'GCP', 'AWS', 'Azure', 'GCP', 'AWS'];
 
 const APPS = [
-  'checkout', 'orders', 'payments', 'search', 'catalog', 'auth', 'billing', 'reporting', 'ingest', 'analytics',
-  'notifications', 'inventory', 'shipping', 'recommender', 'media', 'gateway',
+  'checkout',
+  'orders',
+  'payments',
+  'search',
+  'catalog',
+  'auth',
+  'billing',
+  'reporting',
+  'ingest',
+  'analytics',
+  'notifications',
+  'inventory',
+  'shipping',
+  'recommender',
+  'media',
+  'gateway',
 ];
 
 interface Account {
@@ -377,7 +586,11 @@ interface Resource {
 
 /** Availability zone `i` (0-2) of a region, as the provider names it. */
 function zoneName(provider: Provider, region: string, i: number): string {
-  return provider === 'Azure' ? `${region}-${i + 1}` : provider === 'GCP' ? `${region}-${'abc'[i]}` : `${region}${'abc'[i]}`;
+  return provider === 'Azure'
+    ? `${region}-${i + 1}`
+    : provider === 'GCP'
+      ? `${region}-${'abc'[i]}`
+      : `${region}${'abc'[i]}`;
 }
 
 function tenantOf(tenants: readonly SeedTenant[], g: number): { tenant: SeedTenant; k: number } {
@@ -414,26 +627,65 @@ function buildAccount(tenants: readonly SeedTenant[], g: number): Account {
   const provider = PROVIDER_CYCLE[(k - 1) % PROVIDER_CYCLE.length]!;
   const env = rng() < 0.45 ? 'prod' : 'non_prod';
   const envName = env === 'prod' ? 'prod' : pick(rng, ['dev', 'staging', 'sandbox', 'qa']);
-  const status = weighted(rng, [['active', 88], ['disabled', 6], ['inactive', 6]] as const);
-  const syncStatus = status === 'inactive' ? 'Error' : status === 'disabled' ? 'Completed' : weighted(rng, [['Completed', 80], ['Running', 10], ['Queued', 10]] as const);
+  const status = weighted(rng, [
+    ['active', 88],
+    ['disabled', 6],
+    ['inactive', 6],
+  ] as const);
+  const syncStatus =
+    status === 'inactive'
+      ? 'Error'
+      : status === 'disabled'
+        ? 'Completed'
+        : weighted(rng, [
+            ['Completed', 80],
+            ['Running', 10],
+            ['Queued', 10],
+          ] as const);
   const regions = REGIONS[provider];
   const first = Math.floor(rng() * regions.length);
   const extra = 1 + Math.floor(rng() * 2);
   const accountRegions = Array.from({ length: extra + 1 }, (_, i) => regions[(first + i * 2) % regions.length]!);
   const app = pick(rng, APPS);
-  const number = provider === 'AWS'
-    ? String(100_000_000_000 + Math.floor(rng() * 899_999_999_999))
-    : provider === 'GCP'
-      ? `${tenant.slug}-${app}-${hex(Math.floor(rng() * 0xffff), 4)}`
-      : `${hex(Math.floor(rng() * 0xffffffff), 8)}-${hex(Math.floor(rng() * 0xffff), 4)}-4${hex(Math.floor(rng() * 0xfff), 3)}-8${hex(Math.floor(rng() * 0xfff), 3)}-${hex(Math.floor(rng() * 0xffffff), 6)}${hex(Math.floor(rng() * 0xffffff), 6)}`;
+  const number =
+    provider === 'AWS'
+      ? String(100_000_000_000 + Math.floor(rng() * 899_999_999_999))
+      : provider === 'GCP'
+        ? `${tenant.slug}-${app}-${hex(Math.floor(rng() * 0xffff), 4)}`
+        : `${hex(Math.floor(rng() * 0xffffffff), 8)}-${hex(Math.floor(rng() * 0xffff), 4)}-4${hex(Math.floor(rng() * 0xfff), 3)}-8${hex(Math.floor(rng() * 0xfff), 3)}-${hex(Math.floor(rng() * 0xffffff), 6)}${hex(Math.floor(rng() * 0xffffff), 6)}`;
   const short = provider.toLowerCase();
-  const cluster = hasCluster(k) ? `${tenant.slug}-${envName}-${String(k).padStart(3, '0')}-${SHORT[provider].cluster}` : null;
-  const created = Math.max(tenant.createdAt + DAY_MS, FIRST_DAY - (30 + Math.floor(rng() * 180)) * DAY_MS) + 9 * HOUR_MS;
+  const cluster = hasCluster(k)
+    ? `${tenant.slug}-${envName}-${String(k).padStart(3, '0')}-${SHORT[provider].cluster}`
+    : null;
+  const created =
+    Math.max(tenant.createdAt + DAY_MS, FIRST_DAY - (30 + Math.floor(rng() * 180)) * DAY_MS) + 9 * HOUR_MS;
   const account: Account = {
-    g, k, tenant, id: gid(tenant, KIND.account, g, 0), provider,
-    name: `${tenant.slug}-${short}-${envName}-${String(k).padStart(3, '0')}`, number, env, envName, status, syncStatus,
-    syncMessage: syncStatus === 'Error' ? pick(rng, ['Access denied: the role cannot be assumed', 'Credentials expired; update the access key', 'Billing export not found']) : null,
-    region: accountRegions[0]!, regions: accountRegions, created, cluster, approvalType: approvalTypeOf(k), budget: 0, resources: [],
+    g,
+    k,
+    tenant,
+    id: gid(tenant, KIND.account, g, 0),
+    provider,
+    name: `${tenant.slug}-${short}-${envName}-${String(k).padStart(3, '0')}`,
+    number,
+    env,
+    envName,
+    status,
+    syncStatus,
+    syncMessage:
+      syncStatus === 'Error'
+        ? pick(rng, [
+            'Access denied: the role cannot be assumed',
+            'Credentials expired; update the access key',
+            'Billing export not found',
+          ])
+        : null,
+    region: accountRegions[0]!,
+    regions: accountRegions,
+    created,
+    cluster,
+    approvalType: approvalTypeOf(k),
+    budget: 0,
+    resources: [],
   };
   // Resources: the cluster first (when there is one), then a weighted mix of the provider's kinds.
   const rr = mulberry32(seedOf(tenant.seed, g, STREAM.resources));
@@ -445,14 +697,34 @@ function buildAccount(tenants: readonly SeedTenant[], g: number): Account {
     const tpl = j === 1 && cluster ? CLUSTER_TEMPLATE[provider] : weighted(rr, weights);
     const resourceApp = pick(rr, APPS);
     const region = rr() < 0.7 ? account.region : pick(rr, accountRegions);
-    const name = tpl.cls === 'cluster' ? cluster! : `${resourceApp}-${SHORT[provider][tpl.cls]}-${String(j).padStart(2, '0')}`;
-    const status = tpl.cls === 'cluster' ? 'Active' : weighted(rr, [['Active', 90], ['Inactive', 7], ['Unknown', 3]] as const);
-    const daily = between(rr, tpl.daily[0], tpl.daily[1]) * (tpl.cls === 'cluster' ? 1 : envFactor) * (status === 'Inactive' ? 0.04 : 1);
+    const name =
+      tpl.cls === 'cluster' ? cluster! : `${resourceApp}-${SHORT[provider][tpl.cls]}-${String(j).padStart(2, '0')}`;
+    const status =
+      tpl.cls === 'cluster'
+        ? 'Active'
+        : weighted(rr, [
+            ['Active', 90],
+            ['Inactive', 7],
+            ['Unknown', 3],
+          ] as const);
+    const daily =
+      between(rr, tpl.daily[0], tpl.daily[1]) *
+      (tpl.cls === 'cluster' ? 1 : envFactor) *
+      (status === 'Inactive' ? 0.04 : 1);
     const zone = zoneName(provider, region, Math.floor(rr() * 3));
     account.resources.push({
-      j, id: gid(tenant, KIND.resource, g, j), name, tpl, app: resourceApp, region, zone,
-      size: tpl.sizes ? pick(rr, tpl.sizes) : null, status, daily,
-      trend: between(rr, -0.0015, 0.004), firstSeen: created + Math.floor(rr() * 20) * DAY_MS + 10 * HOUR_MS,
+      j,
+      id: gid(tenant, KIND.resource, g, j),
+      name,
+      tpl,
+      app: resourceApp,
+      region,
+      zone,
+      size: tpl.sizes ? pick(rr, tpl.sizes) : null,
+      status,
+      daily,
+      trend: between(rr, -0.0015, 0.004),
+      firstSeen: created + Math.floor(rr() * 20) * DAY_MS + 10 * HOUR_MS,
     });
     monthly += daily * 30;
   }
@@ -484,24 +756,64 @@ const NAMESPACES = ['production', 'staging', 'data', 'monitoring', 'kube-system'
 
 const WORKLOADS: readonly WorkloadTemplate[] = [
   { name: 'api-server', namespace: 'production', kind: 'Deployment', replicas: 4, cpu: [0.5, 1], memMi: [512, 1024] },
-  { name: 'web-frontend', namespace: 'production', kind: 'Deployment', replicas: 3, cpu: [0.25, 0.5], memMi: [256, 512] },
-  { name: 'payments-worker', namespace: 'production', kind: 'Deployment', replicas: 2, cpu: [0.5, 2], memMi: [1024, 2048] },
+  {
+    name: 'web-frontend',
+    namespace: 'production',
+    kind: 'Deployment',
+    replicas: 3,
+    cpu: [0.25, 0.5],
+    memMi: [256, 512],
+  },
+  {
+    name: 'payments-worker',
+    namespace: 'production',
+    kind: 'Deployment',
+    replicas: 2,
+    cpu: [0.5, 2],
+    memMi: [1024, 2048],
+  },
   { name: 'checkout', namespace: 'production', kind: 'Deployment', replicas: 3, cpu: [0.25, 1], memMi: [512, 1024] },
   { name: 'postgres', namespace: 'production', kind: 'StatefulSet', replicas: 1, cpu: [1, 2], memMi: [2048, 4096] },
   { name: 'api-server', namespace: 'staging', kind: 'Deployment', replicas: 1, cpu: [0.25, 0.5], memMi: [256, 512] },
   { name: 'web-frontend', namespace: 'staging', kind: 'Deployment', replicas: 1, cpu: [0.1, 0.25], memMi: [128, 256] },
   { name: 'nightly-etl', namespace: 'data', kind: 'CronJob', replicas: 1, cpu: [1, 2], memMi: [2048, 4096] },
   { name: 'kafka', namespace: 'data', kind: 'StatefulSet', replicas: 3, cpu: [1, 2], memMi: [4096, 8192] },
-  { name: 'prometheus-server', namespace: 'monitoring', kind: 'StatefulSet', replicas: 1, cpu: [0.5, 1], memMi: [2048, 4096] },
+  {
+    name: 'prometheus-server',
+    namespace: 'monitoring',
+    kind: 'StatefulSet',
+    replicas: 1,
+    cpu: [0.5, 1],
+    memMi: [2048, 4096],
+  },
   { name: 'grafana', namespace: 'monitoring', kind: 'Deployment', replicas: 1, cpu: [0.1, 0.25], memMi: [256, 512] },
-  { name: 'fluent-bit', namespace: 'kube-system', kind: 'DaemonSet', replicas: SHAPE.cluster.nodes, cpu: [0.1, 0.2], memMi: [128, 256] },
+  {
+    name: 'fluent-bit',
+    namespace: 'kube-system',
+    kind: 'DaemonSet',
+    replicas: SHAPE.cluster.nodes,
+    cpu: [0.1, 0.2],
+    memMi: [128, 256],
+  },
 ];
 
 const NODE_FLAVORS: Record<Provider, readonly [string, number, number, number][]> = {
   // flavor, vCPU, memory MiB, daily cost
-  AWS: [['m5.2xlarge', 8, 32768, 9.22], ['m6i.4xlarge', 16, 65536, 18.43], ['c6i.2xlarge', 8, 16384, 8.16]],
-  GCP: [['n2-standard-8', 8, 32768, 9.33], ['e2-standard-16', 16, 65536, 12.86], ['c3-standard-8', 8, 32768, 10.02]],
-  Azure: [['Standard_D8s_v5', 8, 32768, 9.22], ['Standard_D16s_v5', 16, 65536, 18.43], ['Standard_F8s_v2', 8, 16384, 8.12]],
+  AWS: [
+    ['m5.2xlarge', 8, 32768, 9.22],
+    ['m6i.4xlarge', 16, 65536, 18.43],
+    ['c6i.2xlarge', 8, 16384, 8.16],
+  ],
+  GCP: [
+    ['n2-standard-8', 8, 32768, 9.33],
+    ['e2-standard-16', 16, 65536, 12.86],
+    ['c3-standard-8', 8, 32768, 10.02],
+  ],
+  Azure: [
+    ['Standard_D8s_v5', 8, 32768, 9.22],
+    ['Standard_D16s_v5', 16, 65536, 18.43],
+    ['Standard_F8s_v2', 8, 16384, 8.12],
+  ],
 };
 
 interface Workload {
@@ -530,10 +842,21 @@ function clusterWorkloads(a: Account): Workload[] {
   const rng = mulberry32(seedOf(a.tenant.seed, a.g, STREAM.k8s, 1));
   return WORKLOADS.map((tpl, i) => {
     const roll = rng();
-    const status: Workload['status'] = tpl.kind === 'CronJob' ? 'Succeeded' : roll < 0.12 ? 'Degraded' : roll < 0.16 ? 'Pending' : 'Running';
-    const ready = status === 'Running' ? tpl.replicas : status === 'Degraded' ? Math.max(0, tpl.replicas - 1 - Math.floor(rng() * 2)) : 0;
+    const status: Workload['status'] =
+      tpl.kind === 'CronJob' ? 'Succeeded' : roll < 0.12 ? 'Degraded' : roll < 0.16 ? 'Pending' : 'Running';
+    const ready =
+      status === 'Running'
+        ? tpl.replicas
+        : status === 'Degraded'
+          ? Math.max(0, tpl.replicas - 1 - Math.floor(rng() * 2))
+          : 0;
     return {
-      n: i + 1, id: gid(a.tenant, KIND.workload, a.g, i + 1), resourceId: gid(a.tenant, KIND.workloadResource, a.g, i + 1), tpl, ready, status,
+      n: i + 1,
+      id: gid(a.tenant, KIND.workload, a.g, i + 1),
+      resourceId: gid(a.tenant, KIND.workloadResource, a.g, i + 1),
+      tpl,
+      ready,
+      status,
       created: a.created + (10 + Math.floor(rng() * 90)) * DAY_MS + Math.floor(rng() * 86_400) * 1000,
     };
   });
@@ -555,40 +878,184 @@ interface Rule {
 
 const RULES: Record<ResourceClass, readonly Rule[]> = {
   compute: [
-    { rule: 'idle_instance', category: 'Cost', action: 'Delete', severity: 'High', title: 'Terminate idle instance', description: 'CPU below 2% and almost no network traffic for 30 days.', savings: 1 },
-    { rule: 'rightsizing', category: 'RightSizing', action: 'Modify', severity: 'Medium', title: 'Downsize over-provisioned instance', description: 'Peak CPU and memory stayed under 40% for 30 days.', savings: 0.45 },
-    { rule: 'previous_generation', category: 'InfraUpgrade', action: 'Modify', severity: 'Low', title: 'Move to the current instance generation', description: 'A newer generation gives the same capacity for less.', savings: 0.1 },
-    { rule: 'open_ssh_port', category: 'Security', action: 'Modify', severity: 'Critical', title: 'Close SSH to the internet', description: 'Port 22 is open to 0.0.0.0/0.', savings: 0 },
+    {
+      rule: 'idle_instance',
+      category: 'Cost',
+      action: 'Delete',
+      severity: 'High',
+      title: 'Terminate idle instance',
+      description: 'CPU below 2% and almost no network traffic for 30 days.',
+      savings: 1,
+    },
+    {
+      rule: 'rightsizing',
+      category: 'RightSizing',
+      action: 'Modify',
+      severity: 'Medium',
+      title: 'Downsize over-provisioned instance',
+      description: 'Peak CPU and memory stayed under 40% for 30 days.',
+      savings: 0.45,
+    },
+    {
+      rule: 'previous_generation',
+      category: 'InfraUpgrade',
+      action: 'Modify',
+      severity: 'Low',
+      title: 'Move to the current instance generation',
+      description: 'A newer generation gives the same capacity for less.',
+      savings: 0.1,
+    },
+    {
+      rule: 'open_ssh_port',
+      category: 'Security',
+      action: 'Modify',
+      severity: 'Critical',
+      title: 'Close SSH to the internet',
+      description: 'Port 22 is open to 0.0.0.0/0.',
+      savings: 0,
+    },
   ],
   disk: [
-    { rule: 'unattached_volume', category: 'Cost', action: 'Delete', severity: 'Low', title: 'Delete unattached volume', description: 'The volume has not been attached for 21 days.', savings: 1 },
-    { rule: 'volume_type_upgrade', category: 'Cost', action: 'Modify', severity: 'Low', title: 'Switch to a cheaper volume type', description: 'The same IOPS are available on a cheaper type.', savings: 0.2 },
+    {
+      rule: 'unattached_volume',
+      category: 'Cost',
+      action: 'Delete',
+      severity: 'Low',
+      title: 'Delete unattached volume',
+      description: 'The volume has not been attached for 21 days.',
+      savings: 1,
+    },
+    {
+      rule: 'volume_type_upgrade',
+      category: 'Cost',
+      action: 'Modify',
+      severity: 'Low',
+      title: 'Switch to a cheaper volume type',
+      description: 'The same IOPS are available on a cheaper type.',
+      savings: 0.2,
+    },
   ],
   database: [
-    { rule: 'rightsizing', category: 'RightSizing', action: 'Modify', severity: 'High', title: 'Downsize database instance', description: 'Average CPU 12% with ample free memory.', savings: 0.45 },
-    { rule: 'public_access', category: 'Security', action: 'Modify', severity: 'High', title: 'Remove public access from database', description: 'The instance accepts connections from any address.', savings: 0 },
-    { rule: 'reserved_capacity', category: 'Cost', action: 'Create', severity: 'Medium', title: 'Reserve database capacity', description: 'The instance has run steadily for 6 months.', savings: 0.3 },
-    { rule: 'backup_retention', category: 'Configuration', action: 'Modify', severity: 'Info', title: 'Keep backups for 7 days', description: 'Point-in-time restore keeps only 1 day.', savings: 0 },
+    {
+      rule: 'rightsizing',
+      category: 'RightSizing',
+      action: 'Modify',
+      severity: 'High',
+      title: 'Downsize database instance',
+      description: 'Average CPU 12% with ample free memory.',
+      savings: 0.45,
+    },
+    {
+      rule: 'public_access',
+      category: 'Security',
+      action: 'Modify',
+      severity: 'High',
+      title: 'Remove public access from database',
+      description: 'The instance accepts connections from any address.',
+      savings: 0,
+    },
+    {
+      rule: 'reserved_capacity',
+      category: 'Cost',
+      action: 'Create',
+      severity: 'Medium',
+      title: 'Reserve database capacity',
+      description: 'The instance has run steadily for 6 months.',
+      savings: 0.3,
+    },
+    {
+      rule: 'backup_retention',
+      category: 'Configuration',
+      action: 'Modify',
+      severity: 'Info',
+      title: 'Keep backups for 7 days',
+      description: 'Point-in-time restore keeps only 1 day.',
+      savings: 0,
+    },
   ],
   storage: [
-    { rule: 'bucket_public_access', category: 'Security', action: 'Modify', severity: 'Critical', title: 'Block public access to storage', description: 'The bucket policy allows public reads.', savings: 0 },
-    { rule: 'lifecycle_policy', category: 'Cost', action: 'Create', severity: 'Low', title: 'Add a lifecycle policy', description: 'Most objects have not been read for 90 days.', savings: 0.3 },
+    {
+      rule: 'bucket_public_access',
+      category: 'Security',
+      action: 'Modify',
+      severity: 'Critical',
+      title: 'Block public access to storage',
+      description: 'The bucket policy allows public reads.',
+      savings: 0,
+    },
+    {
+      rule: 'lifecycle_policy',
+      category: 'Cost',
+      action: 'Create',
+      severity: 'Low',
+      title: 'Add a lifecycle policy',
+      description: 'Most objects have not been read for 90 days.',
+      savings: 0.3,
+    },
   ],
   serverless: [
-    { rule: 'memory_rightsizing', category: 'RightSizing', action: 'Modify', severity: 'Low', title: 'Lower the function memory', description: 'Peak memory is a third of the configured size.', savings: 0.25 },
+    {
+      rule: 'memory_rightsizing',
+      category: 'RightSizing',
+      action: 'Modify',
+      severity: 'Low',
+      title: 'Lower the function memory',
+      description: 'Peak memory is a third of the configured size.',
+      savings: 0.25,
+    },
   ],
   network: [
-    { rule: 'idle_load_balancer', category: 'Cost', action: 'Delete', severity: 'Medium', title: 'Delete idle load balancer', description: 'No healthy targets and no requests for 14 days.', savings: 1 },
+    {
+      rule: 'idle_load_balancer',
+      category: 'Cost',
+      action: 'Delete',
+      severity: 'Medium',
+      title: 'Delete idle load balancer',
+      description: 'No healthy targets and no requests for 14 days.',
+      savings: 1,
+    },
   ],
   cache: [
-    { rule: 'reserved_nodes', category: 'Cost', action: 'Create', severity: 'Medium', title: 'Reserve cache nodes', description: 'The cache has run steadily for 6 months.', savings: 0.3 },
+    {
+      rule: 'reserved_nodes',
+      category: 'Cost',
+      action: 'Create',
+      severity: 'Medium',
+      title: 'Reserve cache nodes',
+      description: 'The cache has run steadily for 6 months.',
+      savings: 0.3,
+    },
   ],
   data: [
-    { rule: 'capacity_mode', category: 'Cost', action: 'Modify', severity: 'Medium', title: 'Change the capacity mode', description: 'Provisioned capacity is idle most of the day.', savings: 0.35 },
+    {
+      rule: 'capacity_mode',
+      category: 'Cost',
+      action: 'Modify',
+      severity: 'Medium',
+      title: 'Change the capacity mode',
+      description: 'Provisioned capacity is idle most of the day.',
+      savings: 0.35,
+    },
   ],
   cluster: [
-    { rule: 'version_upgrade', category: 'K8sVersionUpgrade', action: 'Modify', severity: 'Medium', title: 'Upgrade the Kubernetes control plane', description: 'Kubernetes 1.28 leaves standard support soon.', savings: 0 },
-    { rule: 'spot_node_pool', category: 'K8sSpotRecommendation', action: 'Create', severity: 'Low', title: 'Move batch workloads to spot nodes', description: 'Interruptible workloads run on on-demand nodes.', savings: 0.6 },
+    {
+      rule: 'version_upgrade',
+      category: 'K8sVersionUpgrade',
+      action: 'Modify',
+      severity: 'Medium',
+      title: 'Upgrade the Kubernetes control plane',
+      description: 'Kubernetes 1.28 leaves standard support soon.',
+      savings: 0,
+    },
+    {
+      rule: 'spot_node_pool',
+      category: 'K8sSpotRecommendation',
+      action: 'Create',
+      severity: 'Low',
+      title: 'Move batch workloads to spot nodes',
+      description: 'Interruptible workloads run on on-demand nodes.',
+      savings: 0.6,
+    },
   ],
 };
 
@@ -597,7 +1064,12 @@ function ruleName(provider: Provider, cls: ResourceClass, rule: string): string 
 }
 
 /** Rule names the fixed set's knowledge base already explains. */
-const FIXED_KB_RULES = new Set(['ec2_idle_instance', 'rds_rightsizing', 's3_bucket_public_access', 'cloudsql_public_ip']);
+const FIXED_KB_RULES = new Set([
+  'ec2_idle_instance',
+  'rds_rightsizing',
+  's3_bucket_public_access',
+  'cloudsql_public_ip',
+]);
 
 function knowledgeBaseRows(): Row[] {
   const rows: Row[] = [];
@@ -607,14 +1079,23 @@ function knowledgeBaseRows(): Row[] {
       for (const r of RULES[cls]) {
         const name = ruleName(provider, cls, r.rule);
         if (FIXED_KB_RULES.has(name)) continue;
-        const what = CLUSTER_TEMPLATE[provider].cls === cls ? CLUSTER_TEMPLATE[provider].service : RESOURCE_TEMPLATES[provider].find((t) => t.cls === cls)!.service;
+        const what =
+          CLUSTER_TEMPLATE[provider].cls === cls
+            ? CLUSTER_TEMPLATE[provider].service
+            : RESOURCE_TEMPLATES[provider].find((t) => t.cls === cls)!.service;
         rows.push([
-          `00000000-${hex(KIND.knowledgeBase, 4)}-4000-9000-${hex(rows.length + 1, 12)}`, name,
+          `00000000-${hex(KIND.knowledgeBase, 4)}-4000-9000-${hex(rows.length + 1, 12)}`,
+          name,
           `${what}: ${r.description}`,
           `Open the resource in the ${provider} console and check the last 30 days of metrics and configuration behind "${r.title.toLowerCase()}".`,
-          r.savings > 0 ? `About ${Math.round(r.savings * 100)}% of the resource's monthly cost can be saved.` : r.category === 'Security' ? 'The resource is exposed to attacks or data leaks.' : 'The resource runs with a risky or outdated configuration.',
+          r.savings > 0
+            ? `About ${Math.round(r.savings * 100)}% of the resource's monthly cost can be saved.`
+            : r.category === 'Security'
+              ? 'The resource is exposed to attacks or data leaks.'
+              : 'The resource runs with a risky or outdated configuration.',
           `${r.title} (${what}), in a maintenance window; apply it with an auto-pilot or a playbook once reviewed.`,
-          at, at,
+          at,
+          at,
         ]);
       }
     }
@@ -638,35 +1119,137 @@ interface EventTemplate {
 }
 
 const WORKLOAD_EVENTS: readonly EventTemplate[] = [
-  { title: 'Pod CrashLoopBackOff in {s}', severity: 'HIGH', source: 'kubernetes_api_server', findingType: 'issue', category: 'Availability' },
-  { title: 'Container OOMKilled in {s}', severity: 'MEDIUM', source: 'kubernetes_api_server', findingType: 'issue', category: 'Resources' },
-  { title: 'Replicas mismatch for {s}', severity: 'MEDIUM', source: 'prometheus', findingType: 'prometheus_alert', category: 'Availability' },
-  { title: 'Helm release upgrade failed for {s}', severity: 'HIGH', source: 'helm_release', findingType: 'helm_release', category: 'Deployment' },
-  { title: 'Error rate above 5% on {s}', severity: 'HIGH', source: 'slo', findingType: 'slo_breach', category: 'Reliability' },
-  { title: 'Rollout completed for {s}', severity: 'INFO', source: 'kubernetes_api_server', findingType: 'rollout', category: 'Deployment' },
-  { title: 'CPU throttling above 25% for {s}', severity: 'LOW', source: 'prometheus', findingType: 'prometheus_alert', category: 'Performance' },
-  { title: 'Debug trace captured for {s}', severity: 'DEBUG', source: 'manual', findingType: 'trace', category: 'Operations' },
+  {
+    title: 'Pod CrashLoopBackOff in {s}',
+    severity: 'HIGH',
+    source: 'kubernetes_api_server',
+    findingType: 'issue',
+    category: 'Availability',
+  },
+  {
+    title: 'Container OOMKilled in {s}',
+    severity: 'MEDIUM',
+    source: 'kubernetes_api_server',
+    findingType: 'issue',
+    category: 'Resources',
+  },
+  {
+    title: 'Replicas mismatch for {s}',
+    severity: 'MEDIUM',
+    source: 'prometheus',
+    findingType: 'prometheus_alert',
+    category: 'Availability',
+  },
+  {
+    title: 'Helm release upgrade failed for {s}',
+    severity: 'HIGH',
+    source: 'helm_release',
+    findingType: 'helm_release',
+    category: 'Deployment',
+  },
+  {
+    title: 'Error rate above 5% on {s}',
+    severity: 'HIGH',
+    source: 'slo',
+    findingType: 'slo_breach',
+    category: 'Reliability',
+  },
+  {
+    title: 'Rollout completed for {s}',
+    severity: 'INFO',
+    source: 'kubernetes_api_server',
+    findingType: 'rollout',
+    category: 'Deployment',
+  },
+  {
+    title: 'CPU throttling above 25% for {s}',
+    severity: 'LOW',
+    source: 'prometheus',
+    findingType: 'prometheus_alert',
+    category: 'Performance',
+  },
+  {
+    title: 'Debug trace captured for {s}',
+    severity: 'DEBUG',
+    source: 'manual',
+    findingType: 'trace',
+    category: 'Operations',
+  },
 ];
 
 const RESOURCE_EVENTS: Record<Provider, readonly EventTemplate[]> = {
   AWS: [
-    { title: 'High CPU usage on {s}', severity: 'HIGH', source: 'AWS_CloudWatch_Alarm', findingType: 'metric_alert', category: 'Performance' },
-    { title: 'Instance state changed for {s}', severity: 'INFO', source: 'AWS_EventBridge', findingType: 'state_change', category: 'Operations' },
-    { title: 'Security group opened on {s}', severity: 'MEDIUM', source: 'AWS_CloudTrail', findingType: 'audit', category: 'Security' },
+    {
+      title: 'High CPU usage on {s}',
+      severity: 'HIGH',
+      source: 'AWS_CloudWatch_Alarm',
+      findingType: 'metric_alert',
+      category: 'Performance',
+    },
+    {
+      title: 'Instance state changed for {s}',
+      severity: 'INFO',
+      source: 'AWS_EventBridge',
+      findingType: 'state_change',
+      category: 'Operations',
+    },
+    {
+      title: 'Security group opened on {s}',
+      severity: 'MEDIUM',
+      source: 'AWS_CloudTrail',
+      findingType: 'audit',
+      category: 'Security',
+    },
   ],
   GCP: [
-    { title: 'High CPU usage on {s}', severity: 'HIGH', source: 'prometheus', findingType: 'metric_alert', category: 'Performance' },
-    { title: 'Latency SLO at risk for {s}', severity: 'MEDIUM', source: 'slo', findingType: 'slo_breach', category: 'Reliability' },
+    {
+      title: 'High CPU usage on {s}',
+      severity: 'HIGH',
+      source: 'prometheus',
+      findingType: 'metric_alert',
+      category: 'Performance',
+    },
+    {
+      title: 'Latency SLO at risk for {s}',
+      severity: 'MEDIUM',
+      source: 'slo',
+      findingType: 'slo_breach',
+      category: 'Reliability',
+    },
   ],
   Azure: [
-    { title: 'High DTU consumption on {s}', severity: 'MEDIUM', source: 'Azure_Monitor_Alert', findingType: 'metric_alert', category: 'Performance' },
-    { title: 'Metric alert fired for {s}', severity: 'LOW', source: 'Azure_MetricAlert', findingType: 'metric_alert', category: 'Performance' },
+    {
+      title: 'High DTU consumption on {s}',
+      severity: 'MEDIUM',
+      source: 'Azure_Monitor_Alert',
+      findingType: 'metric_alert',
+      category: 'Performance',
+    },
+    {
+      title: 'Metric alert fired for {s}',
+      severity: 'LOW',
+      source: 'Azure_MetricAlert',
+      findingType: 'metric_alert',
+      category: 'Performance',
+    },
   ],
 };
 
 const COMMON_EVENTS: readonly EventTemplate[] = [
-  { title: 'Cost anomaly: {s} spend above forecast', severity: 'MEDIUM', source: 'anomaly', findingType: 'cost_anomaly', category: 'Cost' },
-  { title: 'Budget 80% threshold reached for {s}', severity: 'LOW', source: 'scheduler', findingType: 'budget_alert', category: 'Cost' },
+  {
+    title: 'Cost anomaly: {s} spend above forecast',
+    severity: 'MEDIUM',
+    source: 'anomaly',
+    findingType: 'cost_anomaly',
+    category: 'Cost',
+  },
+  {
+    title: 'Budget 80% threshold reached for {s}',
+    severity: 'LOW',
+    source: 'scheduler',
+    findingType: 'budget_alert',
+    category: 'Cost',
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -683,17 +1266,69 @@ interface AutoPilotTemplate {
 }
 
 const AUTO_PILOTS: readonly AutoPilotTemplate[] = [
-  { name: 'Stop idle non-production instances at night', description: 'Stops instances tagged env=dev outside working hours.', category: 'Schedule', trigger: 'schedule', schedule: '0 20 * * 1-5', command: 'stop_instances' },
-  { name: 'Apply rightsizing recommendations', description: 'Applies open RightSizing recommendations after review.', category: 'RightSizing', trigger: 'recommendation', schedule: null, command: 'resize_resource' },
-  { name: 'Delete unattached volumes', description: 'Deletes volumes unattached for 30 days, after a snapshot.', category: 'Cost', trigger: 'recommendation', schedule: null, command: 'delete_volume' },
-  { name: 'Block public storage access', description: 'Turns on public access blocks when a bucket becomes public.', category: 'Security', trigger: 'event', schedule: null, command: 'block_public_access' },
-  { name: 'Restart crash-looping pods', description: 'Restarts pods after a CrashLoopBackOff event, at most once an hour.', category: 'Remediation', trigger: 'event', schedule: null, command: 'kubectl rollout restart', clusterOnly: true },
-  { name: 'Scale down staging at weekends', description: 'Scales staging workloads to zero from Friday night to Monday morning.', category: 'Schedule', trigger: 'schedule', schedule: '0 22 * * 5', command: 'kubectl scale --replicas=0', clusterOnly: true },
+  {
+    name: 'Stop idle non-production instances at night',
+    description: 'Stops instances tagged env=dev outside working hours.',
+    category: 'Schedule',
+    trigger: 'schedule',
+    schedule: '0 20 * * 1-5',
+    command: 'stop_instances',
+  },
+  {
+    name: 'Apply rightsizing recommendations',
+    description: 'Applies open RightSizing recommendations after review.',
+    category: 'RightSizing',
+    trigger: 'recommendation',
+    schedule: null,
+    command: 'resize_resource',
+  },
+  {
+    name: 'Delete unattached volumes',
+    description: 'Deletes volumes unattached for 30 days, after a snapshot.',
+    category: 'Cost',
+    trigger: 'recommendation',
+    schedule: null,
+    command: 'delete_volume',
+  },
+  {
+    name: 'Block public storage access',
+    description: 'Turns on public access blocks when a bucket becomes public.',
+    category: 'Security',
+    trigger: 'event',
+    schedule: null,
+    command: 'block_public_access',
+  },
+  {
+    name: 'Restart crash-looping pods',
+    description: 'Restarts pods after a CrashLoopBackOff event, at most once an hour.',
+    category: 'Remediation',
+    trigger: 'event',
+    schedule: null,
+    command: 'kubectl rollout restart',
+    clusterOnly: true,
+  },
+  {
+    name: 'Scale down staging at weekends',
+    description: 'Scales staging workloads to zero from Friday night to Monday morning.',
+    category: 'Schedule',
+    trigger: 'schedule',
+    schedule: '0 22 * * 5',
+    command: 'kubectl scale --replicas=0',
+    clusterOnly: true,
+  },
 ];
 
 const PLAYBOOKS = [
-  { name: 'Restart pods after OOMKilled', trigger: { event: 'Container OOMKilled' }, actions: ['restart_pod', 'notify_slack'] as const },
-  { name: 'Collect diagnostics on degraded workloads', trigger: { event: 'Replicas mismatch' }, actions: ['collect_logs', 'notify_slack'] as const },
+  {
+    name: 'Restart pods after OOMKilled',
+    trigger: { event: 'Container OOMKilled' },
+    actions: ['restart_pod', 'notify_slack'] as const,
+  },
+  {
+    name: 'Collect diagnostics on degraded workloads',
+    trigger: { event: 'Replicas mismatch' },
+    actions: ['collect_logs', 'notify_slack'] as const,
+  },
 ] as const;
 
 // ---------------------------------------------------------------------------------------------
@@ -758,14 +1393,23 @@ export function generatedTables(plan: ScalePlan): GeneratedTable[] {
   const initial = plan.fromAccount === 0;
   const newTenants = initial ? plan.tenants.filter((t) => t.generated) : [];
   const once = (name: string, columns: readonly string[], rows: () => Row[]): GeneratedTable => ({
-    name, columns, count: counts[name]!,
+    name,
+    columns,
+    count: counts[name]!,
     *batches() {
       const r = rows();
       if (r.length) yield r;
     },
   });
-  const perAccount = (name: string, columns: readonly string[], fn: PerAccount, onlyClusters = false): GeneratedTable => ({
-    name, columns, count: counts[name]!,
+  const perAccount = (
+    name: string,
+    columns: readonly string[],
+    fn: PerAccount,
+    onlyClusters = false,
+  ): GeneratedTable => ({
+    name,
+    columns,
+    count: counts[name]!,
     *batches() {
       for (const a of accountsOf(plan)) {
         if (onlyClusters && !a.cluster) continue;
@@ -775,103 +1419,576 @@ export function generatedTables(plan: ScalePlan): GeneratedTable[] {
   });
   return [
     once('tenant', ['id', 'name', 'type', 'created_at', 'created_by', 'updated_at', 'updated_by'], () =>
-      newTenants.map((t) => [t.id, t.name, 'Demo', ts(t.createdAt), t.admin.id, ts(t.createdAt), t.admin.id])),
-    once('users', ['id', 'username', 'display_name', 'status', 'created_at', 'created_by', 'updated_at', 'updated_by'], () =>
-      newTenants.flatMap((t) => [t.admin, t.viewer].map((u, i) => [u.id, u.username, u.displayName, 'active', ts(t.createdAt + HOUR_MS + i * MINUTE_MS), t.admin.id, ts(t.createdAt + HOUR_MS + i * MINUTE_MS), t.admin.id]))),
-    once('user_roles', ['id', 'user_id', 'role', 'entity_type', 'entity_id', 'tenant_id', 'created_at', 'created_by', 'updated_at'], () =>
-      newTenants.flatMap((t) => [t.admin, t.viewer].map((u, i) => [gid(t, KIND.userRole, 0, i + 1), u.id, u.role, 'tenant', t.id, t.id, ts(t.createdAt + HOUR_MS), t.admin.id, ts(t.createdAt + HOUR_MS)]))),
-    once('tenant_users', ['id', 'tenant', '"user"', 'is_default', 'is_owner', 'created_at', 'created_by', 'updated_at', 'updated_by'], () =>
-      newTenants.flatMap((t) => [t.admin, t.viewer].map((u, i) => [gid(t, KIND.tenantUser, 0, i + 1), t.id, u.id, true, i === 0, ts(t.createdAt + HOUR_MS), t.admin.id, ts(t.createdAt + HOUR_MS), t.admin.id]))),
-    once('knowledge_base', ['id', 'rule_name', 'description', 'diagnosis', 'impact', 'mitigation', 'created_at', 'updated_at'], () => (initial ? knowledgeBaseRows() : [])),
-    perAccount('cloud_accounts', [
-      'id', 'tenant', 'account_name', 'account_number', 'account_type', 'account_env', 'account_purpose', 'cloud_provider', 'status', 'sync_status',
-      'sync_status_message', 'synced_at', 'budget', 'region', 'start_date', 'billing_source', 'data', 'etl_attempt', 'created_at', 'created_by',
-      'updated_at', 'updated_by',
-    ], accountRows),
-    perAccount('cloud_resourses', [
-      'id', 'tenant', 'account', 'cloud_provider', 'name', 'type', 'service_name', 'region', 'arn', 'external_resource_id', 'resourse_id',
-      'status', 'is_active', 'first_seen', 'last_seen', 'resourse_created_on', 'meta', 'tags', 'created_at', 'updated_at',
-    ], resourceRows),
-    perAccount('spends', ['id', 'tenant', 'cloud_account', 'cloud_resource_id', 'date', 'amount', 'unit', 'exclude_aggregate'], spendRows),
-    perAccount('recommendation', [
-      'id', 'tenant_id', 'cloud_account_id', 'resource_id', 'account_object_id', 'rule_name', 'category', 'recommendation_action', 'severity',
-      'status', 'recommendation', 'estimated_savings', 'is_dismissed', 'dismissed_reason', 'note', 'created_at', 'updated_at', 'updated_by',
-    ], (a) => recommendations(a).map((r) => r.row)),
-    perAccount('k8s_nodes', [
-      'tenant_id', 'cloud_account_id', 'cloud_resource_id', 'name', 'node_type', 'node_flavor', 'node_region', 'node_zone', 'internal_ip',
-      'external_ip', 'cpu_capacity', 'cpu_allocatable', 'cpu_limits', 'memory_capacity', 'memory_allocatable', 'memory_limits', 'cost',
-      'conditions', 'taints', 'labels', 'meta', 'is_active', 'node_creation_time', 'updated_at',
-    ], nodeRows, true),
-    perAccount('k8s_namespaces', ['tenant_id', 'cloud_account_id', 'name', 'pod_count', 'workload_count', 'is_active', 'creation_time', 'updated_at'], namespaceRows, true),
-    perAccount('k8s_workloads', [
-      'id', 'tenant_id', 'cloud_account_id', 'cloud_resource_id', 'external_id', 'name', 'namespace', 'kind', 'workload_type', 'replicas', 'status',
-      'ready_pods', 'total_pods', 'cpu_request', 'cpu_limit', 'memory_request', 'memory_limit', 'labels', 'meta', 'is_active', 'creation_time',
-      'last_seen', 'updated_at',
-    ], workloadRows, true),
-    perAccount('k8s_pods', [
-      'tenant_id', 'cloud_account_id', 'cloud_resource_id', 'external_id', 'name', 'namespace', 'node_name', 'workload_name', 'workload_type',
-      'status', 'restart_count', 'labels', 'meta', 'is_active', 'creation_time', 'last_seen', 'updated_at',
-    ], podRows, true),
-    perAccount('k8s_account_resource_usage', [
-      'tenant_id', 'cloud_account_id', 'avg_cpu_request', 'avg_cpu_usage', 'avg_mem_request', 'avg_mem_usage', 'avg_ingress', 'avg_egress',
-    ], usageRows, true),
-    perAccount('events', [
-      'id', 'tenant', 'cloud_account_id', 'cloud_resource_id', 'title', 'description', 'severity', 'priority', 'urgency', 'computed_priority',
-      'computed_score', 'source', 'status', 'category', 'aggregation_key', 'fingerprint', 'finding_id', 'finding_type', 'cluster',
-      'subject_name', 'subject_namespace', 'subject_type', 'labels', 'evidences', 'starts_at', 'ends_at', 'created_at', 'updated_at',
-    ], eventRows),
-    perAccount('anomaly_config', [
-      'id', 'tenant_id', 'cloud_account_id', 'type', 'anomaly_type', 'change_operator', 'buffer_percentage', 'reference_period', 'reference_unit',
-      'created_at', 'created_by', 'updated_at', 'updated_by',
-    ], anomalyConfigRows),
-    perAccount('anomaly', [
-      'id', 'tenant', 'account_id', 'config_id', 'anomaly_type', 'name', 'namespace', 'pod_name', 'current_value', 'reference_value', 'is_anomaly',
-      'evaluated_at', 'training_end_time', 'created_at', 'updated_at',
-    ], anomalyRows),
-    perAccount('auto_pilot_approval_policy', [
-      'id', 'tenant_id', 'account_id', 'approval_type', 'status', 'policy_attributes', 'created_at', 'created_by', 'updated_at', 'updated_by',
-    ], policyRows),
-    perAccount('auto_pilot', [
-      'id', 'tenant_id', 'account_id', 'approval_policy_id', 'name', 'description', 'category', 'status', 'trigger_type', 'source', 'rule',
-      'attributes', 'notification', 'schedule_time', 'execution_status', 'start_at', 'last_executed_time', 'last_schedule_time',
-      'next_schedule_time', 'created_at', 'created_by', 'creation_date', 'update_by', 'update_date',
-    ], (a) => autoPilots(a).map((p) => p.row)),
-    perAccount('auto_pilot_reviewers', ['id', 'tenant_id', 'account_id', 'policy_id', 'user_id', 'created_at'], (a) => reviewRows(a, KIND.reviewer, a.tenant.admin.id)),
-    perAccount('auto_pilot_reviewee', ['id', 'tenant_id', 'account_id', 'policy_id', 'user_id', 'created_at'], (a) => reviewRows(a, KIND.reviewee, a.tenant.viewer.id)),
-    perAccount('auto_pilot_approvals', [
-      'id', 'tenant_id', 'account_id', 'policy_id', 'autopilot_id', 'auto_pilot_type', 'reviewer_id', 'reviewer_comments', 'status', 'attributes',
-      'created_at', 'updated_at',
-    ], approvalRows),
-    perAccount('auto_pilot_task', [
-      'id', 'tenant_id', 'account_id', 'auto_pilot_id', 'recommendation_id', 'name', 'command', 'status', 'attributes', 'meta', 'resource_filter',
-      'error', 'reason', 'scheduled_time', 'created_at', 'updated_at',
-    ], autoPilotTaskRows),
-    perAccount('auto_playbook', [
-      'id', 'tenant_id', 'account_id', 'name', 'status', 'execution_status', 'trigger', 'resource_filter', 'tasks', 'attributes', 'notification',
-      'start_at', 'last_executed_time', 'last_schedule_time', 'created_at', 'created_by', 'update_at', 'updated_by',
-    ], (a) => playbooks(a).playbooks, true),
-    perAccount('auto_playbook_executions', [
-      'id', 'tenant_id', 'account_id', 'auto_playbook_id', 'status', 'attribute', 'meta', 'scheduled_at', 'skipped_by', 'created_at', 'updated_at',
-    ], (a) => playbooks(a).executions, true),
-    perAccount('auto_playbook_task', [
-      'id', 'tenant_id', 'account_id', 'auto_playbook_id', 'execution_id', 'action_id', 'name', 'action_type', 'task_type', 'status', 'attributes',
-      'meta_data', 'resource', 'result', 'error', 'scheduled_time', 'created_at', 'updated_at',
-    ], (a) => playbooks(a).tasks, true),
-    perAccount('agent', [
-      'id', 'tenant', 'cloud_account_id', 'type', 'status', 'status_message', 'version', 'k8s_provider', 'k8s_version', 'access_key',
-      'connection_status', 'last_connected_at', 'last_synced_at', 'created_at', 'updated_at',
-    ], (a) => agents(a).agent, true),
-    perAccount('agent_task', [
-      'id', 'tenant', 'cloud_account_id', 'agent_id', 'action', 'payload', 'response', 'resoruce_id', 'source', 'source_id', 'status',
-      'created_at', 'created_by', 'updated_at',
-    ], (a) => agents(a).tasks, true),
-    perAccount('knowledge_graph_node', [
-      'id', 'tenant_id', 'cloud_account_id', 'unique_key', 'node_type', 'level', 'labels', 'properties', 'query_attributes', 'is_active',
-      'last_sync_version', 'created_at', 'updated_at',
-    ], (a) => graph(a).nodes),
-    perAccount('knowledge_graph_edge', [
-      'id', 'tenant_id', 'cloud_account_id', 'source_node_id', 'destination_node_id', 'relationship_type', 'level', 'properties', 'created_at', 'updated_at',
-    ], (a) => graph(a).edges),
+      newTenants.map((t) => [t.id, t.name, 'Demo', ts(t.createdAt), t.admin.id, ts(t.createdAt), t.admin.id]),
+    ),
+    once(
+      'users',
+      ['id', 'username', 'display_name', 'status', 'created_at', 'created_by', 'updated_at', 'updated_by'],
+      () =>
+        newTenants.flatMap((t) =>
+          [t.admin, t.viewer].map((u, i) => [
+            u.id,
+            u.username,
+            u.displayName,
+            'active',
+            ts(t.createdAt + HOUR_MS + i * MINUTE_MS),
+            t.admin.id,
+            ts(t.createdAt + HOUR_MS + i * MINUTE_MS),
+            t.admin.id,
+          ]),
+        ),
+    ),
+    once(
+      'user_roles',
+      ['id', 'user_id', 'role', 'entity_type', 'entity_id', 'tenant_id', 'created_at', 'created_by', 'updated_at'],
+      () =>
+        newTenants.flatMap((t) =>
+          [t.admin, t.viewer].map((u, i) => [
+            gid(t, KIND.userRole, 0, i + 1),
+            u.id,
+            u.role,
+            'tenant',
+            t.id,
+            t.id,
+            ts(t.createdAt + HOUR_MS),
+            t.admin.id,
+            ts(t.createdAt + HOUR_MS),
+          ]),
+        ),
+    ),
+    once(
+      'tenant_users',
+      ['id', 'tenant', '"user"', 'is_default', 'is_owner', 'created_at', 'created_by', 'updated_at', 'updated_by'],
+      () =>
+        newTenants.flatMap((t) =>
+          [t.admin, t.viewer].map((u, i) => [
+            gid(t, KIND.tenantUser, 0, i + 1),
+            t.id,
+            u.id,
+            true,
+            i === 0,
+            ts(t.createdAt + HOUR_MS),
+            t.admin.id,
+            ts(t.createdAt + HOUR_MS),
+            t.admin.id,
+          ]),
+        ),
+    ),
+    once(
+      'knowledge_base',
+      ['id', 'rule_name', 'description', 'diagnosis', 'impact', 'mitigation', 'created_at', 'updated_at'],
+      () => (initial ? knowledgeBaseRows() : []),
+    ),
+    perAccount(
+      'cloud_accounts',
+      [
+        'id',
+        'tenant',
+        'account_name',
+        'account_number',
+        'account_type',
+        'account_env',
+        'account_purpose',
+        'cloud_provider',
+        'status',
+        'sync_status',
+        'sync_status_message',
+        'synced_at',
+        'budget',
+        'region',
+        'start_date',
+        'billing_source',
+        'data',
+        'etl_attempt',
+        'created_at',
+        'created_by',
+        'updated_at',
+        'updated_by',
+      ],
+      accountRows,
+    ),
+    perAccount(
+      'cloud_resourses',
+      [
+        'id',
+        'tenant',
+        'account',
+        'cloud_provider',
+        'name',
+        'type',
+        'service_name',
+        'region',
+        'arn',
+        'external_resource_id',
+        'resourse_id',
+        'status',
+        'is_active',
+        'first_seen',
+        'last_seen',
+        'resourse_created_on',
+        'meta',
+        'tags',
+        'created_at',
+        'updated_at',
+      ],
+      resourceRows,
+    ),
+    perAccount(
+      'spends',
+      ['id', 'tenant', 'cloud_account', 'cloud_resource_id', 'date', 'amount', 'unit', 'exclude_aggregate'],
+      spendRows,
+    ),
+    perAccount(
+      'recommendation',
+      [
+        'id',
+        'tenant_id',
+        'cloud_account_id',
+        'resource_id',
+        'account_object_id',
+        'rule_name',
+        'category',
+        'recommendation_action',
+        'severity',
+        'status',
+        'recommendation',
+        'estimated_savings',
+        'is_dismissed',
+        'dismissed_reason',
+        'note',
+        'created_at',
+        'updated_at',
+        'updated_by',
+      ],
+      (a) => recommendations(a).map((r) => r.row),
+    ),
+    perAccount(
+      'k8s_nodes',
+      [
+        'tenant_id',
+        'cloud_account_id',
+        'cloud_resource_id',
+        'name',
+        'node_type',
+        'node_flavor',
+        'node_region',
+        'node_zone',
+        'internal_ip',
+        'external_ip',
+        'cpu_capacity',
+        'cpu_allocatable',
+        'cpu_limits',
+        'memory_capacity',
+        'memory_allocatable',
+        'memory_limits',
+        'cost',
+        'conditions',
+        'taints',
+        'labels',
+        'meta',
+        'is_active',
+        'node_creation_time',
+        'updated_at',
+      ],
+      nodeRows,
+      true,
+    ),
+    perAccount(
+      'k8s_namespaces',
+      [
+        'tenant_id',
+        'cloud_account_id',
+        'name',
+        'pod_count',
+        'workload_count',
+        'is_active',
+        'creation_time',
+        'updated_at',
+      ],
+      namespaceRows,
+      true,
+    ),
+    perAccount(
+      'k8s_workloads',
+      [
+        'id',
+        'tenant_id',
+        'cloud_account_id',
+        'cloud_resource_id',
+        'external_id',
+        'name',
+        'namespace',
+        'kind',
+        'workload_type',
+        'replicas',
+        'status',
+        'ready_pods',
+        'total_pods',
+        'cpu_request',
+        'cpu_limit',
+        'memory_request',
+        'memory_limit',
+        'labels',
+        'meta',
+        'is_active',
+        'creation_time',
+        'last_seen',
+        'updated_at',
+      ],
+      workloadRows,
+      true,
+    ),
+    perAccount(
+      'k8s_pods',
+      [
+        'tenant_id',
+        'cloud_account_id',
+        'cloud_resource_id',
+        'external_id',
+        'name',
+        'namespace',
+        'node_name',
+        'workload_name',
+        'workload_type',
+        'status',
+        'restart_count',
+        'labels',
+        'meta',
+        'is_active',
+        'creation_time',
+        'last_seen',
+        'updated_at',
+      ],
+      podRows,
+      true,
+    ),
+    perAccount(
+      'k8s_account_resource_usage',
+      [
+        'tenant_id',
+        'cloud_account_id',
+        'avg_cpu_request',
+        'avg_cpu_usage',
+        'avg_mem_request',
+        'avg_mem_usage',
+        'avg_ingress',
+        'avg_egress',
+      ],
+      usageRows,
+      true,
+    ),
+    perAccount(
+      'events',
+      [
+        'id',
+        'tenant',
+        'cloud_account_id',
+        'cloud_resource_id',
+        'title',
+        'description',
+        'severity',
+        'priority',
+        'urgency',
+        'computed_priority',
+        'computed_score',
+        'source',
+        'status',
+        'category',
+        'aggregation_key',
+        'fingerprint',
+        'finding_id',
+        'finding_type',
+        'cluster',
+        'subject_name',
+        'subject_namespace',
+        'subject_type',
+        'labels',
+        'evidences',
+        'starts_at',
+        'ends_at',
+        'created_at',
+        'updated_at',
+      ],
+      eventRows,
+    ),
+    perAccount(
+      'anomaly_config',
+      [
+        'id',
+        'tenant_id',
+        'cloud_account_id',
+        'type',
+        'anomaly_type',
+        'change_operator',
+        'buffer_percentage',
+        'reference_period',
+        'reference_unit',
+        'created_at',
+        'created_by',
+        'updated_at',
+        'updated_by',
+      ],
+      anomalyConfigRows,
+    ),
+    perAccount(
+      'anomaly',
+      [
+        'id',
+        'tenant',
+        'account_id',
+        'config_id',
+        'anomaly_type',
+        'name',
+        'namespace',
+        'pod_name',
+        'current_value',
+        'reference_value',
+        'is_anomaly',
+        'evaluated_at',
+        'training_end_time',
+        'created_at',
+        'updated_at',
+      ],
+      anomalyRows,
+    ),
+    perAccount(
+      'auto_pilot_approval_policy',
+      [
+        'id',
+        'tenant_id',
+        'account_id',
+        'approval_type',
+        'status',
+        'policy_attributes',
+        'created_at',
+        'created_by',
+        'updated_at',
+        'updated_by',
+      ],
+      policyRows,
+    ),
+    perAccount(
+      'auto_pilot',
+      [
+        'id',
+        'tenant_id',
+        'account_id',
+        'approval_policy_id',
+        'name',
+        'description',
+        'category',
+        'status',
+        'trigger_type',
+        'source',
+        'rule',
+        'attributes',
+        'notification',
+        'schedule_time',
+        'execution_status',
+        'start_at',
+        'last_executed_time',
+        'last_schedule_time',
+        'next_schedule_time',
+        'created_at',
+        'created_by',
+        'creation_date',
+        'update_by',
+        'update_date',
+      ],
+      (a) => autoPilots(a).map((p) => p.row),
+    ),
+    perAccount('auto_pilot_reviewers', ['id', 'tenant_id', 'account_id', 'policy_id', 'user_id', 'created_at'], (a) =>
+      reviewRows(a, KIND.reviewer, a.tenant.admin.id),
+    ),
+    perAccount('auto_pilot_reviewee', ['id', 'tenant_id', 'account_id', 'policy_id', 'user_id', 'created_at'], (a) =>
+      reviewRows(a, KIND.reviewee, a.tenant.viewer.id),
+    ),
+    perAccount(
+      'auto_pilot_approvals',
+      [
+        'id',
+        'tenant_id',
+        'account_id',
+        'policy_id',
+        'autopilot_id',
+        'auto_pilot_type',
+        'reviewer_id',
+        'reviewer_comments',
+        'status',
+        'attributes',
+        'created_at',
+        'updated_at',
+      ],
+      approvalRows,
+    ),
+    perAccount(
+      'auto_pilot_task',
+      [
+        'id',
+        'tenant_id',
+        'account_id',
+        'auto_pilot_id',
+        'recommendation_id',
+        'name',
+        'command',
+        'status',
+        'attributes',
+        'meta',
+        'resource_filter',
+        'error',
+        'reason',
+        'scheduled_time',
+        'created_at',
+        'updated_at',
+      ],
+      autoPilotTaskRows,
+    ),
+    perAccount(
+      'auto_playbook',
+      [
+        'id',
+        'tenant_id',
+        'account_id',
+        'name',
+        'status',
+        'execution_status',
+        'trigger',
+        'resource_filter',
+        'tasks',
+        'attributes',
+        'notification',
+        'start_at',
+        'last_executed_time',
+        'last_schedule_time',
+        'created_at',
+        'created_by',
+        'update_at',
+        'updated_by',
+      ],
+      (a) => playbooks(a).playbooks,
+      true,
+    ),
+    perAccount(
+      'auto_playbook_executions',
+      [
+        'id',
+        'tenant_id',
+        'account_id',
+        'auto_playbook_id',
+        'status',
+        'attribute',
+        'meta',
+        'scheduled_at',
+        'skipped_by',
+        'created_at',
+        'updated_at',
+      ],
+      (a) => playbooks(a).executions,
+      true,
+    ),
+    perAccount(
+      'auto_playbook_task',
+      [
+        'id',
+        'tenant_id',
+        'account_id',
+        'auto_playbook_id',
+        'execution_id',
+        'action_id',
+        'name',
+        'action_type',
+        'task_type',
+        'status',
+        'attributes',
+        'meta_data',
+        'resource',
+        'result',
+        'error',
+        'scheduled_time',
+        'created_at',
+        'updated_at',
+      ],
+      (a) => playbooks(a).tasks,
+      true,
+    ),
+    perAccount(
+      'agent',
+      [
+        'id',
+        'tenant',
+        'cloud_account_id',
+        'type',
+        'status',
+        'status_message',
+        'version',
+        'k8s_provider',
+        'k8s_version',
+        'access_key',
+        'connection_status',
+        'last_connected_at',
+        'last_synced_at',
+        'created_at',
+        'updated_at',
+      ],
+      (a) => agents(a).agent,
+      true,
+    ),
+    perAccount(
+      'agent_task',
+      [
+        'id',
+        'tenant',
+        'cloud_account_id',
+        'agent_id',
+        'action',
+        'payload',
+        'response',
+        'resoruce_id',
+        'source',
+        'source_id',
+        'status',
+        'created_at',
+        'created_by',
+        'updated_at',
+      ],
+      (a) => agents(a).tasks,
+      true,
+    ),
+    perAccount(
+      'knowledge_graph_node',
+      [
+        'id',
+        'tenant_id',
+        'cloud_account_id',
+        'unique_key',
+        'node_type',
+        'level',
+        'labels',
+        'properties',
+        'query_attributes',
+        'is_active',
+        'last_sync_version',
+        'created_at',
+        'updated_at',
+      ],
+      (a) => graph(a).nodes,
+    ),
+    perAccount(
+      'knowledge_graph_edge',
+      [
+        'id',
+        'tenant_id',
+        'cloud_account_id',
+        'source_node_id',
+        'destination_node_id',
+        'relationship_type',
+        'level',
+        'properties',
+        'created_at',
+        'updated_at',
+      ],
+      (a) => graph(a).edges,
+    ),
   ];
 }
 
@@ -879,15 +1996,36 @@ export function generatedTables(plan: ScalePlan): GeneratedTable[] {
 // Rows per account
 
 function accountRows(a: Account): Row[] {
-  const purpose = a.env === 'prod' ? 'Production workloads' : `${a.envName[0]!.toUpperCase()}${a.envName.slice(1)} environment`;
+  const purpose =
+    a.env === 'prod' ? 'Production workloads' : `${a.envName[0]!.toUpperCase()}${a.envName.slice(1)} environment`;
   const synced = a.syncStatus === 'Queued' ? null : ts(LAST_DAY + 6 * HOUR_MS + (a.g % 60) * MINUTE_MS);
   const data = { regions: a.regions, currency: 'USD', ...(a.cluster ? { kubernetes_cluster: a.cluster } : {}) };
-  return [[
-    a.id, a.tenant.id, a.name, a.number, a.env === 'prod' ? 'Production' : 'Development', a.env, purpose, a.provider, a.status, a.syncStatus,
-    a.syncMessage, synced, a.budget, a.region, ts(a.created - 9 * HOUR_MS),
-    a.provider === 'AWS' ? 'cur' : a.provider === 'GCP' ? 'bigquery_export' : 'cost_management_export',
-    data, a.syncStatus === 'Error' ? 3 : 0, ts(a.created), a.tenant.admin.id, ts(a.created), a.tenant.admin.id,
-  ]];
+  return [
+    [
+      a.id,
+      a.tenant.id,
+      a.name,
+      a.number,
+      a.env === 'prod' ? 'Production' : 'Development',
+      a.env,
+      purpose,
+      a.provider,
+      a.status,
+      a.syncStatus,
+      a.syncMessage,
+      synced,
+      a.budget,
+      a.region,
+      ts(a.created - 9 * HOUR_MS),
+      a.provider === 'AWS' ? 'cur' : a.provider === 'GCP' ? 'bigquery_export' : 'cost_management_export',
+      data,
+      a.syncStatus === 'Error' ? 3 : 0,
+      ts(a.created),
+      a.tenant.admin.id,
+      ts(a.created),
+      a.tenant.admin.id,
+    ],
+  ];
 }
 
 function resourceRows(a: Account): Row[] {
@@ -895,10 +2033,33 @@ function resourceRows(a: Account): Row[] {
   return a.resources.map((r) => {
     const ext = externalId(a, r.tpl, r.name, r.region);
     const meta = r.size ? { size: r.size, zone: r.zone } : { zone: r.zone };
-    const tags = { env: a.envName, app: r.app, team: APPS.indexOf(r.app) % 2 === 0 ? 'platform' : 'product', 'cost-center': `cc-${100 + (APPS.indexOf(r.app) % 7)}` };
+    const tags = {
+      env: a.envName,
+      app: r.app,
+      team: APPS.indexOf(r.app) % 2 === 0 ? 'platform' : 'product',
+      'cost-center': `cc-${100 + (APPS.indexOf(r.app) % 7)}`,
+    };
     return [
-      r.id, a.tenant.id, a.id, a.provider, r.name, r.tpl.type, r.tpl.service, r.region, a.provider === 'AWS' ? ext : null, ext, r.name,
-      r.status, r.status === 'Active', ts(r.firstSeen), lastSeen, ts(r.firstSeen - DAY_MS), meta, tags, ts(r.firstSeen), lastSeen,
+      r.id,
+      a.tenant.id,
+      a.id,
+      a.provider,
+      r.name,
+      r.tpl.type,
+      r.tpl.service,
+      r.region,
+      a.provider === 'AWS' ? ext : null,
+      ext,
+      r.name,
+      r.status,
+      r.status === 'Active',
+      ts(r.firstSeen),
+      lastSeen,
+      ts(r.firstSeen - DAY_MS),
+      meta,
+      tags,
+      ts(r.firstSeen),
+      lastSeen,
     ];
   });
 }
@@ -939,7 +2100,14 @@ interface Recommendation {
   row: Row;
 }
 
-const RECOMMENDATION_STATUS = [['Open', 40], ['Assigned', 15], ['InProgress', 10], ['Closed', 15], ['Dismissed', 10], ['Archive', 10]] as const;
+const RECOMMENDATION_STATUS = [
+  ['Open', 40],
+  ['Assigned', 15],
+  ['InProgress', 10],
+  ['Closed', 15],
+  ['Dismissed', 10],
+  ['Archive', 10],
+] as const;
 
 function recommendations(a: Account): Recommendation[] {
   const rng = mulberry32(seedOf(a.tenant.seed, a.g, STREAM.recommendations));
@@ -955,19 +2123,47 @@ function recommendations(a: Account): Recommendation[] {
     const status = weighted(rng, RECOMMENDATION_STATUS);
     const monthly = r.daily * 30;
     const savings = rule.savings > 0 ? cents(monthly * rule.savings * between(rng, 0.85, 1.1)) : 0;
-    const created = FIRST_DAY + Math.floor(rng() * (SHAPE.spendDays - 2) * 24) * HOUR_MS + Math.floor(rng() * 3600) * 1000;
+    const created =
+      FIRST_DAY + Math.floor(rng() * (SHAPE.spendDays - 2) * 24) * HOUR_MS + Math.floor(rng() * 3600) * 1000;
     const updated = status === 'Open' ? created : Math.min(NOW, created + (1 + Math.floor(rng() * 10)) * DAY_MS);
     const id = gid(a.tenant, KIND.recommendation, a.g, i);
     const body = {
-      title: rule.title, description: rule.description, resource: r.name, ...(r.size ? { current: { size: r.size } } : {}), monthly_cost: cents(monthly),
+      title: rule.title,
+      description: rule.description,
+      resource: r.name,
+      ...(r.size ? { current: { size: r.size } } : {}),
+      monthly_cost: cents(monthly),
     };
     out.push({
-      id, rule: name, category: rule.category, resource: r,
+      id,
+      rule: name,
+      category: rule.category,
+      resource: r,
       row: [
-        id, a.tenant.id, a.id, r.id, r.name, name, rule.category, rule.action, rule.severity, status, body, savings, status === 'Dismissed',
-        status === 'Dismissed' ? pick(rng, ['Accepted risk: the resource is being decommissioned', 'Needed for the quarterly batch', 'Handled outside the platform']) : null,
+        id,
+        a.tenant.id,
+        a.id,
+        r.id,
+        r.name,
+        name,
+        rule.category,
+        rule.action,
+        rule.severity,
+        status,
+        body,
+        savings,
+        status === 'Dismissed',
+        status === 'Dismissed'
+          ? pick(rng, [
+              'Accepted risk: the resource is being decommissioned',
+              'Needed for the quarterly batch',
+              'Handled outside the platform',
+            ])
+          : null,
         status === 'Assigned' || status === 'InProgress' ? `Assigned to ${a.tenant.admin.displayName}` : null,
-        ts(created), ts(updated), status === 'Open' ? null : a.tenant.admin.id,
+        ts(created),
+        ts(updated),
+        status === 'Open' ? null : a.tenant.admin.id,
       ],
     });
   }
@@ -985,11 +2181,34 @@ function nodeRows(a: Account): Row[] {
     const [name, cpu, mem, cost] = flavor;
     const ready = rng() < 0.96;
     out.push([
-      a.tenant.id, a.id, gid(a.tenant, KIND.k8sNode, a.g, i + 1), nodeName(a, i), spot ? 'spot' : 'on_demand', name, a.region, zone,
-      `10.${a.k % 256}.${i + 1}.${10 + i * 13}`, null, cpu, cpu - 0.09, cents(cpu * between(rng, 0.4, 0.9)), mem, mem - 1568,
-      Math.round(mem * between(rng, 0.4, 0.85)), cents(cost * (spot ? 0.35 : 1)), ready ? 'Ready' : 'NotReady', spot ? 'spot=true:NoSchedule' : null,
-      { 'node.kubernetes.io/instance-type': name, 'topology.kubernetes.io/zone': zone, ...(spot ? { lifecycle: 'spot' } : {}) },
-      { kubelet_version: pick(rng, ['v1.28.9', 'v1.29.6', 'v1.30.2']) }, true, ts(a.created + (20 + i * 25) * DAY_MS), seen,
+      a.tenant.id,
+      a.id,
+      gid(a.tenant, KIND.k8sNode, a.g, i + 1),
+      nodeName(a, i),
+      spot ? 'spot' : 'on_demand',
+      name,
+      a.region,
+      zone,
+      `10.${a.k % 256}.${i + 1}.${10 + i * 13}`,
+      null,
+      cpu,
+      cpu - 0.09,
+      cents(cpu * between(rng, 0.4, 0.9)),
+      mem,
+      mem - 1568,
+      Math.round(mem * between(rng, 0.4, 0.85)),
+      cents(cost * (spot ? 0.35 : 1)),
+      ready ? 'Ready' : 'NotReady',
+      spot ? 'spot=true:NoSchedule' : null,
+      {
+        'node.kubernetes.io/instance-type': name,
+        'topology.kubernetes.io/zone': zone,
+        ...(spot ? { lifecycle: 'spot' } : {}),
+      },
+      { kubelet_version: pick(rng, ['v1.28.9', 'v1.29.6', 'v1.30.2']) },
+      true,
+      ts(a.created + (20 + i * 25) * DAY_MS),
+      seen,
     ]);
   }
   return out;
@@ -998,7 +2217,16 @@ function nodeRows(a: Account): Row[] {
 function namespaceRows(a: Account): Row[] {
   return NAMESPACES.map((ns) => {
     const inNs = WORKLOADS.filter((w) => w.namespace === ns);
-    return [a.tenant.id, a.id, ns, inNs.reduce((s, w) => s + w.replicas, 0), inNs.length, true, ts(a.created + 10 * DAY_MS), ts(LAST_DAY + 23 * HOUR_MS)];
+    return [
+      a.tenant.id,
+      a.id,
+      ns,
+      inNs.reduce((s, w) => s + w.replicas, 0),
+      inNs.length,
+      true,
+      ts(a.created + 10 * DAY_MS),
+      ts(LAST_DAY + 23 * HOUR_MS),
+    ];
   });
 }
 
@@ -1007,10 +2235,29 @@ const MI = 1024 * 1024;
 function workloadRows(a: Account): Row[] {
   const seen = ts(LAST_DAY + 23 * HOUR_MS);
   return clusterWorkloads(a).map((w) => [
-    w.id, a.tenant.id, a.id, w.resourceId, `${a.cluster}/${w.tpl.namespace}/${w.tpl.kind.toLowerCase()}/${w.tpl.name}`, w.tpl.name, w.tpl.namespace,
-    w.tpl.kind, w.tpl.kind, w.tpl.replicas, w.status, w.ready, w.tpl.replicas, w.tpl.cpu[0], w.tpl.cpu[1], w.tpl.memMi[0] * MI, w.tpl.memMi[1] * MI,
-    { app: w.tpl.name, 'app.kubernetes.io/part-of': w.tpl.namespace }, { cluster: a.cluster, images: [`registry.example.com/${w.tpl.name}:${1 + (w.n % 4)}.${a.g % 20}.0`] },
-    true, ts(w.created), seen, seen,
+    w.id,
+    a.tenant.id,
+    a.id,
+    w.resourceId,
+    `${a.cluster}/${w.tpl.namespace}/${w.tpl.kind.toLowerCase()}/${w.tpl.name}`,
+    w.tpl.name,
+    w.tpl.namespace,
+    w.tpl.kind,
+    w.tpl.kind,
+    w.tpl.replicas,
+    w.status,
+    w.ready,
+    w.tpl.replicas,
+    w.tpl.cpu[0],
+    w.tpl.cpu[1],
+    w.tpl.memMi[0] * MI,
+    w.tpl.memMi[1] * MI,
+    { app: w.tpl.name, 'app.kubernetes.io/part-of': w.tpl.namespace },
+    { cluster: a.cluster, images: [`registry.example.com/${w.tpl.name}:${1 + (w.n % 4)}.${a.g % 20}.0`] },
+    true,
+    ts(w.created),
+    seen,
+    seen,
   ]);
 }
 
@@ -1024,16 +2271,46 @@ function podRows(a: Account): Row[] {
     const job = 29_000_000 + Math.floor(rng() * 900_000);
     for (let r = 0; r < w.tpl.replicas; r++) {
       const suffix = hex(Math.floor(rng() * 0xfffff), 5);
-      const name = w.tpl.kind === 'StatefulSet' ? `${w.tpl.name}-${r}`
-        : w.tpl.kind === 'Deployment' ? `${w.tpl.name}-${replicaSet}-${suffix}`
-          : w.tpl.kind === 'CronJob' ? `${w.tpl.name}-${job}-${suffix}` : `${w.tpl.name}-${suffix}`;
-      const status = w.status === 'Succeeded' ? 'Succeeded' : r < w.ready ? 'Running' : w.status === 'Pending' ? 'Pending' : pick(rng, ['CrashLoopBackOff', 'Pending', 'Failed']);
-      const restarts = status === 'CrashLoopBackOff' ? 5 + Math.floor(rng() * 40) : rng() < 0.1 ? 1 + Math.floor(rng() * 3) : 0;
-      const node = status === 'Pending' ? null : nodeName(a, w.tpl.kind === 'DaemonSet' ? r : Math.floor(rng() * SHAPE.cluster.nodes));
+      const name =
+        w.tpl.kind === 'StatefulSet'
+          ? `${w.tpl.name}-${r}`
+          : w.tpl.kind === 'Deployment'
+            ? `${w.tpl.name}-${replicaSet}-${suffix}`
+            : w.tpl.kind === 'CronJob'
+              ? `${w.tpl.name}-${job}-${suffix}`
+              : `${w.tpl.name}-${suffix}`;
+      const status =
+        w.status === 'Succeeded'
+          ? 'Succeeded'
+          : r < w.ready
+            ? 'Running'
+            : w.status === 'Pending'
+              ? 'Pending'
+              : pick(rng, ['CrashLoopBackOff', 'Pending', 'Failed']);
+      const restarts =
+        status === 'CrashLoopBackOff' ? 5 + Math.floor(rng() * 40) : rng() < 0.1 ? 1 + Math.floor(rng() * 3) : 0;
+      const node =
+        status === 'Pending'
+          ? null
+          : nodeName(a, w.tpl.kind === 'DaemonSet' ? r : Math.floor(rng() * SHAPE.cluster.nodes));
       out.push([
-        a.tenant.id, a.id, gid(a.tenant, KIND.k8sPod, a.g, out.length + 1), `${a.cluster}/${w.tpl.namespace}/pod/${name}`, name, w.tpl.namespace, node,
-        w.tpl.name, w.tpl.kind, status, { [w.tpl.name]: restarts }, { app: w.tpl.name }, { qos_class: w.tpl.namespace === 'production' ? 'Burstable' : 'BestEffort' },
-        true, ts(LAST_DAY - Math.floor(rng() * 14 * 24) * HOUR_MS), seen, seen,
+        a.tenant.id,
+        a.id,
+        gid(a.tenant, KIND.k8sPod, a.g, out.length + 1),
+        `${a.cluster}/${w.tpl.namespace}/pod/${name}`,
+        name,
+        w.tpl.namespace,
+        node,
+        w.tpl.name,
+        w.tpl.kind,
+        status,
+        { [w.tpl.name]: restarts },
+        { app: w.tpl.name },
+        { qos_class: w.tpl.namespace === 'production' ? 'Burstable' : 'BestEffort' },
+        true,
+        ts(LAST_DAY - Math.floor(rng() * 14 * 24) * HOUR_MS),
+        seen,
+        seen,
       ]);
     }
   }
@@ -1044,10 +2321,18 @@ function usageRows(a: Account): Row[] {
   const rng = mulberry32(seedOf(a.tenant.seed, a.g, STREAM.usage));
   const cpuRequest = cents(between(rng, 8, 24));
   const memRequest = Math.round(between(rng, 20_000, 60_000));
-  return [[
-    a.tenant.id, a.id, cpuRequest, cents(cpuRequest * between(rng, 0.25, 0.8)), memRequest, Math.round(memRequest * between(rng, 0.4, 0.9)),
-    cents(between(rng, 20, 80)), cents(between(rng, 10, 50)),
-  ]];
+  return [
+    [
+      a.tenant.id,
+      a.id,
+      cpuRequest,
+      cents(cpuRequest * between(rng, 0.25, 0.8)),
+      memRequest,
+      Math.round(memRequest * between(rng, 0.4, 0.9)),
+      cents(between(rng, 20, 80)),
+      cents(between(rng, 10, 50)),
+    ],
+  ];
 }
 
 function eventRows(a: Account): Row[] {
@@ -1058,7 +2343,11 @@ function eventRows(a: Account): Row[] {
   for (let i = 0; i < SHAPE.eventsPerAccount; i++) {
     const created = FIRST_DAY + Math.floor((i * slot + rng() * (slot - MINUTE_MS)) / 1000) * 1000;
     const onWorkload = workloads.length > 0 && rng() < 0.6;
-    const tpl = onWorkload ? pick(rng, WORKLOAD_EVENTS) : rng() < 0.25 ? pick(rng, COMMON_EVENTS) : pick(rng, RESOURCE_EVENTS[a.provider]);
+    const tpl = onWorkload
+      ? pick(rng, WORKLOAD_EVENTS)
+      : rng() < 0.25
+        ? pick(rng, COMMON_EVENTS)
+        : pick(rng, RESOURCE_EVENTS[a.provider]);
     let subject: string;
     let subjectType: string;
     let namespace: string | null = null;
@@ -1088,13 +2377,34 @@ function eventRows(a: Account): Row[] {
     const ends = status === 'FIRING' ? null : created + (10 + Math.floor(rng() * 600)) * MINUTE_MS;
     const score = Math.round(SEVERITY_ORDER.indexOf(severity) * 20 + rng() * 19);
     out.push([
-      gid(a.tenant, KIND.event, a.g, i + 1), a.tenant.id, a.id, resourceId, title, `${title}. Detected by ${tpl.source} in ${a.name}.`,
-      severity, severity, urgency, score >= 70 ? 'P1' : score >= 45 ? 'P2' : score >= 20 ? 'P3' : 'P4', score, tpl.source, status, tpl.category,
-      aggregationKey, `${a.tenant.slug}-${a.k}-${aggregationKey}`.replace(/[^a-z0-9]+/gi, '-').toLowerCase(),
-      `${tpl.findingType}-${hex(a.g, 6)}-${String(i + 1).padStart(3, '0')}`, tpl.findingType, cluster, subject, namespace, subjectType,
+      gid(a.tenant, KIND.event, a.g, i + 1),
+      a.tenant.id,
+      a.id,
+      resourceId,
+      title,
+      `${title}. Detected by ${tpl.source} in ${a.name}.`,
+      severity,
+      severity,
+      urgency,
+      score >= 70 ? 'P1' : score >= 45 ? 'P2' : score >= 20 ? 'P3' : 'P4',
+      score,
+      tpl.source,
+      status,
+      tpl.category,
+      aggregationKey,
+      `${a.tenant.slug}-${a.k}-${aggregationKey}`.replace(/[^a-z0-9]+/gi, '-').toLowerCase(),
+      `${tpl.findingType}-${hex(a.g, 6)}-${String(i + 1).padStart(3, '0')}`,
+      tpl.findingType,
+      cluster,
+      subject,
+      namespace,
+      subjectType,
       { cluster, ...(namespace ? { namespace } : {}), alertname: tpl.findingType, severity: severity.toLowerCase() },
       [{ type: 'text', title: 'Summary', data: `${title} (${a.name})` }],
-      ts(created), ends === null ? null : ts(ends), ts(created), ts(ends ?? created),
+      ts(created),
+      ends === null ? null : ts(ends),
+      ts(created),
+      ts(ends ?? created),
     ]);
   }
   return out;
@@ -1108,13 +2418,28 @@ function anomalyConfigRows(a: Account): Row[] {
   const types = anomalyTypes(a);
   const at = a.created + 30 * DAY_MS;
   return types.map((type, i) => [
-    gid(a.tenant, KIND.anomalyConfig, a.g, i + 1), a.tenant.id, a.id, 'Metric', type, i === 0 ? 'GT' : 'GTE', i === 0 ? 20 : 50, '7', 'days',
-    tsz(at + i * HOUR_MS), a.tenant.admin.id, tsz(at + i * HOUR_MS), a.tenant.admin.id,
+    gid(a.tenant, KIND.anomalyConfig, a.g, i + 1),
+    a.tenant.id,
+    a.id,
+    'Metric',
+    type,
+    i === 0 ? 'GT' : 'GTE',
+    i === 0 ? 20 : 50,
+    '7',
+    'days',
+    tsz(at + i * HOUR_MS),
+    a.tenant.admin.id,
+    tsz(at + i * HOUR_MS),
+    a.tenant.admin.id,
   ]);
 }
 
 const ANOMALY_SCALE: Record<string, readonly [number, number]> = {
-  CPU: [0.2, 1.6], Memory: [1024, 8192], Network: [50, 900], Latency: [40, 400], ErrorRate: [0.2, 4],
+  CPU: [0.2, 1.6],
+  Memory: [1024, 8192],
+  Network: [50, 900],
+  Latency: [40, 400],
+  ErrorRate: [0.2, 4],
 };
 
 function anomalyRows(a: Account): Row[] {
@@ -1143,9 +2468,21 @@ function anomalyRows(a: Account): Row[] {
     }
     const round = (x: number) => (hi > 10 ? Math.round(x) : Math.round(x * 1000) / 1000);
     out.push([
-      gid(a.tenant, KIND.anomaly, a.g, i + 1), a.tenant.id, a.id, gid(a.tenant, KIND.anomalyConfig, a.g, c + 1), type, name, namespace, pod,
-      round(current), { mean: round(mean), upper_bound: round(mean * (c === 0 ? 1.2 : 1.5)), period: '7d' }, isAnomaly,
-      ts(evaluated), ts(evaluated - HOUR_MS), ts(evaluated), ts(evaluated),
+      gid(a.tenant, KIND.anomaly, a.g, i + 1),
+      a.tenant.id,
+      a.id,
+      gid(a.tenant, KIND.anomalyConfig, a.g, c + 1),
+      type,
+      name,
+      namespace,
+      pod,
+      round(current),
+      { mean: round(mean), upper_bound: round(mean * (c === 0 ? 1.2 : 1.5)), period: '7d' },
+      isAnomaly,
+      ts(evaluated),
+      ts(evaluated - HOUR_MS),
+      ts(evaluated),
+      ts(evaluated),
     ]);
   }
   return out;
@@ -1154,11 +2491,20 @@ function anomalyRows(a: Account): Row[] {
 function policyRows(a: Account): Row[] {
   const at = a.created + 40 * DAY_MS + 10 * HOUR_MS;
   const reviewers = a.approvalType === 'auto' ? [] : [a.tenant.admin.id];
-  return [[
-    gid(a.tenant, KIND.approvalPolicy, a.g, 1), a.tenant.id, a.id, a.approvalType, a.k % 5 === 0 ? 'draft' : 'active',
-    { reviewers, min_approvals: reviewers.length, expire_after_hours: a.approvalType === 'multi_level' ? 48 : 24 },
-    ts(at), a.tenant.admin.id, ts(at), a.tenant.admin.id,
-  ]];
+  return [
+    [
+      gid(a.tenant, KIND.approvalPolicy, a.g, 1),
+      a.tenant.id,
+      a.id,
+      a.approvalType,
+      a.k % 5 === 0 ? 'draft' : 'active',
+      { reviewers, min_approvals: reviewers.length, expire_after_hours: a.approvalType === 'multi_level' ? 48 : 24 },
+      ts(at),
+      a.tenant.admin.id,
+      ts(at),
+      a.tenant.admin.id,
+    ],
+  ];
 }
 
 interface AutoPilot {
@@ -1175,19 +2521,49 @@ function autoPilots(a: Account): AutoPilot[] {
   const out: AutoPilot[] = [];
   for (let i = 0; i < SHAPE.autoPilotsPerAccount; i++) {
     const tpl = choices[(first + i * 3) % choices.length]!;
-    const status = weighted(rng, [['Active', 45], ['Dryrun', 25], ['Disabled', 15], ['DRAFT', 15]] as const);
+    const status = weighted(rng, [
+      ['Active', 45],
+      ['Dryrun', 25],
+      ['Disabled', 15],
+      ['DRAFT', 15],
+    ] as const);
     const created = a.created + (40 + Math.floor(rng() * 60)) * DAY_MS + 10 * HOUR_MS;
     const lastRun = status === 'DRAFT' ? null : LAST_DAY + (18 + i) * HOUR_MS;
     const id = gid(a.tenant, KIND.autoPilot, a.g, i + 1);
     out.push({
-      id, tpl, status,
+      id,
+      tpl,
+      status,
       row: [
-        id, a.tenant.id, a.id, gid(a.tenant, KIND.approvalPolicy, a.g, 1), tpl.name, tpl.description, tpl.category, status, tpl.trigger, 'ui',
-        { trigger: tpl.trigger, ...(tpl.schedule ? { cron: tpl.schedule } : {}), category: tpl.category, env: a.envName },
-        { max_actions_per_run: 5, dry_run: status === 'Dryrun' }, { channels: ['email'], recipients: [a.tenant.admin.username] },
-        tpl.schedule, lastRun === null ? null : rng() < 0.85 ? 'Completed' : 'Failed', ts(created),
-        lastRun === null ? null : ts(lastRun), lastRun === null ? null : ts(lastRun), lastRun === null ? null : ts(lastRun + DAY_MS),
-        ts(created), a.tenant.admin.id, ts(created), a.tenant.admin.id, ts(created),
+        id,
+        a.tenant.id,
+        a.id,
+        gid(a.tenant, KIND.approvalPolicy, a.g, 1),
+        tpl.name,
+        tpl.description,
+        tpl.category,
+        status,
+        tpl.trigger,
+        'ui',
+        {
+          trigger: tpl.trigger,
+          ...(tpl.schedule ? { cron: tpl.schedule } : {}),
+          category: tpl.category,
+          env: a.envName,
+        },
+        { max_actions_per_run: 5, dry_run: status === 'Dryrun' },
+        { channels: ['email'], recipients: [a.tenant.admin.username] },
+        tpl.schedule,
+        lastRun === null ? null : rng() < 0.85 ? 'Completed' : 'Failed',
+        ts(created),
+        lastRun === null ? null : ts(lastRun),
+        lastRun === null ? null : ts(lastRun),
+        lastRun === null ? null : ts(lastRun + DAY_MS),
+        ts(created),
+        a.tenant.admin.id,
+        ts(created),
+        a.tenant.admin.id,
+        ts(created),
       ],
     });
   }
@@ -1196,19 +2572,44 @@ function autoPilots(a: Account): AutoPilot[] {
 
 function reviewRows(a: Account, kind: number, user: string): Row[] {
   if (a.approvalType === 'auto') return [];
-  return [[gid(a.tenant, kind, a.g, 1), a.tenant.id, a.id, gid(a.tenant, KIND.approvalPolicy, a.g, 1), user, ts(a.created + 40 * DAY_MS + 10 * HOUR_MS)]];
+  return [
+    [
+      gid(a.tenant, kind, a.g, 1),
+      a.tenant.id,
+      a.id,
+      gid(a.tenant, KIND.approvalPolicy, a.g, 1),
+      user,
+      ts(a.created + 40 * DAY_MS + 10 * HOUR_MS),
+    ],
+  ];
 }
 
 function approvalRows(a: Account): Row[] {
   if (a.approvalType === 'auto') return [];
   const rng = mulberry32(seedOf(a.tenant.seed, a.g, STREAM.autopilot, 2));
   return autoPilots(a).map((p, i) => {
-    const status = weighted(rng, [['Approved', 50], ['Pending', 25], ['Rejected', 15], ['Expired', 10]] as const);
+    const status = weighted(rng, [
+      ['Approved', 50],
+      ['Pending', 25],
+      ['Rejected', 15],
+      ['Expired', 10],
+    ] as const);
     const at = LAST_DAY - Math.floor(rng() * 20) * DAY_MS + 9 * HOUR_MS;
-    const comment = status === 'Approved' ? 'Looks right' : status === 'Rejected' ? 'Not during the release freeze' : null;
+    const comment =
+      status === 'Approved' ? 'Looks right' : status === 'Rejected' ? 'Not during the release freeze' : null;
     return [
-      gid(a.tenant, KIND.approval, a.g, i + 1), a.tenant.id, a.id, gid(a.tenant, KIND.approvalPolicy, a.g, 1), p.id, p.tpl.category, a.tenant.admin.id,
-      comment, status, { requested_by: a.tenant.viewer.id }, ts(at), ts(status === 'Pending' ? at : at + 2 * HOUR_MS),
+      gid(a.tenant, KIND.approval, a.g, i + 1),
+      a.tenant.id,
+      a.id,
+      gid(a.tenant, KIND.approvalPolicy, a.g, 1),
+      p.id,
+      p.tpl.category,
+      a.tenant.admin.id,
+      comment,
+      status,
+      { requested_by: a.tenant.viewer.id },
+      ts(at),
+      ts(status === 'Pending' ? at : at + 2 * HOUR_MS),
     ];
   });
 }
@@ -1221,13 +2622,40 @@ function autoPilotTaskRows(a: Account): Row[] {
     for (let i = 0; i < SHAPE.autoPilotTasksPerAutoPilot; i++) {
       const rec = p.tpl.trigger === 'recommendation' ? recs[(out.length + i) % recs.length]! : null;
       const target = rec ? rec.resource : pick(rng, a.resources);
-      const status = p.status === 'Dryrun' ? 'Dryrun' : p.status === 'DRAFT' ? 'Skipped' : i === SHAPE.autoPilotTasksPerAutoPilot - 1 ? 'Scheduled' : weighted(rng, [['Executed', 50], ['Complete', 30], ['Failed', 12], ['In_Progress', 8]] as const);
-      const at = status === 'Scheduled' ? NOW + (1 + Math.floor(rng() * 48)) * HOUR_MS : LAST_DAY - Math.floor(rng() * 30) * DAY_MS + 20 * HOUR_MS;
+      const status =
+        p.status === 'Dryrun'
+          ? 'Dryrun'
+          : p.status === 'DRAFT'
+            ? 'Skipped'
+            : i === SHAPE.autoPilotTasksPerAutoPilot - 1
+              ? 'Scheduled'
+              : weighted(rng, [
+                  ['Executed', 50],
+                  ['Complete', 30],
+                  ['Failed', 12],
+                  ['In_Progress', 8],
+                ] as const);
+      const at =
+        status === 'Scheduled'
+          ? NOW + (1 + Math.floor(rng() * 48)) * HOUR_MS
+          : LAST_DAY - Math.floor(rng() * 30) * DAY_MS + 20 * HOUR_MS;
       out.push([
-        gid(a.tenant, KIND.autoPilotTask, a.g, out.length + 1), a.tenant.id, a.id, p.id, rec ? rec.id : null, `${p.tpl.command.split(' ')[0]} ${target.name}`,
-        p.tpl.command, status, { dry_run: status === 'Dryrun' }, { resource: target.name, resource_id: target.id }, { tags: { env: a.envName } },
-        status === 'Failed' ? 'Permission denied by the account role' : null, status === 'Skipped' ? 'The auto-pilot is a draft' : status === 'Dryrun' ? 'Dry run: no change applied' : null,
-        ts(at), ts(at - HOUR_MS), ts(status === 'Scheduled' ? at - HOUR_MS : at + 5 * MINUTE_MS),
+        gid(a.tenant, KIND.autoPilotTask, a.g, out.length + 1),
+        a.tenant.id,
+        a.id,
+        p.id,
+        rec ? rec.id : null,
+        `${p.tpl.command.split(' ')[0]} ${target.name}`,
+        p.tpl.command,
+        status,
+        { dry_run: status === 'Dryrun' },
+        { resource: target.name, resource_id: target.id },
+        { tags: { env: a.envName } },
+        status === 'Failed' ? 'Permission denied by the account role' : null,
+        status === 'Skipped' ? 'The auto-pilot is a draft' : status === 'Dryrun' ? 'Dry run: no change applied' : null,
+        ts(at),
+        ts(at - HOUR_MS),
+        ts(status === 'Scheduled' ? at - HOUR_MS : at + 5 * MINUTE_MS),
       ]);
     }
   }
@@ -1241,34 +2669,103 @@ function playbooks(a: Account): { playbooks: Row[]; executions: Row[]; tasks: Ro
   const out = { playbooks: [] as Row[], executions: [] as Row[], tasks: [] as Row[] };
   PLAYBOOKS.forEach((p, i) => {
     const id = gid(a.tenant, KIND.autoPlaybook, a.g, i + 1);
-    const status = weighted(rng, [['ACTIVE', 60], ['DISABLED', 25], ['DRAFT', 15]] as const);
+    const status = weighted(rng, [
+      ['ACTIVE', 60],
+      ['DISABLED', 25],
+      ['DRAFT', 15],
+    ] as const);
     const created = a.created + (50 + Math.floor(rng() * 40)) * DAY_MS + 11 * HOUR_MS;
     const executions: { id: string; status: string; at: number }[] = [];
     for (let e = 0; e < SHAPE.cluster.executionsPerPlaybook; e++) {
-      const st = status !== 'ACTIVE' ? 'Skipped' : weighted(rng, [['Completed', 70], ['Failed', 20], ['InProgress', 10]] as const);
-      executions.push({ id: gid(a.tenant, KIND.playbookExecution, a.g, out.executions.length + executions.length + 1), status: st, at: LAST_DAY - (e * 11 + Math.floor(rng() * 10)) * DAY_MS + 4 * HOUR_MS });
+      const st =
+        status !== 'ACTIVE'
+          ? 'Skipped'
+          : weighted(rng, [
+              ['Completed', 70],
+              ['Failed', 20],
+              ['InProgress', 10],
+            ] as const);
+      executions.push({
+        id: gid(a.tenant, KIND.playbookExecution, a.g, out.executions.length + executions.length + 1),
+        status: st,
+        at: LAST_DAY - (e * 11 + Math.floor(rng() * 10)) * DAY_MS + 4 * HOUR_MS,
+      });
     }
     const last = executions[0]!;
     out.playbooks.push([
-      id, a.tenant.id, a.id, p.name, status, last.status, p.trigger, { namespaces: ['production'] }, p.actions.map((action) => ({ action })),
-      { max_parallel: 1 }, { channels: ['slack'] }, ts(created), ts(last.at), ts(last.at), ts(created), admin, ts(last.at), admin,
+      id,
+      a.tenant.id,
+      a.id,
+      p.name,
+      status,
+      last.status,
+      p.trigger,
+      { namespaces: ['production'] },
+      p.actions.map((action) => ({ action })),
+      { max_parallel: 1 },
+      { channels: ['slack'] },
+      ts(created),
+      ts(last.at),
+      ts(last.at),
+      ts(created),
+      admin,
+      ts(last.at),
+      admin,
     ]);
     for (const e of executions) {
       out.executions.push([
-        e.id, a.tenant.id, a.id, id, e.status, { trigger: p.trigger }, e.status === 'Failed' ? { failed_task: 2 } : null, ts(e.at),
-        e.status === 'Skipped' ? admin : null, ts(e.at), ts(e.at + 10 * MINUTE_MS),
+        e.id,
+        a.tenant.id,
+        a.id,
+        id,
+        e.status,
+        { trigger: p.trigger },
+        e.status === 'Failed' ? { failed_task: 2 } : null,
+        ts(e.at),
+        e.status === 'Skipped' ? admin : null,
+        ts(e.at),
+        ts(e.at + 10 * MINUTE_MS),
       ]);
       const w = pick(rng, workloads);
       p.actions.forEach((action, t) => {
-        const status = e.status === 'Skipped' ? 'Skipped' : e.status === 'InProgress' ? (t === 0 ? 'In_Progress' : 'Scheduled') : e.status === 'Failed' && t === 1 ? 'Failed' : 'Complete';
+        const status =
+          e.status === 'Skipped'
+            ? 'Skipped'
+            : e.status === 'InProgress'
+              ? t === 0
+                ? 'In_Progress'
+                : 'Scheduled'
+              : e.status === 'Failed' && t === 1
+                ? 'Failed'
+                : 'Complete';
         const at = e.at + t * MINUTE_MS;
         out.tasks.push([
-          gid(a.tenant, KIND.playbookTask, a.g, out.tasks.length + 1), a.tenant.id, a.id, id, e.id, PLAYBOOK_ACTION[action],
-          action === 'notify_slack' ? 'Notify #oncall' : `${action === 'restart_pod' ? 'Restart' : 'Collect logs of'} ${w.tpl.name}`,
-          action === 'notify_slack' ? 'notification' : 'kubernetes', 'action', status, { order: t + 1 }, { workload: w.tpl.name },
+          gid(a.tenant, KIND.playbookTask, a.g, out.tasks.length + 1),
+          a.tenant.id,
+          a.id,
+          id,
+          e.id,
+          PLAYBOOK_ACTION[action],
+          action === 'notify_slack'
+            ? 'Notify #oncall'
+            : `${action === 'restart_pod' ? 'Restart' : 'Collect logs of'} ${w.tpl.name}`,
+          action === 'notify_slack' ? 'notification' : 'kubernetes',
+          'action',
+          status,
+          { order: t + 1 },
+          { workload: w.tpl.name },
           { namespace: w.tpl.namespace, name: w.tpl.name },
-          status === 'Complete' ? (action === 'notify_slack' ? 'message sent' : action === 'restart_pod' ? 'pod restarted' : 'logs attached') : null,
-          status === 'Failed' ? 'Slack webhook answered 404' : null, ts(at), ts(at), ts(at + 30_000),
+          status === 'Complete'
+            ? action === 'notify_slack'
+              ? 'message sent'
+              : action === 'restart_pod'
+                ? 'pod restarted'
+                : 'logs attached'
+            : null,
+          status === 'Failed' ? 'Slack webhook answered 404' : null,
+          ts(at),
+          ts(at),
+          ts(at + 30_000),
         ]);
       });
     }
@@ -1282,21 +2779,56 @@ function agents(a: Account): { agent: Row[]; tasks: Row[] } {
   const connected = rng() < 0.85;
   const seen = LAST_DAY + (connected ? 23 : 2) * HOUR_MS;
   const version = pick(rng, ['2.13.4', '2.14.0', '2.14.1']);
-  const agent: Row[] = [[
-    id, a.tenant.id, a.id, 'kubernetes', connected ? 'connected' : 'disconnected', connected ? null : 'No heartbeat for 21 hours', version,
-    SHORT[a.provider].cluster, pick(rng, ['1.28', '1.29', '1.30']), `agk_${a.tenant.slug}_${hex(a.g, 6)}`,
-    { cluster: a.cluster, heartbeat: connected ? 'ok' : 'missed' }, ts(seen), ts(seen), ts(a.created + 12 * DAY_MS), ts(seen),
-  ]];
+  const agent: Row[] = [
+    [
+      id,
+      a.tenant.id,
+      a.id,
+      'kubernetes',
+      connected ? 'connected' : 'disconnected',
+      connected ? null : 'No heartbeat for 21 hours',
+      version,
+      SHORT[a.provider].cluster,
+      pick(rng, ['1.28', '1.29', '1.30']),
+      `agk_${a.tenant.slug}_${hex(a.g, 6)}`,
+      { cluster: a.cluster, heartbeat: connected ? 'ok' : 'missed' },
+      ts(seen),
+      ts(seen),
+      ts(a.created + 12 * DAY_MS),
+      ts(seen),
+    ],
+  ];
   const workloads = clusterWorkloads(a);
-  const actions = [['restart_pod', 'auto_playbook'], ['collect_logs', 'ai'], ['scale_workload', 'auto_pilot']] as const;
+  const actions = [
+    ['restart_pod', 'auto_playbook'],
+    ['collect_logs', 'ai'],
+    ['scale_workload', 'auto_pilot'],
+  ] as const;
   const tasks = actions.map(([action, source], i) => {
     const w = pick(rng, workloads);
-    const status = i === actions.length - 1 && !connected ? 'pending' : weighted(rng, [['completed', 80], ['failed', 10], ['pending', 10]] as const);
+    const status =
+      i === actions.length - 1 && !connected
+        ? 'pending'
+        : weighted(rng, [
+            ['completed', 80],
+            ['failed', 10],
+            ['pending', 10],
+          ] as const);
     const at = LAST_DAY - Math.floor(rng() * 30) * DAY_MS + (4 + i) * HOUR_MS;
     return [
-      gid(a.tenant, KIND.agentTask, a.g, i + 1), a.tenant.id, a.id, id, action, { namespace: w.tpl.namespace, workload: w.tpl.name },
-      status === 'completed' ? { ok: true } : status === 'failed' ? { ok: false, error: 'forbidden' } : null, w.resourceId, source,
-      source === 'auto_playbook' ? gid(a.tenant, KIND.playbookExecution, a.g, 1) : null, status, tsz(at), a.tenant.admin.id,
+      gid(a.tenant, KIND.agentTask, a.g, i + 1),
+      a.tenant.id,
+      a.id,
+      id,
+      action,
+      { namespace: w.tpl.namespace, workload: w.tpl.name },
+      status === 'completed' ? { ok: true } : status === 'failed' ? { ok: false, error: 'forbidden' } : null,
+      w.resourceId,
+      source,
+      source === 'auto_playbook' ? gid(a.tenant, KIND.playbookExecution, a.g, 1) : null,
+      status,
+      tsz(at),
+      a.tenant.admin.id,
       tsz(at + (status === 'pending' ? 0 : 90_000)),
     ];
   });
@@ -1309,18 +2841,61 @@ function graph(a: Account): { nodes: Row[]; edges: Row[] } {
   const updated = ts(at);
   const nodes: Row[] = [];
   const edges: Row[] = [];
-  const node = (key: string, type: string, level: string, labels: Record<string, string>, properties: Record<string, unknown>): string => {
+  const node = (
+    key: string,
+    type: string,
+    level: string,
+    labels: Record<string, string>,
+    properties: Record<string, unknown>,
+  ): string => {
     const id = gid(a.tenant, KIND.kgNode, a.g, nodes.length + 1);
-    nodes.push([id, a.tenant.id, a.id, key, type, level, labels, properties, { kind: type }, true, 42, created, updated]);
+    nodes.push([
+      id,
+      a.tenant.id,
+      a.id,
+      key,
+      type,
+      level,
+      labels,
+      properties,
+      { kind: type },
+      true,
+      42,
+      created,
+      updated,
+    ]);
     return id;
   };
   const edge = (from: string, to: string, type: string, level: string, properties: Record<string, unknown> = {}) => {
-    edges.push([gid(a.tenant, KIND.kgEdge, a.g, edges.length + 1), a.tenant.id, a.id, from, to, type, level, properties, created, updated]);
+    edges.push([
+      gid(a.tenant, KIND.kgEdge, a.g, edges.length + 1),
+      a.tenant.id,
+      a.id,
+      from,
+      to,
+      type,
+      level,
+      properties,
+      created,
+      updated,
+    ]);
   };
-  const root = node(`account:${a.id}`, 'CloudAccount', 'account', { provider: a.provider, env: a.envName }, { name: a.name, region: a.region });
+  const root = node(
+    `account:${a.id}`,
+    'CloudAccount',
+    'account',
+    { provider: a.provider, env: a.envName },
+    { name: a.name, region: a.region },
+  );
   const resourceNode = new Map<number, string>();
   for (const r of a.resources) {
-    const id = node(`resource:${r.id}`, r.tpl.type, 'resource', { region: r.region, app: r.app }, { name: r.name, service: r.tpl.service });
+    const id = node(
+      `resource:${r.id}`,
+      r.tpl.type,
+      'resource',
+      { region: r.region, app: r.app },
+      { name: r.name, service: r.tpl.service },
+    );
     resourceNode.set(r.j, id);
     edge(root, id, 'CONTAINS', 'resource');
   }
@@ -1328,25 +2903,51 @@ function graph(a: Account): { nodes: Row[]; edges: Row[] } {
     const cluster = resourceNode.get(1)!;
     const ns = new Map<string, string>();
     for (const name of NAMESPACES) {
-      const id = node(`namespace:${a.cluster}/${name}`, 'Namespace', 'namespace', { cluster: a.cluster, namespace: name }, { name });
+      const id = node(
+        `namespace:${a.cluster}/${name}`,
+        'Namespace',
+        'namespace',
+        { cluster: a.cluster, namespace: name },
+        { name },
+      );
       ns.set(name, id);
       edge(cluster, id, 'CONTAINS', 'namespace');
     }
     const wl = new Map<string, string>();
     for (const w of WORKLOADS) {
-      const id = node(`workload:${a.cluster}/${w.namespace}/${w.name}`, w.kind, 'workload', { cluster: a.cluster, namespace: w.namespace, app: w.name }, { name: w.name, replicas: w.replicas });
+      const id = node(
+        `workload:${a.cluster}/${w.namespace}/${w.name}`,
+        w.kind,
+        'workload',
+        { cluster: a.cluster, namespace: w.namespace, app: w.name },
+        { name: w.name, replicas: w.replicas },
+      );
       wl.set(`${w.namespace}/${w.name}`, id);
       edge(ns.get(w.namespace)!, id, 'CONTAINS', 'workload');
     }
     for (let i = 0; i < SHAPE.cluster.nodes; i++) {
-      const id = node(`node:${a.cluster}/${nodeName(a, i)}`, 'Node', 'node', { cluster: a.cluster }, { name: nodeName(a, i) });
+      const id = node(
+        `node:${a.cluster}/${nodeName(a, i)}`,
+        'Node',
+        'node',
+        { cluster: a.cluster },
+        { name: nodeName(a, i) },
+      );
       edge(cluster, id, 'CONTAINS', 'node');
     }
     const calls = [
-      ['production/web-frontend', 'production/api-server'], ['production/api-server', 'production/postgres'], ['production/checkout', 'production/payments-worker'],
-      ['production/api-server', 'data/kafka'], ['staging/web-frontend', 'staging/api-server'], ['monitoring/grafana', 'monitoring/prometheus-server'],
+      ['production/web-frontend', 'production/api-server'],
+      ['production/api-server', 'production/postgres'],
+      ['production/checkout', 'production/payments-worker'],
+      ['production/api-server', 'data/kafka'],
+      ['staging/web-frontend', 'staging/api-server'],
+      ['monitoring/grafana', 'monitoring/prometheus-server'],
     ] as const;
-    for (const [from, to] of calls) edge(wl.get(from)!, wl.get(to)!, 'CALLS', 'workload', { protocol: 'http', port: to.endsWith('postgres') ? 5432 : to.endsWith('kafka') ? 9092 : 8080 });
+    for (const [from, to] of calls)
+      edge(wl.get(from)!, wl.get(to)!, 'CALLS', 'workload', {
+        protocol: 'http',
+        port: to.endsWith('postgres') ? 5432 : to.endsWith('kafka') ? 9092 : 8080,
+      });
   }
   return { nodes, edges };
 }

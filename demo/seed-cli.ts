@@ -43,7 +43,9 @@ function parseArgs(argv: readonly string[]): Args | 'help' {
   const args: Args = { scale: 1, inserts: false, perRowChecks: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [flag, inline] = arg.includes('=')
+      ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+      : [arg, undefined];
     const value = () => {
       const v = inline ?? argv[++i];
       if (v === undefined) throw new Error(`${flag} needs a value`);
@@ -102,7 +104,11 @@ async function main(): Promise<void> {
     if (applied.length) say(`applied ${applied.length} migrations`);
     if (await seedDemoData(db)) say('loaded the demo set (Acme Corp and Globex Industries)');
     if (db.kind === 'postgres' && !inserts) {
-      raw = postgres(config.databaseUrl!, { max: 1, onnotice: () => undefined, connection: { statement_timeout: 0, application_name: 'demo-seed' } });
+      raw = postgres(config.databaseUrl!, {
+        max: 1,
+        onnotice: () => undefined,
+        connection: { statement_timeout: 0, application_name: 'demo-seed' },
+      });
     }
     const target = raw ? copyTarget(raw) : insertTarget(db);
     const result = await seedDemoScale(db, {
@@ -113,12 +119,16 @@ async function main(): Promise<void> {
       progress: new TerminalProgress(process.stderr),
       onPlan: (plan, state) => {
         const accounts = plan.toAccount - plan.fromAccount;
-        say(`scale ${scale}: ${plan.tenants.length} tenants, generated accounts ${plan.fromAccount + 1} to ${plan.toAccount}` +
-          ` (${accounts.toLocaleString('en-US')} new${state ? `, ${state.accounts.toLocaleString('en-US')} there already` : ''}), with ${target.method === 'copy' ? 'COPY' : 'multi-row INSERTs'}`);
+        say(
+          `scale ${scale}: ${plan.tenants.length} tenants, generated accounts ${plan.fromAccount + 1} to ${plan.toAccount}` +
+            ` (${accounts.toLocaleString('en-US')} new${state ? `, ${state.accounts.toLocaleString('en-US')} there already` : ''}), with ${target.method === 'copy' ? 'COPY' : 'multi-row INSERTs'}`,
+        );
       },
     });
     if (result.foreignKeys?.mode === 'after-load') {
-      say(`${'foreign keys'.padEnd(28)} ${String(result.foreignKeys.constraints).padStart(12)} checked after the load ${result.foreignKeys.seconds.toFixed(1).padStart(5)} s`);
+      say(
+        `${'foreign keys'.padEnd(28)} ${String(result.foreignKeys.constraints).padStart(12)} checked after the load ${result.foreignKeys.seconds.toFixed(1).padStart(5)} s`,
+      );
     } else if (result.foreignKeys) {
       say('foreign keys checked row by row as the rows went in');
     }
@@ -128,8 +138,12 @@ async function main(): Promise<void> {
       say(formatReport({ table: 'total (with ANALYZE)', rows, seconds: result.seconds }));
     }
     say('');
-    say(`Try it: start the engine on this database (npm start${config.databaseUrl ? ' with the same DATABASE_URL' : ''}, with ADMIN_SECRET set) and send`);
-    say(`x-hasura-role: tenant_admin (or tenant_admin_readonly) and x-hasura-tenant-id: ${DEMO.tenants.acme.id} (${DEMO.tenants.acme.name})`);
+    say(
+      `Try it: start the engine on this database (npm start${config.databaseUrl ? ' with the same DATABASE_URL' : ''}, with ADMIN_SECRET set) and send`,
+    );
+    say(
+      `x-hasura-role: tenant_admin (or tenant_admin_readonly) and x-hasura-tenant-id: ${DEMO.tenants.acme.id} (${DEMO.tenants.acme.name})`,
+    );
     say(`or ${DEMO.tenants.globex.id} (${DEMO.tenants.globex.name}) with the admin secret; see the README.`);
   } finally {
     await raw?.end({ timeout: 5 });

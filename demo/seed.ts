@@ -83,7 +83,9 @@ export interface ScaleSeedOptions {
 export async function readSeedState(q: Queryable): Promise<SeedState | null> {
   const [reg] = await q.query(`SELECT to_regclass('public.${SEED_STATE_TABLE}') IS NOT NULL AS present`);
   if (!reg || !(reg.present === true || reg.present === 't')) return null;
-  const [row] = await q.query(`SELECT scale::float8 AS scale, tenants, accounts FROM public.${SEED_STATE_TABLE} WHERE id = 1`);
+  const [row] = await q.query(
+    `SELECT scale::float8 AS scale, tenants, accounts FROM public.${SEED_STATE_TABLE} WHERE id = 1`,
+  );
   return row ? { scale: Number(row.scale), tenants: Number(row.tenants), accounts: Number(row.accounts) } : null;
 }
 
@@ -103,7 +105,9 @@ export async function seedDemoScale(db: Database, opts: ScaleSeedOptions = {}): 
     `{${DEMO.tenants.acme.id},${DEMO.tenants.globex.id}}`,
   ]);
   if (Number(fixed[0]!.n) !== 2) {
-    throw new Error('generated demo data goes on top of the demo set, and this database does not hold it (Acme and Globex): use an empty database');
+    throw new Error(
+      'generated demo data goes on top of the demo set, and this database does not hold it (Acme and Globex): use an empty database',
+    );
   }
   const result = await target.transaction(async (tx, load) => {
     await tx.query(`SELECT pg_advisory_xact_lock(${SEED_LOCK})`);
@@ -116,18 +120,23 @@ export async function seedDemoScale(db: Database, opts: ScaleSeedOptions = {}): 
     const state = await readSeedState(tx);
     const tenants = opts.tenants ?? state?.tenants ?? 2;
     if (state && state.tenants !== tenants) {
-      throw new Error(`this database holds generated data for ${state.tenants} tenants; seed it with --tenants ${state.tenants}, or start from an empty database`);
+      throw new Error(
+        `this database holds generated data for ${state.tenants} tenants; seed it with --tenants ${state.tenants}, or start from an empty database`,
+      );
     }
     if (state && state.accounts >= wanted) {
       return {
-        seeded: false, state, tables: [] as TableReport[],
+        seeded: false,
+        state,
+        tables: [] as TableReport[],
         message: `the generated data of scale ${state.scale} (${state.accounts} accounts, ${state.tenants} tenants) is there already; nothing to add`,
       };
     }
     const plan = planScale({ scale, tenants }, state?.accounts ?? 0);
     const generated = generatedTables(plan);
     const names = generated.filter((t) => t.count > 0).map((t) => t.name);
-    const mode = opts.foreignKeys === 'per-row' || !(await canLoadWithoutTriggers(tx, names)) ? 'per-row' : 'after-load';
+    const mode =
+      opts.foreignKeys === 'per-row' || !(await canLoadWithoutTriggers(tx, names)) ? 'per-row' : 'after-load';
     opts.onPlan?.(plan, state);
     if (mode === 'after-load') await tx.exec('SET LOCAL session_replication_role = replica');
     const tables = await load(generated, progress);
@@ -146,11 +155,21 @@ export async function seedDemoScale(db: Database, opts: ScaleSeedOptions = {}): 
     );
     const rows = tables.reduce((sum, t) => sum + t.rows, 0);
     return {
-      seeded: true, state: next, plan, tables, foreignKeys,
+      seeded: true,
+      state: next,
+      plan,
+      tables,
+      foreignKeys,
       message: `added generated accounts ${plan.fromAccount + 1} to ${plan.toAccount} for ${tenants} tenants (scale ${scale}): ${rows.toLocaleString('en-US')} rows`,
     };
   });
-  if (result.seeded) await db.exec(`ANALYZE ${result.tables.filter((t) => t.rows > 0).map((t) => t.table).join(', ')}`);
+  if (result.seeded)
+    await db.exec(
+      `ANALYZE ${result.tables
+        .filter((t) => t.rows > 0)
+        .map((t) => t.table)
+        .join(', ')}`,
+    );
   return { ...result, seconds: (performance.now() - started) / 1000 };
 }
 
@@ -193,7 +212,9 @@ export async function verifyForeignKeys(tx: Queryable, tables: readonly string[]
       `SELECT count(*)::int AS n FROM ${c.child} x WHERE ${notNull} AND NOT EXISTS (SELECT 1 FROM ${c.parent} p WHERE ${match})`,
     );
     if (Number(bad?.n) > 0) {
-      throw new Error(`demo data: ${bad!.n} rows of ${c.child} break its foreign key ${c.conname} (to ${c.parent}); nothing was written`);
+      throw new Error(
+        `demo data: ${bad!.n} rows of ${c.child} break its foreign key ${c.conname} (to ${c.parent}); nothing was written`,
+      );
     }
   }
   return constraints.length;

@@ -33,7 +33,11 @@ export interface Started {
  * metadata checked against the catalog, engine, the listener for token deletions, HTTP app. Any error
  * stops start-up with its reason.
  */
-export async function startEngine(config: EngineConfig, log: Logger = jsonLogger, existingDb?: Database): Promise<Started> {
+export async function startEngine(
+  config: EngineConfig,
+  log: Logger = jsonLogger,
+  existingDb?: Database,
+): Promise<Started> {
   const db = existingDb ?? (await connectDatabase(config));
   try {
     await migrate(db, config.migrationsDir, (msg) => log({ level: 'info', msg }));
@@ -47,22 +51,38 @@ export async function startEngine(config: EngineConfig, log: Logger = jsonLogger
     const model = await buildModel(db, loadMetadata(config.metadataDir));
     const engine = new Engine(model, db, config, log);
     if (config.auth.sessionSecretGenerated) {
-      log({ level: 'warn', msg: 'NEXTAUTH_SECRET is not set: using a random one, so sign-in sessions and JWTs will not survive a restart or work across instances' });
+      log({
+        level: 'warn',
+        msg: 'NEXTAUTH_SECRET is not set: using a random one, so sign-in sessions and JWTs will not survive a restart or work across instances',
+      });
     }
     const revocations = new Revocations(db, config.auth, log);
     await revocations.start();
     // SAML: the license (on-premise) and configuration problems, told once at start-up.
     let license: License | undefined;
-    if (config.edition !== 'community' && config.deploymentMode === 'onprem' && config.saml.enabled) license = await readLicense(config.saml);
+    if (config.edition !== 'community' && config.deploymentMode === 'onprem' && config.saml.enabled)
+      license = await readLicense(config.saml);
     if (samlAvailable(config)) {
-      if (config.saml.missing.length > 0) log({ level: 'error', msg: `SAML not configured: ${config.saml.missing.join(', ')} missing` });
+      if (config.saml.missing.length > 0)
+        log({ level: 'error', msg: `SAML not configured: ${config.saml.missing.join(', ')} missing` });
       for (const problem of config.saml.problems) log({ level: 'warn', msg: problem });
       if (license && !license.ok) log({ level: 'warn', msg: `license: ${license.problem}` });
     } else if (config.saml.enabled) {
-      log({ level: 'warn', msg: 'SAML_ENABLED is set, but SAML single sign-on is not available in the Community edition' });
+      log({
+        level: 'warn',
+        msg: 'SAML_ENABLED is set, but SAML single sign-on is not available in the Community edition',
+      });
     }
     const resolveSession = createSessionResolver({ auth: config.auth, revocations, adminSecret: config.adminSecret });
-    const app = createApp({ engine, db, bodyBytes: config.limits.bodyBytes, adminSecret: config.adminSecret, resolveSession, auth: config.auth, saml: { config, license: () => license, log } });
+    const app = createApp({
+      engine,
+      db,
+      bodyBytes: config.limits.bodyBytes,
+      adminSecret: config.adminSecret,
+      resolveSession,
+      auth: config.auth,
+      saml: { config, license: () => license, log },
+    });
     const close = async () => {
       await revocations.stop();
       if (!existingDb) await db.close();
@@ -77,16 +97,19 @@ export async function startEngine(config: EngineConfig, log: Logger = jsonLogger
 async function main(): Promise<void> {
   const config = loadConfig();
   const started = await startEngine(config);
-  const server = serve({ fetch: started.app.fetch, port: config.port, hostname: process.env.HOST || '0.0.0.0' }, (info) => {
-    jsonLogger({
-      level: 'info',
-      msg: `GraphQL engine listening on http://localhost:${info.port}/api/graphql`,
-      database: started.db.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL',
-      tables: started.engine.model.tables.length,
-      adminSecret: config.adminSecret ? 'set' : 'unset (admin access off)',
-    });
-    process.stdout.write(welcome(info.port, config.adminSecret !== undefined, started.db.kind === 'pglite'));
-  });
+  const server = serve(
+    { fetch: started.app.fetch, port: config.port, hostname: process.env.HOST || '0.0.0.0' },
+    (info) => {
+      jsonLogger({
+        level: 'info',
+        msg: `GraphQL engine listening on http://localhost:${info.port}/api/graphql`,
+        database: started.db.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL',
+        tables: started.engine.model.tables.length,
+        adminSecret: config.adminSecret ? 'set' : 'unset (admin access off)',
+      });
+      process.stdout.write(welcome(info.port, config.adminSecret !== undefined, started.db.kind === 'pglite'));
+    },
+  );
   const stop = async () => {
     server.close();
     await started.close();
@@ -99,17 +122,23 @@ async function main(): Promise<void> {
 /** How to reach the running platform, for a person at the terminal. */
 function welcome(port: number, adminSecret: boolean, embedded: boolean): string {
   const base = `http://localhost:${port}`;
-  return [
-    '',
-    `  Sign in:       ${base}/signin   (User Settings -> API Tokens)`,
-    `  GraphQL:       ${base}/api/graphql   (console: ${base}/console)`,
-    `  Token exchange: POST ${base}/api/auth/token {"email", "secret"}`,
-    '  A password for a demo user (Acme Corp, tenant 11111111-0000-4000-8000-000000000001):',
-    '    npm run admin -- set-password --email alice.admin@acme.example.com --password-stdin',
-    embedded ? '    (stop this server first: the embedded database serves one process at a time)' : '',
-    adminSecret ? '  Admin secret: send x-hasura-admin-secret, with x-hasura-role and x-hasura-tenant-id to act as a tenant role.' : '  Set ADMIN_SECRET to query as admin with x-hasura-admin-secret.',
-    '',
-  ].filter((line, i, all) => line !== '' || i === 0 || i === all.length - 1).join('\n') + '\n';
+  return (
+    [
+      '',
+      `  Sign in:       ${base}/signin   (User Settings -> API Tokens)`,
+      `  GraphQL:       ${base}/api/graphql   (console: ${base}/console)`,
+      `  Token exchange: POST ${base}/api/auth/token {"email", "secret"}`,
+      '  A password for a demo user (Acme Corp, tenant 11111111-0000-4000-8000-000000000001):',
+      '    npm run admin -- set-password --email alice.admin@acme.example.com --password-stdin',
+      embedded ? '    (stop this server first: the embedded database serves one process at a time)' : '',
+      adminSecret
+        ? '  Admin secret: send x-hasura-admin-secret, with x-hasura-role and x-hasura-tenant-id to act as a tenant role.'
+        : '  Set ADMIN_SECRET to query as admin with x-hasura-admin-secret.',
+      '',
+    ]
+      .filter((line, i, all) => line !== '' || i === 0 || i === all.length - 1)
+      .join('\n') + '\n'
+  );
 }
 
 if (require.main === module) {

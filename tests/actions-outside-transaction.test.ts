@@ -30,19 +30,28 @@ function heldModel() {
   });
   const answer = (res: ServerResponse) => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ choices: [{ index: 0, message: { role: 'assistant', content: 'The model answered.' }, finish_reason: 'stop' }], usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 } }));
+    res.end(
+      JSON.stringify({
+        choices: [{ index: 0, message: { role: 'assistant', content: 'The model answered.' }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 },
+      }),
+    );
   };
   return {
-    listen: () => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
+    listen: () =>
+      new Promise<string>((resolve) =>
+        server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+      ),
     arrived: () => firstArrival,
     release: () => {
       waiting.splice(0).forEach(answer);
       firstArrival = new Promise<void>((resolve) => (arrived = resolve));
     },
-    close: () => new Promise<void>((resolve) => {
-      waiting.splice(0).forEach((r) => r.destroy());
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        waiting.splice(0).forEach((r) => r.destroy());
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -52,7 +61,9 @@ describe(`actions outside the engine's transaction on ${backendName}`, () => {
 
   beforeAll(async () => {
     const url = await model.listen();
-    server = await startTestServer({ env: { AI_BASE_URL: `${url}/v1`, AI_API_KEY: 'test-key-made-here', AI_TIMEOUT_MS: '20000' } });
+    server = await startTestServer({
+      env: { AI_BASE_URL: `${url}/v1`, AI_API_KEY: 'test-key-made-here', AI_TIMEOUT_MS: '20000' },
+    });
   });
   afterAll(async () => {
     await server.close();
@@ -60,15 +71,24 @@ describe(`actions outside the engine's transaction on ${backendName}`, () => {
   });
 
   test('while the model is asked, other requests are answered and no connection waits in a transaction', async () => {
-    const pending = server.gql(FOLLOWUP, { r: { message: 'Why did spend rise?', conversation_id: null, account_id: acme.cloudAccounts.aws } }, admin);
+    const pending = server.gql(
+      FOLLOWUP,
+      { r: { message: 'Why did spend rise?', conversation_id: null, account_id: acme.cloudAccounts.aws } },
+      admin,
+    );
     await model.arrived();
     // The model has not answered: a query (and a write) must still get through.
     const read = await server.gql('{ cloud_accounts_aggregate { aggregate { count } } }', {}, admin);
     expect(read.body.data.cloud_accounts_aggregate.aggregate.count).toBe(DEMO.perTenant.cloudAccounts);
-    const conversations = await server.started.db.query(`SELECT count(*)::int AS n FROM ai_conversation WHERE tenant_id = $1::uuid`, [acme.id]);
+    const conversations = await server.started.db.query(
+      `SELECT count(*)::int AS n FROM ai_conversation WHERE tenant_id = $1::uuid`,
+      [acme.id],
+    );
     expect(conversations[0].n).toBeGreaterThan(0); // the question and its conversation are stored already
     if (backendName === 'PostgreSQL') {
-      const idle = await server.started.db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`);
+      const idle = await server.started.db.query(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
+      );
       expect(idle[0].n).toBe(0);
     }
     model.release();
@@ -82,10 +102,17 @@ describe(`actions outside the engine's transaction on ${backendName}`, () => {
       insert_tags_one: update_cloud_accounts(where: {id: {_eq: "${acme.cloudAccounts.aws}"}}, _set: {account_name: "renamed in a failed mutation"}) { affected_rows }
       ai_followup_response(request: {message: "", account_id: "${acme.cloudAccounts.aws}"}) { status }
     }`;
-    const before = await server.started.db.query('SELECT account_name FROM cloud_accounts WHERE id = $1::uuid', [acme.cloudAccounts.aws]);
+    const before = await server.started.db.query('SELECT account_name FROM cloud_accounts WHERE id = $1::uuid', [
+      acme.cloudAccounts.aws,
+    ]);
     const res = await server.gql(doc, {}, admin);
-    expect(res.body.errors[0]).toMatchObject({ message: 'request.message must not be empty', extensions: { code: 'validation-failed' } });
-    const after = await server.started.db.query('SELECT account_name FROM cloud_accounts WHERE id = $1::uuid', [acme.cloudAccounts.aws]);
+    expect(res.body.errors[0]).toMatchObject({
+      message: 'request.message must not be empty',
+      extensions: { code: 'validation-failed' },
+    });
+    const after = await server.started.db.query('SELECT account_name FROM cloud_accounts WHERE id = $1::uuid', [
+      acme.cloudAccounts.aws,
+    ]);
     expect(after).toEqual(before);
   });
 });

@@ -13,7 +13,11 @@ const day = { start: '2026-02-15T00:00:00Z', end: '2026-02-15T23:59:59Z' };
 describe(`actions on ${backendName}`, () => {
   let server: TestServer;
   const logs = (query: string, extra: Record<string, unknown> = {}, headers = admin) =>
-    server.gql(LOGS, { request: { account_id: acme.cloudAccounts.aws, query, ...day, limit: 1000, ...extra } }, headers);
+    server.gql(
+      LOGS,
+      { request: { account_id: acme.cloudAccounts.aws, query, ...day, limit: 1000, ...extra } },
+      headers,
+    );
   /** Hand-written SQL count of the acme aws account's log lines that day matching `where`. */
   const count = async (where: string) => {
     const [row] = await server.started.db.query(
@@ -37,8 +41,14 @@ describe(`actions on ${backendName}`, () => {
       ['{namespace=~"prod.*"}', `labels->>'namespace' ~ '^(?:prod.*)$'`],
       ['{namespace=~"prod"}', `labels->>'namespace' = 'prod'`],
       ['{namespace=~".+", level!~"info|debug"}', `coalesce(labels->>'level', '') !~ '^(?:info|debug)$'`],
-      ['{namespace="production"} |= "timeout"', `labels->>'namespace' = 'production' AND strpos(message, 'timeout') > 0`],
-      ['{namespace="production"} != "timeout"', `labels->>'namespace' = 'production' AND strpos(message, 'timeout') = 0`],
+      [
+        '{namespace="production"} |= "timeout"',
+        `labels->>'namespace' = 'production' AND strpos(message, 'timeout') > 0`,
+      ],
+      [
+        '{namespace="production"} != "timeout"',
+        `labels->>'namespace' = 'production' AND strpos(message, 'timeout') = 0`,
+      ],
       ['{namespace=~".+"} |~ "(?i)TIMEOUT"', `message ~* 'timeout'`],
     ])('%s matches what SQL finds', async (selector, where) => {
       const res = await logs(selector);
@@ -71,14 +81,27 @@ describe(`actions on ${backendName}`, () => {
     });
 
     test('another tenant’s account is refused, and none of its lines are shown', async () => {
-      const res = await server.gql(LOGS, { request: { account_id: globex.cloudAccounts.aws, query: '{namespace=~".+"}', ...day } }, admin);
-      expect(res.body.errors).toEqual([{ message: 'request.account_id is not an account of your tenant', extensions: { code: 'validation-failed', path: '$.request.account_id' } }]);
+      const res = await server.gql(
+        LOGS,
+        { request: { account_id: globex.cloudAccounts.aws, query: '{namespace=~".+"}', ...day } },
+        admin,
+      );
+      expect(res.body.errors).toEqual([
+        {
+          message: 'request.account_id is not an account of your tenant',
+          extensions: { code: 'validation-failed', path: '$.request.account_id' },
+        },
+      ]);
       expect(res.body.data ?? null).toBeNull();
     });
 
     test('a bad limit or account id is refused', async () => {
-      expect((await logs('{namespace="production"}', { limit: -1 })).body.errors[0].extensions.code).toBe('validation-failed');
-      expect((await logs('{namespace="production"}', { account_id: 'nope' })).body.errors[0].message).toContain('request.account_id');
+      expect((await logs('{namespace="production"}', { limit: -1 })).body.errors[0].extensions.code).toBe(
+        'validation-failed',
+      );
+      expect((await logs('{namespace="production"}', { account_id: 'nope' })).body.errors[0].message).toContain(
+        'request.account_id',
+      );
     });
 
     test('a read-only role has no logs_query (it is a mutation)', async () => {
@@ -89,20 +112,31 @@ describe(`actions on ${backendName}`, () => {
 
   describe('tickets_insert_one', () => {
     const TICKET = `mutation T($input: TicketsInsertOneInput!) { tickets_insert_one(object: $input) { data { insert_tickets_one { id ticket_id url message } } } }`;
-    const input = { title: 'Disk full', project_key: 'OPS', integration_id: acme.integrationId, account_id: acme.cloudAccounts.gcp, severity: 'High' };
+    const input = {
+      title: 'Disk full',
+      project_key: 'OPS',
+      integration_id: acme.integrationId,
+      account_id: acme.cloudAccounts.gcp,
+      severity: 'High',
+    };
 
     test('numbers tickets per project and stores them in the caller’s tenant', async () => {
       const a = (await server.gql(TICKET, { input }, admin)).body.data.tickets_insert_one.data.insert_tickets_one;
       const b = (await server.gql(TICKET, { input }, admin)).body.data.tickets_insert_one.data.insert_tickets_one;
       const n = (id: string) => Number(id.split('-')[1]);
       expect(n(b.ticket_id)).toBe(n(a.ticket_id) + 1);
-      const rows = await server.started.db.query('SELECT tenant::text AS tenant FROM tickets WHERE id = ANY($1::uuid[])', [`{${a.id},${b.id}}`]);
+      const rows = await server.started.db.query(
+        'SELECT tenant::text AS tenant FROM tickets WHERE id = ANY($1::uuid[])',
+        [`{${a.id},${b.id}}`],
+      );
       expect(rows.map((r) => r.tenant)).toEqual([acme.id, acme.id]);
     });
 
     test('an account of another tenant is refused', async () => {
       const res = await server.gql(TICKET, { input: { ...input, account_id: globex.cloudAccounts.aws } }, admin);
-      expect(res.body.errors[0]).toMatchObject({ extensions: { code: 'validation-failed', path: '$.object.account_id' } });
+      expect(res.body.errors[0]).toMatchObject({
+        extensions: { code: 'validation-failed', path: '$.object.account_id' },
+      });
     });
 
     test('a missing title is refused', async () => {
@@ -133,8 +167,14 @@ describe(`actions on ${backendName}`, () => {
   });
 
   test('a query may mix table fields and introspection; order follows the document', async () => {
-    const res = await server.gql(`{ __typename a: cloud_accounts_aggregate { aggregate { count } } __type(name: "cloud_accounts") { name } }`, {}, admin);
-    expect(res.body).toEqual({ data: { __typename: 'query_root', a: { aggregate: { count: 3 } }, __type: { name: 'cloud_accounts' } } });
+    const res = await server.gql(
+      `{ __typename a: cloud_accounts_aggregate { aggregate { count } } __type(name: "cloud_accounts") { name } }`,
+      {},
+      admin,
+    );
+    expect(res.body).toEqual({
+      data: { __typename: 'query_root', a: { aggregate: { count: 3 } }, __type: { name: 'cloud_accounts' } },
+    });
     expect(Object.keys(res.body.data)).toEqual(['__typename', 'a', '__type']);
   });
 });

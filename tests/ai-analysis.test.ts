@@ -29,7 +29,8 @@ const globexAdmin = as('tenant_admin', globex.id, globex.users.admin.id);
 type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 type Ref = { type: string; id: string; title?: string };
 
-const RCA = (account: string, event: string, generate: boolean) => `{ ai_get_rca(account_id: "${account}", event_id: "${event}", generate: ${generate}) { data } }`;
+const RCA = (account: string, event: string, generate: boolean) =>
+  `{ ai_get_rca(account_id: "${account}", event_id: "${event}", generate: ${generate}) { data } }`;
 const RECOMMENDATION = (account: string, event: string, type: string) =>
   `{ ai_get_recommendation(account_id: "${account}", event_id: "${event}", recommendation_type: "${type}") { data } }`;
 const BUDGET = (account: string) => `{ ai_budget_status(request: {account_id: "${account}"}) { data {
@@ -64,14 +65,17 @@ const strip = ({ source, stored_at, ...rest }: Row) => rest; // eslint-disable-l
 /** Helpers bound to one server: calls as a user, and checks against its database. */
 function helpers(get: () => TestServer) {
   const sql = (text: string, params: (string | null)[] = []) => get().started.db.query(text, params);
-  const gql = (doc: string, headers: Record<string, string>, variables?: Record<string, unknown>) => get().gql(doc, variables, headers);
+  const gql = (doc: string, headers: Record<string, string>, variables?: Record<string, unknown>) =>
+    get().gql(doc, variables, headers);
   const data = async (doc: string, headers: Record<string, string>, variables?: Record<string, unknown>) => {
     const res = await gql(doc, headers, variables);
     if (res.body.errors) throw new Error(JSON.stringify(res.body.errors));
     return res.body.data;
   };
-  const rca = async (event: string, generate = true, headers = readonly, account = AWS): Promise<Row> => (await data(RCA(account, event, generate), headers)).ai_get_rca.data;
-  const followup = async (request: Row, headers = admin): Promise<Row> => (await data(FOLLOWUP, headers, { request })).ai_followup_response;
+  const rca = async (event: string, generate = true, headers = readonly, account = AWS): Promise<Row> =>
+    (await data(RCA(account, event, generate), headers)).ai_get_rca.data;
+  const followup = async (request: Row, headers = admin): Promise<Row> =>
+    (await data(FOLLOWUP, headers, { request })).ai_followup_response;
   /** Every reference must name a record of the tenant (or a shared rule article). */
   const expectExisting = async (refs: Ref[], tenant: string = acme.id, allowNone = false) => {
     if (!allowNone) expect(refs.length).toBeGreaterThan(0);
@@ -86,8 +90,14 @@ function helpers(get: () => TestServer) {
 
 /** Globex rows put on Acme's AWS account id, beside the seeded incidents: the tenant decides, not the account. */
 async function seedStrays(server: TestServer, s: SeededIncidents) {
-  const [oom] = await server.started.db.query(`SELECT to_char(starts_at, 'YYYY-MM-DD HH24:MI:SS') AS at FROM events WHERE id = $1::uuid`, [s.events.out_of_memory]);
-  const [crash] = await server.started.db.query(`SELECT to_char(starts_at, 'YYYY-MM-DD HH24:MI:SS') AS at FROM events WHERE id = $1::uuid`, [s.events.crash_loop]);
+  const [oom] = await server.started.db.query(
+    `SELECT to_char(starts_at, 'YYYY-MM-DD HH24:MI:SS') AS at FROM events WHERE id = $1::uuid`,
+    [s.events.out_of_memory],
+  );
+  const [crash] = await server.started.db.query(
+    `SELECT to_char(starts_at, 'YYYY-MM-DD HH24:MI:SS') AS at FROM events WHERE id = $1::uuid`,
+    [s.events.crash_loop],
+  );
   const [log] = await server.started.db.query(
     `INSERT INTO logs (tenant_id, cloud_account_id, ts, severity, message, labels)
      VALUES ($1::uuid, $2::uuid, ($3::timestamp - interval '1 minute') AT TIME ZONE 'UTC', 'error', 'Globex stray: OOMKilled out of memory',
@@ -122,7 +132,10 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
     server = await startTestServer({ env: { AI_BUDGET_TENANT: '123456', AI_BUDGET_ACCOUNT: '65432' } });
     s = await seedAiIncidents(server.started.db, acme.id, AWS);
     stray = await seedStrays(server, s);
-    const [e] = await sql(`SELECT id::text AS id, cloud_account_id::text AS account FROM events WHERE tenant = $1::uuid AND cloud_account_id IS NOT NULL ORDER BY id LIMIT 1`, [globex.id]);
+    const [e] = await sql(
+      `SELECT id::text AS id, cloud_account_id::text AS account FROM events WHERE tenant = $1::uuid AND cloud_account_id IS NOT NULL ORDER BY id LIMIT 1`,
+      [globex.id],
+    );
     globexEvent = { id: String(e!.id), account: String(e!.account) };
   });
   afterAll(() => server.close());
@@ -130,7 +143,14 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
   describe('the built-in analyst names the cause of each seeded incident first, with its evidence', () => {
     test.each(INCIDENT_KINDS)('%s', async (kind: IncidentKind) => {
       const d = await rca(s.events[kind]);
-      expect(d).toMatchObject({ status: 'completed', event_id: s.events[kind], account_id: AWS, analyst: 'built-in analyst', answered_by: 'builtin', source: 'generated' });
+      expect(d).toMatchObject({
+        status: 'completed',
+        event_id: s.events[kind],
+        account_id: AWS,
+        analyst: 'built-in analyst',
+        answered_by: 'builtin',
+        source: 'generated',
+      });
       expect(d.summary).toMatch(/^Built-in analyst: /);
       expect(d).not.toHaveProperty('notice');
       const causes: Row[] = d.root_causes;
@@ -156,7 +176,10 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
       for (const a of anomalies) own.add(`anomaly:${a.id}`);
       if (kind === 'node_pressure') own.add(`k8s_node:${s.nodeId}`);
       if (kind === 'cost_spike') {
-        for (const r of await sql(`SELECT id::text AS id FROM spends WHERE cloud_resource_id = $1::uuid`, [s.resourceId])) own.add(`spend:${r.id}`);
+        for (const r of await sql(`SELECT id::text AS id FROM spends WHERE cloud_resource_id = $1::uuid`, [
+          s.resourceId,
+        ]))
+          own.add(`spend:${r.id}`);
         own.add(`recommendation:${s.recommendationId}`);
       }
       expect(top.filter((e) => own.has(key(e as Ref))).length).toBeGreaterThan(0);
@@ -168,8 +191,14 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
       // Nothing of the other incidents, of the noise lines, or of Globex.
       const foreign = new Set([
         ...s.logs.noise!.map((id) => `log:${id}`),
-        ...INCIDENT_KINDS.filter((k) => k !== kind).flatMap((k) => [`event:${s.events[k]}`, ...(s.logs[k] ?? []).map((id) => `log:${id}`), `k8s_pod:${s.pods[k]}`]),
-        `log:${stray.log}`, `event:${stray.event}`, `ai_knowledgebase:${stray.kb}`,
+        ...INCIDENT_KINDS.filter((k) => k !== kind).flatMap((k) => [
+          `event:${s.events[k]}`,
+          ...(s.logs[k] ?? []).map((id) => `log:${id}`),
+          `k8s_pod:${s.pods[k]}`,
+        ]),
+        `log:${stray.log}`,
+        `event:${stray.event}`,
+        `ai_knowledgebase:${stray.kb}`,
       ]);
       const cited = [...d.references, ...causes.flatMap((c) => c.evidence)].map(key);
       expect(cited.filter((k) => foreign.has(k))).toEqual([]);
@@ -192,7 +221,9 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
     const crash = await rca(s.events.crash_loop, false);
     const crashRelated = await around('crash_loop');
     expect(crashRelated.length).toBe(1); // the rollout half an hour before
-    expect(crash.references.map(key)).toEqual(expect.arrayContaining([...crashRelated, `ai_knowledgebase:${s.knowledgeBaseDocId}`]));
+    expect(crash.references.map(key)).toEqual(
+      expect.arrayContaining([...crashRelated, `ai_knowledgebase:${s.knowledgeBaseDocId}`]),
+    );
     const node = await rca(s.events.node_pressure, false);
     const nodeRelated = await around('node_pressure');
     expect(nodeRelated.length).toBe(1); // the eviction on that node
@@ -200,17 +231,30 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
     expect(node.root_causes[0].evidence.map(key)).toEqual(expect.arrayContaining(nodeRelated));
 
     const oom = await rca(s.events.out_of_memory, false);
-    const [workload] = await sql(`SELECT id::text AS id FROM k8s_workloads WHERE tenant_id = $1::uuid AND namespace = 'shop' AND name = 'orders-api'`, [acme.id]);
-    const anomalies = await sql(`SELECT id::text AS id FROM anomaly WHERE tenant = $1::uuid AND account_id = $2::uuid AND name = 'orders-api' AND namespace = 'shop'`, [acme.id, AWS]);
+    const [workload] = await sql(
+      `SELECT id::text AS id FROM k8s_workloads WHERE tenant_id = $1::uuid AND namespace = 'shop' AND name = 'orders-api'`,
+      [acme.id],
+    );
+    const anomalies = await sql(
+      `SELECT id::text AS id FROM anomaly WHERE tenant = $1::uuid AND account_id = $2::uuid AND name = 'orders-api' AND namespace = 'shop'`,
+      [acme.id, AWS],
+    );
     const [article] = await sql(`SELECT id::text AS id FROM knowledge_base WHERE rule_name = 'container_oom_killed'`);
     expect(anomalies.length).toBe(1);
-    expect(oom.references.map(key)).toEqual(expect.arrayContaining([
-      `k8s_workload:${workload!.id}`, `k8s_pod:${s.pods.out_of_memory}`, `anomaly:${anomalies[0]!.id}`, `knowledge_base:${article!.id}`,
-    ]));
+    expect(oom.references.map(key)).toEqual(
+      expect.arrayContaining([
+        `k8s_workload:${workload!.id}`,
+        `k8s_pod:${s.pods.out_of_memory}`,
+        `anomaly:${anomalies[0]!.id}`,
+        `knowledge_base:${article!.id}`,
+      ]),
+    );
     // The matching logs: the workload's lines from 2 hours before to 1 hour after, no other app's, no earlier day's.
     for (const kind of INCIDENT_KINDS.filter((k) => s.logs[k])) {
       const d = await rca(s.events[kind], false);
-      expect(keys(d.references.filter((r: Ref) => r.type === 'log'))).toEqual(s.logs[kind]!.map((id) => `log:${id}`).sort());
+      expect(keys(d.references.filter((r: Ref) => r.type === 'log'))).toEqual(
+        s.logs[kind]!.map((id) => `log:${id}`).sort(),
+      );
     }
     const cost = await rca(s.events.cost_spike, false);
     expect(cost.references.map(key)).toContain(`recommendation:${s.recommendationId}`);
@@ -226,8 +270,17 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
       [acme.id, AWS],
     );
     const id = String(fresh!.id);
-    const stored = () => sql(`SELECT kind, answered_by, cloud_account_id::text AS account, data FROM ai_event_analysis WHERE tenant_id = $1::uuid AND event_id = $2::uuid ORDER BY kind`, [acme.id, id]);
-    expect(await rca(id, false)).toEqual({ status: 'not_found', event_id: id, account_id: AWS, message: expect.stringContaining('generate: true') });
+    const stored = () =>
+      sql(
+        `SELECT kind, answered_by, cloud_account_id::text AS account, data FROM ai_event_analysis WHERE tenant_id = $1::uuid AND event_id = $2::uuid ORDER BY kind`,
+        [acme.id, id],
+      );
+    expect(await rca(id, false)).toEqual({
+      status: 'not_found',
+      event_id: id,
+      account_id: AWS,
+      message: expect.stringContaining('generate: true'),
+    });
     expect(await stored()).toEqual([]);
 
     const made = await rca(id, true);
@@ -246,7 +299,7 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
     expect(((await stored())[0]!.data as Row).generated_at).toBe(remade.generated_at);
   });
 
-  test('ai_get_rca and ai_get_recommendation: another tenant\'s event gives an error and nothing of it', async () => {
+  test("ai_get_rca and ai_get_recommendation: another tenant's event gives an error and nothing of it", async () => {
     await rca(s.events.out_of_memory, true);
     const title = 'Container OOMKilled in orders-api';
     const attempts: [string, Record<string, string>][] = [
@@ -265,20 +318,33 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
     for (const [doc, headers] of attempts) {
       const res = await gql(doc, headers);
       expect(res.body.data?.ai_get_rca ?? res.body.data?.ai_get_recommendation ?? null).toBeNull();
-      expect(res.body.errors[0]).toMatchObject({ message: expect.stringMatching(/not found/), extensions: { code: 'validation-failed', path: '$.event_id' } });
+      expect(res.body.errors[0]).toMatchObject({
+        message: expect.stringMatching(/not found/),
+        extensions: { code: 'validation-failed', path: '$.event_id' },
+      });
       expect(res.text).not.toContain(title);
     }
     const [globexTitle] = await sql(`SELECT title FROM events WHERE id = $1::uuid`, [globexEvent.id]);
     expect((await gql(RCA(AWS, globexEvent.id, true), admin)).text).not.toContain(globexTitle!.title);
     // Nothing was stored for the other tenant's event, nor under Globex for Acme's.
-    expect(await sql(`SELECT 1 FROM ai_event_analysis WHERE event_id = $1::uuid OR tenant_id = $2::uuid`, [globexEvent.id, globex.id])).toEqual([]);
+    expect(
+      await sql(`SELECT 1 FROM ai_event_analysis WHERE event_id = $1::uuid OR tenant_id = $2::uuid`, [
+        globexEvent.id,
+        globex.id,
+      ]),
+    ).toEqual([]);
     const bad = await gql(RCA(AWS, 'not-a-uuid', false), readonly);
     expect(bad.body.errors[0].extensions).toMatchObject({ code: 'validation-failed', path: '$.event_id' });
   });
 
   test('ai_get_recommendation "logs": the event\'s log lines grouped, each group with what it suggests', async () => {
     const d = (await data(RECOMMENDATION(AWS, s.events.out_of_memory, 'logs'), readonly)).ai_get_recommendation.data;
-    expect(d).toMatchObject({ status: 'completed', recommendation_type: 'logs', analyst: 'built-in analyst', answered_by: 'builtin' });
+    expect(d).toMatchObject({
+      status: 'completed',
+      recommendation_type: 'logs',
+      analyst: 'built-in analyst',
+      answered_by: 'builtin',
+    });
     // The lines of orders-api from 2 hours before to 1 hour after the event (hand-written), and only them.
     const lines = await sql(
       `SELECT l.id::text AS id, l.message, l.severity FROM logs l JOIN events e ON e.id = $2::uuid
@@ -295,7 +361,9 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
     }
     // Errors before warnings before info; the OOM lines point at the OOM and say what to do.
     const rank: Record<string, number> = { error: 3, warn: 2, info: 1 };
-    expect(patterns.map((p) => rank[p.severity])).toEqual([...patterns.map((p) => rank[p.severity])].sort((a, b) => b! - a!));
+    expect(patterns.map((p) => rank[p.severity])).toEqual(
+      [...patterns.map((p) => rank[p.severity])].sort((a, b) => b! - a!),
+    );
     const oomLine = lines.find((l) => /Memory cgroup out of memory/.test(String(l.message)))!;
     const group = patterns.find((p) => p.log_ids.includes(oomLine.id))!;
     expect(group.cause).toBe('out_of_memory');
@@ -303,7 +371,10 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
     const suggestion = (d.suggestions as Row[]).find((x) => x.title === group.suggestion)!;
     expect(suggestion.evidence.map((e: Ref) => e.id)).toContain(oomLine.id);
     await expectExisting(d.suggestions.flatMap((x: Row) => x.evidence));
-    const [row] = await sql(`SELECT data FROM ai_event_analysis WHERE tenant_id = $1::uuid AND event_id = $2::uuid AND kind = 'recommendation:logs'`, [acme.id, s.events.out_of_memory]);
+    const [row] = await sql(
+      `SELECT data FROM ai_event_analysis WHERE tenant_id = $1::uuid AND event_id = $2::uuid AND kind = 'recommendation:logs'`,
+      [acme.id, s.events.out_of_memory],
+    );
     expect(row!.data).toEqual(strip(d));
   });
 
@@ -321,9 +392,27 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
     const status = async (account = AWS, headers = readonly) => (await data(BUDGET(account), headers)).ai_budget_status;
     const fresh = await status();
     const [period] = await sql(`SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM') AS p`);
-    const unused = { budget_limit: 0, budget_remaining: 0, current_usage: 0, limit_source: 'default', rate_limit: false };
-    const defaults = { tenant: { ...unused, budget_limit: 123456, budget_remaining: 123456 }, account: { ...unused, budget_limit: 65432, budget_remaining: 65432 } };
-    expect(fresh).toEqual({ data: { account_id: AWS, tenant_id: acme.id, period: period!.p, investigation: defaults, user_investigation: defaults }, err: null });
+    const unused = {
+      budget_limit: 0,
+      budget_remaining: 0,
+      current_usage: 0,
+      limit_source: 'default',
+      rate_limit: false,
+    };
+    const defaults = {
+      tenant: { ...unused, budget_limit: 123456, budget_remaining: 123456 },
+      account: { ...unused, budget_limit: 65432, budget_remaining: 65432 },
+    };
+    expect(fresh).toEqual({
+      data: {
+        account_id: AWS,
+        tenant_id: acme.id,
+        period: period!.p,
+        investigation: defaults,
+        user_investigation: defaults,
+      },
+      err: null,
+    });
 
     await server.started.db.exec(`
       INSERT INTO ai_usage (tenant_id, cloud_account_id, module, operation, model, prompt_tokens, completion_tokens, created_at) VALUES
@@ -348,29 +437,54 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
         );
         return Number(u!.n);
       };
-      const level = (current: number, limit: number, source: string) => ({ budget_limit: limit, current_usage: current, budget_remaining: Math.max(0, limit - current), limit_source: source, rate_limit: current >= limit });
+      const level = (current: number, limit: number, source: string) => ({
+        budget_limit: limit,
+        current_usage: current,
+        budget_remaining: Math.max(0, limit - current),
+        limit_source: source,
+        rate_limit: current >= limit,
+      });
       const expected = {
-        investigation: { tenant: level(await usage('investigation', null), 100000, 'tenant'), account: level(await usage('investigation', AWS), 20000, 'tenant') },
-        user_investigation: { tenant: level(await usage('user_investigation', null), 100000, 'tenant'), account: level(await usage('user_investigation', AWS), 30, 'account') },
+        investigation: {
+          tenant: level(await usage('investigation', null), 100000, 'tenant'),
+          account: level(await usage('investigation', AWS), 20000, 'tenant'),
+        },
+        user_investigation: {
+          tenant: level(await usage('user_investigation', null), 100000, 'tenant'),
+          account: level(await usage('user_investigation', AWS), 30, 'account'),
+        },
       };
-      expect([expected.investigation.tenant.current_usage, expected.investigation.account.current_usage, expected.user_investigation.account.current_usage]).toEqual([1550, 1200, 42]);
+      expect([
+        expected.investigation.tenant.current_usage,
+        expected.investigation.account.current_usage,
+        expected.user_investigation.account.current_usage,
+      ]).toEqual([1550, 1200, 42]);
       expect(expected.user_investigation.account.rate_limit).toBe(true);
       for (const headers of [readonly, admin]) expect((await status(AWS, headers)).data).toMatchObject(expected);
       // The GCP account: its own usage, the tenant row's account cap.
-      expect((await status(GCP)).data.investigation.account).toEqual(level(await usage('investigation', GCP), 20000, 'tenant'));
+      expect((await status(GCP)).data.investigation.account).toEqual(
+        level(await usage('investigation', GCP), 20000, 'tenant'),
+      );
       // Another tenant's account, or one that does not exist: an error, no figures.
       for (const account of [globex.cloudAccounts.aws, '11111111-0002-4000-8000-0000000000ff']) {
-        expect(await status(account)).toEqual({ data: null, err: { code: 'not_found', message: `account ${account} not found` } });
+        expect(await status(account)).toEqual({
+          data: null,
+          err: { code: 'not_found', message: `account ${account} not found` },
+        });
       }
       const globexView = (await status(globex.cloudAccounts.aws, globexAdmin)).data;
-      expect(globexView.investigation.tenant).toMatchObject({ current_usage: 10000, budget_limit: 1, rate_limit: true });
+      expect(globexView.investigation.tenant).toMatchObject({
+        current_usage: 10000,
+        budget_limit: 1,
+        rate_limit: true,
+      });
       expect(globexView.user_investigation.tenant.current_usage).toBe(7778);
     } finally {
       await server.started.db.exec(`DELETE FROM ai_usage; DELETE FROM ai_budget;`);
     }
   });
 
-  test('ai_followup_response: a new conversation, stored; the answer cites what full-text search finds in the tenant\'s data', async () => {
+  test("ai_followup_response: a new conversation, stored; the answer cites what full-text search finds in the tenant's data", async () => {
     const question = 'Why is checkout in CrashLoopBackOff?';
     const first = await followup({ account_id: AWS, message: question, conversation_id: null });
     expect(first).toMatchObject({ status: 'completed', answered_by: 'builtin' });
@@ -393,7 +507,9 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
     expect(events.map((e) => e.id)).toContain(s.events.crash_loop);
     expect(events.length).toBeLessThanOrEqual(5);
     expect(docs.map((d) => d.id)).toContain(s.knowledgeBaseDocId);
-    expect(refs.map(key)).toEqual(expect.arrayContaining([...events.map((e) => `event:${e.id}`), ...docs.map((d) => `ai_knowledgebase:${d.id}`)]));
+    expect(refs.map(key)).toEqual(
+      expect.arrayContaining([...events.map((e) => `event:${e.id}`), ...docs.map((d) => `ai_knowledgebase:${d.id}`)]),
+    );
     // A "why" question gets the cause of the best match, as ai_get_rca finds it.
     expect(first.response).toContain('crash loop');
     expect(first.response).toContain(`[event:${s.events.crash_loop}]`);
@@ -401,17 +517,34 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
     expect(first.response).not.toContain('Globex');
 
     // Stored: the conversation of the user, both messages, and the references of the answer.
-    const [conversation] = await sql(`SELECT tenant_id::text AS tenant, cloud_account_id::text AS account, user_id::text AS user_id, title FROM ai_conversation WHERE id = $1::uuid`, [first.conversation_id]);
+    const [conversation] = await sql(
+      `SELECT tenant_id::text AS tenant, cloud_account_id::text AS account, user_id::text AS user_id, title FROM ai_conversation WHERE id = $1::uuid`,
+      [first.conversation_id],
+    );
     expect(conversation).toEqual({ tenant: acme.id, account: AWS, user_id: acme.users.admin.id, title: question });
-    const messages = () => sql(`SELECT id::text AS id, tenant_id::text AS tenant, role, content, refs, answered_by FROM ai_message WHERE conversation_id = $1::uuid ORDER BY created_at, role DESC`, [first.conversation_id]);
-    expect((await messages()).map((m) => [m.tenant, m.role, m.content])).toEqual([[acme.id, 'user', question], [acme.id, 'assistant', first.response]]);
+    const messages = () =>
+      sql(
+        `SELECT id::text AS id, tenant_id::text AS tenant, role, content, refs, answered_by FROM ai_message WHERE conversation_id = $1::uuid ORDER BY created_at, role DESC`,
+        [first.conversation_id],
+      );
+    expect((await messages()).map((m) => [m.tenant, m.role, m.content])).toEqual([
+      [acme.id, 'user', question],
+      [acme.id, 'assistant', first.response],
+    ]);
     const answer = (await messages())[1]!;
     expect([answer.id, answer.refs, answer.answered_by]).toEqual([first.message_id, refs, 'builtin']);
-    const stored = await sql(`SELECT type, reference_id AS id FROM ai_reference WHERE message_id = $1::uuid AND tenant_id = $2::uuid`, [first.message_id, acme.id]);
+    const stored = await sql(
+      `SELECT type, reference_id AS id FROM ai_reference WHERE message_id = $1::uuid AND tenant_id = $2::uuid`,
+      [first.message_id, acme.id],
+    );
     expect(keys(stored as Ref[])).toEqual(keys(refs));
 
     // The same conversation goes on: the top recommendations by savings, as SQL ranks them.
-    const second = await followup({ account_id: AWS, message: 'Which recommendations would save us the most money?', conversation_id: first.conversation_id });
+    const second = await followup({
+      account_id: AWS,
+      message: 'Which recommendations would save us the most money?',
+      conversation_id: first.conversation_id,
+    });
     expect(second.conversation_id).toBe(first.conversation_id);
     const top = await sql(
       `SELECT id::text AS id FROM recommendation WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND NOT is_dismissed
@@ -420,14 +553,23 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
     );
     expect(top.length).toBe(5);
     expect(top.map((r) => r.id)).toContain(s.recommendationId);
-    expect(second.references.filter((r: Ref) => r.type === 'recommendation').slice(0, 5).map((r: Ref) => r.id)).toEqual(top.map((r) => r.id));
+    expect(
+      second.references
+        .filter((r: Ref) => r.type === 'recommendation')
+        .slice(0, 5)
+        .map((r: Ref) => r.id),
+    ).toEqual(top.map((r) => r.id));
     const order = top.map((r) => second.response.indexOf(`[recommendation:${r.id}]`));
     expect(order.every((i) => i > 0)).toBe(true);
     expect(order).toEqual([...order].sort((a, b) => a - b));
     expect((await messages()).length).toBe(4);
 
     // Spend by service: the account's latest 30 days of data, the largest first.
-    const third = await followup({ account_id: AWS, message: 'How much did we spend by service?', conversation_id: first.conversation_id });
+    const third = await followup({
+      account_id: AWS,
+      message: 'How much did we spend by service?',
+      conversation_id: first.conversation_id,
+    });
     const services = await sql(
       `WITH last AS (SELECT max(date) AS d FROM spends WHERE tenant = $1::uuid AND cloud_account = $2::uuid)
        SELECT coalesce(r.service_name, 'Other') AS service, sum(s.amount)::float8 AS amount FROM spends s CROSS JOIN last
@@ -443,12 +585,21 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
     await expectExisting(third.references);
   });
 
-  test('ai_followup_response: another tenant\'s conversation is not found and not added to; bad input and read-only callers refused', async () => {
+  test("ai_followup_response: another tenant's conversation is not found and not added to; bad input and read-only callers refused", async () => {
     const mine = await followup({ account_id: AWS, message: 'What happened to orders-api?', conversation_id: null });
-    const count = async () => Number((await sql(`SELECT count(*)::int AS n FROM ai_message WHERE conversation_id = $1::uuid`, [mine.conversation_id]))[0]!.n);
+    const count = async () =>
+      Number(
+        (
+          await sql(`SELECT count(*)::int AS n FROM ai_message WHERE conversation_id = $1::uuid`, [
+            mine.conversation_id,
+          ])
+        )[0]!.n,
+      );
     expect(await count()).toBe(2);
     for (const account of [globex.cloudAccounts.aws, AWS]) {
-      const res = await gql(FOLLOWUP, globexAdmin, { request: { account_id: account, message: 'What did we talk about?', conversation_id: mine.conversation_id } });
+      const res = await gql(FOLLOWUP, globexAdmin, {
+        request: { account_id: account, message: 'What did we talk about?', conversation_id: mine.conversation_id },
+      });
       expect(res.body.data?.ai_followup_response ?? null).toBeNull();
       expect(res.body.errors[0].extensions.code).toBe('validation-failed');
       expect(res.body.errors[0].message).toMatch(/not found/);
@@ -456,12 +607,25 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
     }
     expect(await count()).toBe(2);
     // Acme's conversation under Acme's other account is not that account's.
-    const other = await gql(FOLLOWUP, admin, { request: { account_id: GCP, message: 'and now?', conversation_id: mine.conversation_id } });
-    expect(other.body.errors[0]).toMatchObject({ message: `conversation ${mine.conversation_id} not found`, extensions: { path: '$.request.conversation_id' } });
+    const other = await gql(FOLLOWUP, admin, {
+      request: { account_id: GCP, message: 'and now?', conversation_id: mine.conversation_id },
+    });
+    expect(other.body.errors[0]).toMatchObject({
+      message: `conversation ${mine.conversation_id} not found`,
+      extensions: { path: '$.request.conversation_id' },
+    });
     // A Globex conversation started on Globex's account never cites Acme's records.
-    const theirs = await followup({ account_id: globex.cloudAccounts.aws, message: 'Why is checkout in CrashLoopBackOff?', conversation_id: null }, globexAdmin);
+    const theirs = await followup(
+      { account_id: globex.cloudAccounts.aws, message: 'Why is checkout in CrashLoopBackOff?', conversation_id: null },
+      globexAdmin,
+    );
     await expectExisting(theirs.references, globex.id, true);
-    for (const bad of [{ message: '   ' }, { message: 'x'.repeat(4001) }, { message: 'hi', conversation_id: 'c-1' }, { message: 'hi', account_id: 'a-1' }]) {
+    for (const bad of [
+      { message: '   ' },
+      { message: 'x'.repeat(4001) },
+      { message: 'hi', conversation_id: 'c-1' },
+      { message: 'hi', account_id: 'a-1' },
+    ]) {
       const res = await gql(FOLLOWUP, admin, { request: { account_id: AWS, conversation_id: null, ...bad } });
       expect(res.body.errors[0].extensions.code).toBe('validation-failed');
     }
@@ -497,7 +661,10 @@ async function startStandIn(): Promise<StandIn> {
       }
       const n = stand.answers.length + 1;
       const answer = {
-        content: stand.mode === 'echo-key' ? `Answer ${n}. For the record, you called me with ${auth}.` : `Stand-in answer ${n}: the cause is in the evidence [${firstRef(body)}].`,
+        content:
+          stand.mode === 'echo-key'
+            ? `Answer ${n}. For the record, you called me with ${auth}.`
+            : `Stand-in answer ${n}: the cause is in the evidence [${firstRef(body)}].`,
         model: 'stand-in-llm-1',
         // Tokens derived from the request, so that the recorded usage cannot be a constant.
         prompt_tokens: Math.ceil(raw.length / 4),
@@ -506,17 +673,31 @@ async function startStandIn(): Promise<StandIn> {
       const reply = () => {
         stand.answers.push(answer);
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({
-          id: `chatcmpl-${n}`, object: 'chat.completion', model: answer.model,
-          choices: [{ index: 0, message: { role: 'assistant', content: answer.content }, finish_reason: 'stop' }],
-          usage: { prompt_tokens: answer.prompt_tokens, completion_tokens: answer.completion_tokens, total_tokens: answer.prompt_tokens + answer.completion_tokens },
-        }));
+        res.end(
+          JSON.stringify({
+            id: `chatcmpl-${n}`,
+            object: 'chat.completion',
+            model: answer.model,
+            choices: [{ index: 0, message: { role: 'assistant', content: answer.content }, finish_reason: 'stop' }],
+            usage: {
+              prompt_tokens: answer.prompt_tokens,
+              completion_tokens: answer.completion_tokens,
+              total_tokens: answer.prompt_tokens + answer.completion_tokens,
+            },
+          }),
+        );
       };
       if (stand.mode === 'slow') {
-        const t = setTimeout(() => { timers.delete(t); reply(); }, 30_000);
+        const t = setTimeout(() => {
+          timers.delete(t);
+          reply();
+        }, 30_000);
         timers.add(t);
         // The client gave up (its timeout): nothing to answer.
-        res.on('close', () => { clearTimeout(t); timers.delete(t); });
+        res.on('close', () => {
+          clearTimeout(t);
+          timers.delete(t);
+        });
       } else reply();
     });
   });
@@ -555,8 +736,12 @@ async function startLoggedServer(env: Record<string, string>, logs: string[]): P
     await started.close();
   };
   return {
-    url, started, post, stop,
-    gql: (query, variables, headers = {}) => post('/api/graphql', JSON.stringify({ query, variables }), { 'x-hasura-admin-secret': ADMIN_SECRET, ...headers }),
+    url,
+    started,
+    post,
+    stop,
+    gql: (query, variables, headers = {}) =>
+      post('/api/graphql', JSON.stringify({ query, variables }), { 'x-hasura-admin-secret': ADMIN_SECRET, ...headers }),
     close: async () => {
       await stop();
       await database.drop();
@@ -586,26 +771,42 @@ describe(`AI analysis with a chat-completions model on ${backendName}`, () => {
   const followup = async (request: Row): Promise<Row> => (await gql(FOLLOWUP, admin, { request })).ai_followup_response;
   const budget = async () => (await gql(BUDGET(AWS), readonly)).ai_budget_status.data;
   const usageRows = () =>
-    sql(`SELECT cloud_account_id::text AS account, module, operation, model, prompt_tokens, completion_tokens, total_tokens, subject_id FROM ai_usage
-          WHERE tenant_id = $1::uuid ORDER BY created_at, id`, [acme.id]);
+    sql(
+      `SELECT cloud_account_id::text AS account, module, operation, model, prompt_tokens, completion_tokens, total_tokens, subject_id FROM ai_usage
+          WHERE tenant_id = $1::uuid ORDER BY created_at, id`,
+      [acme.id],
+    );
   const spies: jest.SpyInstance[] = [];
 
   beforeAll(async () => {
     // Whatever reaches the process's output is kept too, so that a stray console.log of the key is caught.
     for (const stream of [process.stdout, process.stderr]) {
       const write = stream.write.bind(stream);
-      spies.push(jest.spyOn(stream, 'write').mockImplementation(((chunk: unknown, ...rest: unknown[]) => {
-        printed.push(String(chunk));
-        return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
-      }) as typeof stream.write));
+      spies.push(
+        jest.spyOn(stream, 'write').mockImplementation(((chunk: unknown, ...rest: unknown[]) => {
+          printed.push(String(chunk));
+          return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
+        }) as typeof stream.write),
+      );
     }
     for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-      spies.push(jest.spyOn(console, method).mockImplementation((...args: unknown[]) => void printed.push(args.map(String).join(' '))));
+      spies.push(
+        jest
+          .spyOn(console, method)
+          .mockImplementation((...args: unknown[]) => void printed.push(args.map(String).join(' '))),
+      );
     }
     stand = await startStandIn();
-    server = await startLoggedServer({
-      AI_BASE_URL: `${stand.url}/v1`, AI_API_KEY: API_KEY, AI_MODEL: 'acme-test-model', AI_TIMEOUT_MS: String(TIMEOUT_MS), DEV_MODE: 'true',
-    }, logs);
+    server = await startLoggedServer(
+      {
+        AI_BASE_URL: `${stand.url}/v1`,
+        AI_API_KEY: API_KEY,
+        AI_MODEL: 'acme-test-model',
+        AI_TIMEOUT_MS: String(TIMEOUT_MS),
+        DEV_MODE: 'true',
+      },
+      logs,
+    );
     s = await seedAiIncidents(server.started.db, acme.id, AWS);
   });
   beforeEach(() => {
@@ -627,7 +828,9 @@ describe(`AI analysis with a chat-completions model on ${backendName}`, () => {
     expect(req.body.messages.map((m: Row) => m.role)).toEqual(['system', 'user']);
     const prompt: string = req.body.messages[1].content;
     // The event, every log line of the incident (id and text), the pod, the anomaly and the article.
-    const lines = await sql(`SELECT id::text AS id, message FROM logs WHERE id::text = ANY($1::text[])`, [`{${s.logs.out_of_memory!.join(',')}}`]);
+    const lines = await sql(`SELECT id::text AS id, message FROM logs WHERE id::text = ANY($1::text[])`, [
+      `{${s.logs.out_of_memory!.join(',')}}`,
+    ]);
     expect(lines.length).toBe(5);
     for (const l of lines) {
       expect(prompt).toContain(`log:${l.id}`);
@@ -639,28 +842,52 @@ describe(`AI analysis with a chat-completions model on ${backendName}`, () => {
     for (const n of s.logs.noise!) expect(prompt).not.toContain(`log:${n}"`);
 
     const sent = stand.answers[stand.answers.length - 1]!;
-    expect(d).toMatchObject({ status: 'completed', analyst: 'model', model: sent.model, answered_by: `model:${sent.model}`, summary: sent.content });
+    expect(d).toMatchObject({
+      status: 'completed',
+      analyst: 'model',
+      model: sent.model,
+      answered_by: `model:${sent.model}`,
+      summary: sent.content,
+    });
     expect(d.usage).toEqual({ prompt_tokens: sent.prompt_tokens, completion_tokens: sent.completion_tokens });
     expect(d).not.toHaveProperty('notice');
     // The references are the evidence the model was given: each is in the prompt and exists.
     await expectExisting(d.references);
     for (const r of d.references) expect(prompt).toContain(`${r.type}:${r.id}`);
-    expect(d.references.map(key)).toEqual(expect.arrayContaining([`event:${s.events.out_of_memory}`, ...s.logs.out_of_memory!.map((id) => `log:${id}`)]));
+    expect(d.references.map(key)).toEqual(
+      expect.arrayContaining([`event:${s.events.out_of_memory}`, ...s.logs.out_of_memory!.map((id) => `log:${id}`)]),
+    );
     // The built-in ranking stays, named as such.
     expect(d.root_causes[0].cause).toBe('out_of_memory');
     expect(d.builtin_summary).toMatch(/^Built-in analyst: /);
-    const [stored] = await sql(`SELECT answered_by FROM ai_event_analysis WHERE event_id = $1::uuid AND kind = 'rca'`, [s.events.out_of_memory]);
+    const [stored] = await sql(`SELECT answered_by FROM ai_event_analysis WHERE event_id = $1::uuid AND kind = 'rca'`, [
+      s.events.out_of_memory,
+    ]);
     expect(stored!.answered_by).toBe(`model:${sent.model}`);
 
     const rows = await usageRows();
-    expect(rows).toEqual([{
-      account: AWS, module: 'investigation', operation: 'ai_get_rca', model: sent.model, prompt_tokens: sent.prompt_tokens,
-      completion_tokens: sent.completion_tokens, total_tokens: sent.prompt_tokens + sent.completion_tokens, subject_id: s.events.out_of_memory,
-    }]);
+    expect(rows).toEqual([
+      {
+        account: AWS,
+        module: 'investigation',
+        operation: 'ai_get_rca',
+        model: sent.model,
+        prompt_tokens: sent.prompt_tokens,
+        completion_tokens: sent.completion_tokens,
+        total_tokens: sent.prompt_tokens + sent.completion_tokens,
+        subject_id: s.events.out_of_memory,
+      },
+    ]);
     const b = await budget();
     const limit = server.started.engine.config.ai.budgetAccountTokens;
     const total = Number(rows[0]!.total_tokens);
-    expect(b.investigation.account).toEqual({ current_usage: total, budget_limit: limit, budget_remaining: limit - total, limit_source: 'default', rate_limit: false });
+    expect(b.investigation.account).toEqual({
+      current_usage: total,
+      budget_limit: limit,
+      budget_remaining: limit - total,
+      limit_source: 'default',
+      rate_limit: false,
+    });
     expect(b.investigation.tenant.current_usage).toBe(rows[0]!.total_tokens);
     expect(b.user_investigation.tenant.current_usage).toBe(0);
   });
@@ -668,7 +895,9 @@ describe(`AI analysis with a chat-completions model on ${backendName}`, () => {
   test('ai_get_recommendation and ai_followup_response go to the model too; usage per module adds up in ai_budget_status', async () => {
     const rec = (await gql(RECOMMENDATION(AWS, s.events.cpu_throttling, 'logs'), readonly)).ai_get_recommendation.data;
     expect(rec.answered_by).toBe(`model:${stand.answers[stand.answers.length - 1]!.model}`);
-    expect(stand.requests[stand.requests.length - 1]!.body.messages[1].content).toContain('CPUThrottlingHigh on search-indexer');
+    expect(stand.requests[stand.requests.length - 1]!.body.messages[1].content).toContain(
+      'CPUThrottlingHigh on search-indexer',
+    );
 
     const question = 'Why is checkout in CrashLoopBackOff?';
     const first = await followup({ account_id: AWS, message: question, conversation_id: null });
@@ -682,23 +911,42 @@ describe(`AI analysis with a chat-completions model on ${backendName}`, () => {
     await expectExisting(first.references);
     expect(first.references.map(key)).toContain(`event:${s.events.crash_loop}`);
 
-    const second = await followup({ account_id: AWS, message: 'And how do I roll it back?', conversation_id: first.conversation_id });
+    const second = await followup({
+      account_id: AWS,
+      message: 'And how do I roll it back?',
+      conversation_id: first.conversation_id,
+    });
     const history = stand.requests[stand.requests.length - 1]!.body.messages as Row[];
     // The conversation so far goes along: the first question and the model's answer to it.
-    expect(history.slice(1, 3)).toEqual([{ role: 'user', content: question }, { role: 'assistant', content: first.response }]);
+    expect(history.slice(1, 3)).toEqual([
+      { role: 'user', content: question },
+      { role: 'assistant', content: first.response },
+    ]);
     expect(second.conversation_id).toBe(first.conversation_id);
 
     const rows = await usageRows();
     expect(rows.map((r) => [r.module, r.operation])).toEqual([
-      ['investigation', 'ai_get_rca'], ['investigation', 'ai_get_recommendation'], ['user_investigation', 'ai_followup_response'], ['user_investigation', 'ai_followup_response'],
+      ['investigation', 'ai_get_rca'],
+      ['investigation', 'ai_get_recommendation'],
+      ['user_investigation', 'ai_followup_response'],
+      ['user_investigation', 'ai_followup_response'],
     ]);
     expect(rows.slice(2).map((r) => r.subject_id)).toEqual([first.conversation_id, first.conversation_id]);
     // Every recorded row is what the stand-in reported, in order.
-    expect(rows.map((r) => [r.prompt_tokens, r.completion_tokens])).toEqual(stand.answers.slice(-4).map((a) => [a.prompt_tokens, a.completion_tokens]));
-    const sum = (module: string) => rows.filter((r) => r.module === module).reduce((n, r) => n + Number(r.total_tokens), 0);
+    expect(rows.map((r) => [r.prompt_tokens, r.completion_tokens])).toEqual(
+      stand.answers.slice(-4).map((a) => [a.prompt_tokens, a.completion_tokens]),
+    );
+    const sum = (module: string) =>
+      rows.filter((r) => r.module === module).reduce((n, r) => n + Number(r.total_tokens), 0);
     const b = await budget();
-    expect([b.investigation.tenant.current_usage, b.investigation.account.current_usage]).toEqual([sum('investigation'), sum('investigation')]);
-    expect([b.user_investigation.tenant.current_usage, b.user_investigation.account.current_usage]).toEqual([sum('user_investigation'), sum('user_investigation')]);
+    expect([b.investigation.tenant.current_usage, b.investigation.account.current_usage]).toEqual([
+      sum('investigation'),
+      sum('investigation'),
+    ]);
+    expect([b.user_investigation.tenant.current_usage, b.user_investigation.account.current_usage]).toEqual([
+      sum('user_investigation'),
+      sum('user_investigation'),
+    ]);
     expect(sum('user_investigation')).toBeGreaterThan(0);
   });
 
@@ -725,13 +973,21 @@ describe(`AI analysis with a chat-completions model on ${backendName}`, () => {
     const d = await rca(s.events.image_pull);
     expect(stand.requests.length).toBe(before + 1);
     expect(d).toMatchObject({ analyst: 'built-in analyst', answered_by: 'builtin', fallback: 'http' });
-    expect(d.notice).toBe('The language model did not answer (the model answered HTTP 500); the built-in analyst answered instead.');
+    expect(d.notice).toBe(
+      'The language model did not answer (the model answered HTTP 500); the built-in analyst answered instead.',
+    );
     expect(d.summary.startsWith(`${d.notice} Built-in analyst: `)).toBe(true);
     expect(d.root_causes[0].cause).toBe('image_pull');
     await expectExisting(d.root_causes[0].evidence);
-    const f = await followup({ account_id: AWS, message: 'Why does billing-ui fail to pull its image?', conversation_id: null });
+    const f = await followup({
+      account_id: AWS,
+      message: 'Why does billing-ui fail to pull its image?',
+      conversation_id: null,
+    });
     expect(f.answered_by).toBe('builtin');
-    expect(f.response).toMatch(/^The language model did not answer \(the model answered HTTP 500\); the built-in analyst answered instead\.\n\nBuilt-in analyst answering\./);
+    expect(f.response).toMatch(
+      /^The language model did not answer \(the model answered HTTP 500\); the built-in analyst answered instead\.\n\nBuilt-in analyst answering\./,
+    );
     expect(f.references.map(key)).toContain(`event:${s.events.image_pull}`);
     expect((await usageRows()).length).toBe(usage);
   });
@@ -746,7 +1002,11 @@ describe(`AI analysis with a chat-completions model on ${backendName}`, () => {
     expect(stand.requests.length).toBe(before + 1);
     expect(took).toBeGreaterThanOrEqual(TIMEOUT_MS - 100);
     expect(took).toBeLessThan(TIMEOUT_MS + 5000);
-    expect(d).toMatchObject({ answered_by: 'builtin', fallback: 'timeout', notice: `The language model did not answer (the model did not answer within ${TIMEOUT_MS} ms); the built-in analyst answered instead.` });
+    expect(d).toMatchObject({
+      answered_by: 'builtin',
+      fallback: 'timeout',
+      notice: `The language model did not answer (the model did not answer within ${TIMEOUT_MS} ms); the built-in analyst answered instead.`,
+    });
     expect(d.root_causes[0].cause).toBe('failed_scheduling');
     const f = await followup({ account_id: AWS, message: 'Why is ml-trainer pending?', conversation_id: null });
     expect(f.answered_by).toBe('builtin');
@@ -758,9 +1018,18 @@ describe(`AI analysis with a chat-completions model on ${backendName}`, () => {
     const b = await budget();
     const used = b.investigation.account.current_usage;
     expect(used).toBeGreaterThan(0);
-    await sql(`INSERT INTO ai_budget (tenant_id, cloud_account_id, module, account_tokens) VALUES ($1::uuid, $2::uuid, 'investigation', $3::bigint)`, [acme.id, AWS, String(used)]);
+    await sql(
+      `INSERT INTO ai_budget (tenant_id, cloud_account_id, module, account_tokens) VALUES ($1::uuid, $2::uuid, 'investigation', $3::bigint)`,
+      [acme.id, AWS, String(used)],
+    );
     try {
-      expect((await budget()).investigation.account).toEqual({ budget_limit: used, budget_remaining: 0, current_usage: used, limit_source: 'account', rate_limit: true });
+      expect((await budget()).investigation.account).toEqual({
+        budget_limit: used,
+        budget_remaining: 0,
+        current_usage: used,
+        limit_source: 'account',
+        rate_limit: true,
+      });
       const before = stand.requests.length;
       const d = await rca(s.events.node_pressure);
       expect(stand.requests.length).toBe(before);
@@ -768,7 +1037,11 @@ describe(`AI analysis with a chat-completions model on ${backendName}`, () => {
       expect(d.notice).toContain(`the account has used its investigation budget of ${used} tokens this month`);
       expect(d.root_causes[0].cause).toBe('node_pressure');
       // Conversations count against the other module, which still has budget.
-      const f = await followup({ account_id: AWS, message: 'Which node is under memory pressure?', conversation_id: null });
+      const f = await followup({
+        account_id: AWS,
+        message: 'Which node is under memory pressure?',
+        conversation_id: null,
+      });
       expect(f.answered_by).toMatch(/^model:/);
       expect(stand.requests.length).toBe(before + 1);
     } finally {

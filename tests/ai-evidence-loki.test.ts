@@ -19,7 +19,11 @@ const AWS = acme.cloudAccounts.aws;
 const admin = as('tenant_admin', acme.id, acme.users.admin.id);
 const RCA = `query($a: String!, $e: String!) { ai_get_rca(account_id: $a, event_id: $e, generate: true) { data } }`;
 
-interface Line { ns: bigint; labels: Record<string, string>; message: string }
+interface Line {
+  ns: bigint;
+  labels: Record<string, string>;
+  message: string;
+}
 type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** A Loki that holds `lines` and answers query_range with those its `=` matchers and time range select. */
@@ -36,9 +40,13 @@ function standInLoki(lines: Line[]) {
     const sel = parseSelector(url.searchParams.get('query'));
     const start = BigInt(url.searchParams.get('start') ?? '0');
     const end = BigInt(url.searchParams.get('end') ?? String(2n ** 62n));
-    const hits = lines.filter((l) => l.ns >= start && l.ns < end && sel.matchers.every((m) => m.op === '=' && l.labels[m.label] === m.value));
+    const hits = lines.filter(
+      (l) => l.ns >= start && l.ns < end && sel.matchers.every((m) => m.op === '=' && l.labels[m.label] === m.value),
+    );
     const streams = new Map<string, { stream: Record<string, string>; values: [string, string][] }>();
-    for (const l of hits.sort((a, b) => (a.ns < b.ns ? 1 : -1)).slice(0, Number(url.searchParams.get('limit') ?? 100))) {
+    for (const l of hits
+      .sort((a, b) => (a.ns < b.ns ? 1 : -1))
+      .slice(0, Number(url.searchParams.get('limit') ?? 100))) {
       const key = JSON.stringify(l.labels);
       if (!streams.has(key)) streams.set(key, { stream: l.labels, values: [] });
       streams.get(key)!.values.push([l.ns.toString(), l.message]);
@@ -49,7 +57,10 @@ function standInLoki(lines: Line[]) {
   return {
     queries,
     fail: (on: boolean) => (failing = on),
-    listen: () => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
+    listen: () =>
+      new Promise<string>((resolve) =>
+        server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+      ),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -73,14 +84,27 @@ describe(`AI evidence from Loki on ${backendName}`, () => {
     // Every line of the account moves to Loki, with the account label log shippers set; the table keeps none.
     const rows = await server.started.db.query(
       `SELECT id::text AS id, (extract(epoch FROM ts) * 1000)::bigint::text AS ms, severity, message, labels::text AS labels
-         FROM logs WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid`, [acme.id, AWS]);
+         FROM logs WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid`,
+      [acme.id, AWS],
+    );
     for (const r of rows) {
       const labels = { ...JSON.parse(String(r.labels)), cloud_account_id: AWS, level: String(r.severity) };
       const line = { ns: BigInt(String(r.ms)) * 1_000_000n, labels, message: String(r.message) };
       lines.push(line);
-      lokiIdOf.set(String(r.id), lokiLineId({ timestamp: new Date(Number(r.ms)).toISOString(), severity: String(r.severity), message: line.message, labels }));
+      lokiIdOf.set(
+        String(r.id),
+        lokiLineId({
+          timestamp: new Date(Number(r.ms)).toISOString(),
+          severity: String(r.severity),
+          message: line.message,
+          labels,
+        }),
+      );
     }
-    await server.started.db.query('DELETE FROM logs WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid', [acme.id, AWS]);
+    await server.started.db.query('DELETE FROM logs WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid', [
+      acme.id,
+      AWS,
+    ]);
     expect(lines.length).toBeGreaterThan(20);
   });
   afterAll(async () => {
@@ -89,31 +113,40 @@ describe(`AI evidence from Loki on ${backendName}`, () => {
   });
 
   // Not cost_spike: its event is on a cloud resource, with no namespace or node whose lines to read.
-  test.each(INCIDENT_KINDS.filter((k) => k !== 'cost_spike'))('%s: the cause first, citing the lines Loki holds', async (kind) => {
-    const before = loki.queries.length;
-    const d = await rca(s.events[kind]);
-    expect(d.root_causes[0].cause).toBe(kind);
-    const asked = loki.queries.slice(before);
-    expect(asked.length).toBeGreaterThan(0);
-    // Every query names the event's account first, and a window around the event.
-    for (const q of asked) {
-      expect(q.get('query')).toMatch(new RegExp(`^\\{cloud_account_id="${AWS}", (namespace|node|host)="[^"]+"\\}$`));
-      expect(BigInt(q.get('end')!) - BigInt(q.get('start')!)).toBe(3n * 3600n * 1_000_000_000n + 1n);
-    }
-    const cited = [...d.references, ...d.root_causes.flatMap((c: Row) => c.evidence)].filter((r: Row) => r.type === 'log');
-    const incidentLines = new Set((s.logs[kind] ?? []).map((id) => lokiIdOf.get(id)));
-    if (incidentLines.size > 0) {
-      expect(cited.some((r: Row) => incidentLines.has(r.id))).toBe(true);
-      // Never a noise line, nor another incident's.
-      const foreign = new Set([...s.logs.noise!, ...INCIDENT_KINDS.filter((k) => k !== kind).flatMap((k) => s.logs[k] ?? [])].map((id) => lokiIdOf.get(id)));
-      expect(cited.filter((r: Row) => foreign.has(r.id))).toEqual([]);
-    }
-    // A cited line is quoted as Loki has it.
-    for (const e of d.root_causes[0].evidence.filter((x: Row) => x.type === 'log')) {
-      expect(lines.map((l) => l.message)).toContain(e.excerpt);
-      expect(e.id).toMatch(/^loki:[0-9a-f]{24}$/);
-    }
-  });
+  test.each(INCIDENT_KINDS.filter((k) => k !== 'cost_spike'))(
+    '%s: the cause first, citing the lines Loki holds',
+    async (kind) => {
+      const before = loki.queries.length;
+      const d = await rca(s.events[kind]);
+      expect(d.root_causes[0].cause).toBe(kind);
+      const asked = loki.queries.slice(before);
+      expect(asked.length).toBeGreaterThan(0);
+      // Every query names the event's account first, and a window around the event.
+      for (const q of asked) {
+        expect(q.get('query')).toMatch(new RegExp(`^\\{cloud_account_id="${AWS}", (namespace|node|host)="[^"]+"\\}$`));
+        expect(BigInt(q.get('end')!) - BigInt(q.get('start')!)).toBe(3n * 3600n * 1_000_000_000n + 1n);
+      }
+      const cited = [...d.references, ...d.root_causes.flatMap((c: Row) => c.evidence)].filter(
+        (r: Row) => r.type === 'log',
+      );
+      const incidentLines = new Set((s.logs[kind] ?? []).map((id) => lokiIdOf.get(id)));
+      if (incidentLines.size > 0) {
+        expect(cited.some((r: Row) => incidentLines.has(r.id))).toBe(true);
+        // Never a noise line, nor another incident's.
+        const foreign = new Set(
+          [...s.logs.noise!, ...INCIDENT_KINDS.filter((k) => k !== kind).flatMap((k) => s.logs[k] ?? [])].map((id) =>
+            lokiIdOf.get(id),
+          ),
+        );
+        expect(cited.filter((r: Row) => foreign.has(r.id))).toEqual([]);
+      }
+      // A cited line is quoted as Loki has it.
+      for (const e of d.root_causes[0].evidence.filter((x: Row) => x.type === 'log')) {
+        expect(lines.map((l) => l.message)).toContain(e.excerpt);
+        expect(e.id).toMatch(/^loki:[0-9a-f]{24}$/);
+      }
+    },
+  );
 
   test('Loki failing: the analysis answers without log lines', async () => {
     loki.fail(true);

@@ -18,7 +18,13 @@ describe(`npm run admin on ${backendName}`, () => {
   const admin = async (args: string[], stdin = '') => {
     const out: string[] = [];
     const err: string[] = [];
-    const io: AdminIo = { env: {}, out: (l) => out.push(l), err: (l) => err.push(l), readStdin: async () => stdin, database: server.started.db };
+    const io: AdminIo = {
+      env: {},
+      out: (l) => out.push(l),
+      err: (l) => err.push(l),
+      readStdin: async () => stdin,
+      database: server.started.db,
+    };
     const code = await runAdmin(args, io);
     return { code, out: out.join('\n'), err: err.join('\n') };
   };
@@ -33,10 +39,28 @@ describe(`npm run admin on ${backendName}`, () => {
     expect(t.code).toBe(0);
     const tenantId = /: ([0-9a-f-]{36})$/.exec(t.out)![1];
     const password = `pw-${newSecret()}`;
-    const u = await admin(['create-user', '--tenant', 'initech', '--email', 'peter@initech.example.com', '--name', 'Peter Gibbons', '--role', 'tenant_admin', '--password-stdin'], `${password}\n`);
+    const u = await admin(
+      [
+        'create-user',
+        '--tenant',
+        'initech',
+        '--email',
+        'peter@initech.example.com',
+        '--name',
+        'Peter Gibbons',
+        '--role',
+        'tenant_admin',
+        '--password-stdin',
+      ],
+      `${password}\n`,
+    );
     expect(u.code).toBe(0);
     expect(u.out).not.toContain(password);
-    expect(await verifyCredentials(server.started.db, 'peter@initech.example.com', password)).toMatchObject({ tenantId, role: 'tenant_admin', displayName: 'Peter Gibbons' });
+    expect(await verifyCredentials(server.started.db, 'peter@initech.example.com', password)).toMatchObject({
+      tenantId,
+      role: 'tenant_admin',
+      displayName: 'Peter Gibbons',
+    });
 
     const k = await admin(['create-token', '--email', 'peter@initech.example.com', '--name', 'nightly export']);
     expect(k.code).toBe(0);
@@ -46,20 +70,37 @@ describe(`npm run admin on ${backendName}`, () => {
     const res = await exchange(server, 'peter@initech.example.com', secrets[0]);
     expect(res.status).toBe(200);
     // The new tenant is empty and separate: its JWT sees its own tenant only.
-    expect((await gqlWith(server, bearer(res.body.token), '{ tenant { id name } cloud_accounts { id } }')).body).toEqual({
+    expect(
+      (await gqlWith(server, bearer(res.body.token), '{ tenant { id name } cloud_accounts { id } }')).body,
+    ).toEqual({
       data: { tenant: [{ id: tenantId, name: 'Initech' }], cloud_accounts: [] },
     });
   });
 
   test('create-user with --password and a read-only role; suspend-user stops exchanges', async () => {
     const password = `pw-${newSecret()}`;
-    const u = await admin(['create-user', '--tenant', acme.id, '--email', 'milton@acme.example.com', '--name', 'Milton', '--role', 'tenant_admin_readonly', '--password', password]);
+    const u = await admin([
+      'create-user',
+      '--tenant',
+      acme.id,
+      '--email',
+      'milton@acme.example.com',
+      '--name',
+      'Milton',
+      '--role',
+      'tenant_admin_readonly',
+      '--password',
+      password,
+    ]);
     expect(u.code).toBe(0);
     const k = await admin(['create-token', '--email', 'milton@acme.example.com', '--name', 'stapler']);
     const secret = /plat_[\w-]{43}/.exec(k.out)![0];
     const res = await exchange(server, 'milton@acme.example.com', secret);
     expect(res.status).toBe(200);
-    expect((await gqlWith(server, bearer(res.body.token), '{ __schema { mutationType { name } } }')).body.data.__schema.mutationType).toBeNull();
+    expect(
+      (await gqlWith(server, bearer(res.body.token), '{ __schema { mutationType { name } } }')).body.data.__schema
+        .mutationType,
+    ).toBeNull();
 
     const s = await admin(['suspend-user', '--email', 'milton@acme.example.com']);
     expect(s).toEqual({ code: 0, out: 'suspended milton@acme.example.com', err: '' });
@@ -69,19 +110,80 @@ describe(`npm run admin on ${backendName}`, () => {
   });
 
   test('a user without a password signs in through SSO only', async () => {
-    const u = await admin(['create-user', '--tenant', 'Acme Corp', '--email', 'sso@acme.example.com', '--name', 'Sso', '--role', 'tenant_admin']);
+    const u = await admin([
+      'create-user',
+      '--tenant',
+      'Acme Corp',
+      '--email',
+      'sso@acme.example.com',
+      '--name',
+      'Sso',
+      '--role',
+      'tenant_admin',
+    ]);
     expect(u.code).toBe(0);
     expect(u.out).toContain('no password');
-    const [row] = await server.started.db.query("SELECT password_hash FROM users WHERE username = 'sso@acme.example.com'");
+    const [row] = await server.started.db.query(
+      "SELECT password_hash FROM users WHERE username = 'sso@acme.example.com'",
+    );
     expect(row.password_hash).toBeNull();
   });
 
   test.each([
-    [['create-user', '--tenant', 'acme corp', '--email', 'x@acme.example.com', '--name', 'X', '--role', 'admin', '--password', 'long enough'], '--role must be one of tenant_admin, tenant_admin_readonly'],
-    [['create-user', '--tenant', 'nope', '--email', 'x@acme.example.com', '--name', 'X', '--role', 'tenant_admin'], 'no tenant "nope"'],
-    [['create-user', '--tenant', 'acme corp', '--email', 'not-an-email', '--name', 'X', '--role', 'tenant_admin'], '--email must be an e-mail address'],
-    [['create-user', '--tenant', 'acme corp', '--email', DEMO.tenants.acme.users.admin.username.toUpperCase(), '--name', 'X', '--role', 'tenant_admin'], 'exists already'],
-    [['create-user', '--tenant', 'acme corp', '--email', 'y@acme.example.com', '--name', 'Y', '--role', 'tenant_admin', '--password', 'short'], 'at least 8 characters'],
+    [
+      [
+        'create-user',
+        '--tenant',
+        'acme corp',
+        '--email',
+        'x@acme.example.com',
+        '--name',
+        'X',
+        '--role',
+        'admin',
+        '--password',
+        'long enough',
+      ],
+      '--role must be one of tenant_admin, tenant_admin_readonly',
+    ],
+    [
+      ['create-user', '--tenant', 'nope', '--email', 'x@acme.example.com', '--name', 'X', '--role', 'tenant_admin'],
+      'no tenant "nope"',
+    ],
+    [
+      ['create-user', '--tenant', 'acme corp', '--email', 'not-an-email', '--name', 'X', '--role', 'tenant_admin'],
+      '--email must be an e-mail address',
+    ],
+    [
+      [
+        'create-user',
+        '--tenant',
+        'acme corp',
+        '--email',
+        DEMO.tenants.acme.users.admin.username.toUpperCase(),
+        '--name',
+        'X',
+        '--role',
+        'tenant_admin',
+      ],
+      'exists already',
+    ],
+    [
+      [
+        'create-user',
+        '--tenant',
+        'acme corp',
+        '--email',
+        'y@acme.example.com',
+        '--name',
+        'Y',
+        '--role',
+        'tenant_admin',
+        '--password',
+        'short',
+      ],
+      'at least 8 characters',
+    ],
     [['create-tenant', '--name', 'acme corp'], 'exists already'],
     [['suspend-user', '--email', 'ghost@acme.example.com'], 'no user with the e-mail ghost@acme.example.com'],
     [['create-token', '--email', DEMO.tenants.acme.users.admin.username], '--name (the token name) is required'],
@@ -107,9 +209,29 @@ describe(`npm run admin on ${backendName}`, () => {
     try {
       expect((await runTs('engine/cli/admin.ts', ['create-tenant', '--name', 'Hooli'], env)).code).toBe(0);
       const password = `pw-${newSecret()}`;
-      const u = await runTs('engine/cli/admin.ts', ['create-user', '--tenant', 'Hooli', '--email', 'gavin@hooli.example.com', '--name', 'Gavin', '--role', 'tenant_admin', '--password-stdin'], env, `${password}\n`);
+      const u = await runTs(
+        'engine/cli/admin.ts',
+        [
+          'create-user',
+          '--tenant',
+          'Hooli',
+          '--email',
+          'gavin@hooli.example.com',
+          '--name',
+          'Gavin',
+          '--role',
+          'tenant_admin',
+          '--password-stdin',
+        ],
+        env,
+        `${password}\n`,
+      );
       expect(u).toMatchObject({ code: 0, err: '' });
-      const k = await runTs('engine/cli/admin.ts', ['create-token', '--email', 'gavin@hooli.example.com', '--name', 'ops'], env);
+      const k = await runTs(
+        'engine/cli/admin.ts',
+        ['create-token', '--email', 'gavin@hooli.example.com', '--name', 'ops'],
+        env,
+      );
       expect(k.code).toBe(0);
       const secret = /plat_[\w-]{43}/.exec(k.out)![0];
       const hooli = await startTestServer({ database, env: { ...ENV, SEED_DEMO_DATA: 'false' } });
@@ -118,7 +240,9 @@ describe(`npm run admin on ${backendName}`, () => {
       } finally {
         await hooli.stop();
       }
-      expect((await runTs('engine/cli/admin.ts', ['suspend-user', '--email', 'gavin@hooli.example.com'], env)).code).toBe(0);
+      expect(
+        (await runTs('engine/cli/admin.ts', ['suspend-user', '--email', 'gavin@hooli.example.com'], env)).code,
+      ).toBe(0);
       const again = await startTestServer({ database, env: { ...ENV, SEED_DEMO_DATA: 'false' } });
       try {
         expect((await exchange(again, 'gavin@hooli.example.com', secret)).status).toBe(401);

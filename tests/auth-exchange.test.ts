@@ -51,7 +51,10 @@ describe(`token exchange on ${backendName}`, () => {
       },
     });
     expect(c.exp - c.iat).toBe(3600);
-    expect(JSON.parse(Buffer.from(res.body.token.split('.')[0], 'base64url').toString())).toEqual({ alg: 'HS256', typ: 'JWT' });
+    expect(JSON.parse(Buffer.from(res.body.token.split('.')[0], 'base64url').toString())).toEqual({
+      alg: 'HS256',
+      typ: 'JWT',
+    });
     // The JWT works at once.
     const q = await gqlWith(server, bearer(res.body.token), '{ tenant { id } }');
     expect(q.body).toEqual({ data: { tenant: [{ id: acme.id }] } });
@@ -84,7 +87,12 @@ describe(`token exchange on ${backendName}`, () => {
 
     beforeAll(async () => {
       const db = server.started.db;
-      await createUser(db, { tenant: acme.id, email: 'sam.suspended@acme.example.com', name: 'Sam Suspended', role: 'tenant_admin' });
+      await createUser(db, {
+        tenant: acme.id,
+        email: 'sam.suspended@acme.example.com',
+        name: 'Sam Suspended',
+        role: 'tenant_admin',
+      });
       const good = await tokenFor(db, alice.username, 'good');
       const deleted = await tokenFor(db, alice.username, 'to delete');
       const suspended = await tokenFor(db, 'sam.suspended@acme.example.com', 'suspended');
@@ -112,12 +120,20 @@ describe(`token exchange on ${backendName}`, () => {
     });
 
     test.each([
-      'wrong secret', 'a secret that is not a token', 'unknown e-mail', "another user's e-mail", "another tenant's user with this token",
-      "another user's token with this e-mail", 'deleted token', 'suspended user',
+      'wrong secret',
+      'a secret that is not a token',
+      'unknown e-mail',
+      "another user's e-mail",
+      "another tenant's user with this token",
+      "another user's token with this e-mail",
+      'deleted token',
+      'suspended user',
     ])('%s: 401, same body', (name) => {
       expect(bodies[name].status).toBe(401);
       expect(bodies[name].text).toBe(bodies['wrong secret'].text);
-      expect(JSON.parse(bodies[name].text)).toEqual({ errors: [{ message: 'invalid e-mail or API token', extensions: { code: 'invalid-credentials', path: '$' } }] });
+      expect(JSON.parse(bodies[name].text)).toEqual({
+        errors: [{ message: 'invalid e-mail or API token', extensions: { code: 'invalid-credentials', path: '$' } }],
+      });
     });
   });
 
@@ -132,7 +148,13 @@ describe(`token exchange on ${backendName}`, () => {
       ['email a number', '{"email":1,"secret":"plat_x"}', {}, '"email" must be a string', '$.email'],
       ['secret an object', '{"email":"a@b.example","secret":{}}', {}, '"secret" must be a string', '$.secret'],
       ['empty secret', '{"email":"a@b.example","secret":" "}', {}, '"secret" must not be empty', '$.secret'],
-      ['a form post', 'email=a&secret=b', { 'content-type': 'application/x-www-form-urlencoded' }, 'content-type must be application/json', '$'],
+      [
+        'a form post',
+        'email=a&secret=b',
+        { 'content-type': 'application/x-www-form-urlencoded' },
+        'content-type must be application/json',
+        '$',
+      ],
     ])('%s', async (_name, body, headers, message, path) => {
       const res = await post(body, headers);
       expect(res.status).toBe(400);
@@ -163,7 +185,9 @@ describe(`token exchange on ${backendName}`, () => {
       expect(Buffer.from(t.secret.slice(5), 'base64url')).toHaveLength(32);
     }
     expect(a.secret).not.toBe(b.secret);
-    const [row] = await server.started.db.query('SELECT to_json(t)::text AS j FROM api_tokens t WHERE id = $1::uuid', [a.id]);
+    const [row] = await server.started.db.query('SELECT to_json(t)::text AS j FROM api_tokens t WHERE id = $1::uuid', [
+      a.id,
+    ]);
     expect(row.j as string).not.toContain(a.secret.slice(5));
     expect(JSON.parse(row.j as string).prefix).toBe(a.secret.slice(0, 9));
   });

@@ -1,6 +1,16 @@
 import { suspendUser } from '../engine/cli/admin';
 import { DEMO } from '../demo/demo-data';
-import { authEnv, bearer, exchange, gqlWith, jwtFor, spawnEngine, startSibling, tokenFor, within } from './support/auth';
+import {
+  authEnv,
+  bearer,
+  exchange,
+  gqlWith,
+  jwtFor,
+  spawnEngine,
+  startSibling,
+  tokenFor,
+  within,
+} from './support/auth';
 import { backendName, createTestDatabase, onPostgres, type TestDatabase } from './support/database';
 import { ADMIN_SECRET, startTestServer, type TestServer } from './support/server';
 
@@ -19,7 +29,8 @@ const SKIP_REASON =
   'auth-instances: the two-process tests are skipped on PGlite, because an embedded PGlite database belongs to one process; set DATABASE_URL to run them on PostgreSQL';
 
 type Poster = Parameters<typeof gqlWith>[0];
-const refusedWithin = (target: Poster, jwt: string, ms = 1000) => within(ms, async () => (await gqlWith(target, bearer(jwt), TENANT)).status === 401);
+const refusedWithin = (target: Poster, jwt: string, ms = 1000) =>
+  within(ms, async () => (await gqlWith(target, bearer(jwt), TENANT)).status === 401);
 
 describe(`revocation across instances on ${backendName}`, () => {
   let database: TestDatabase;
@@ -74,7 +85,9 @@ describe(`revocation across instances on ${backendName}`, () => {
         await server.started.db.query("UPDATE users SET status = 'active' WHERE id = $1::uuid", [victor.id]);
       }
       // Reactivated: the same JWT works again (the token was never deleted).
-      expect(await within(1000, async () => (await gqlWith(sibling, bearer(jwt), TENANT)).status === 200)).toBeGreaterThanOrEqual(0);
+      expect(
+        await within(1000, async () => (await gqlWith(sibling, bearer(jwt), TENANT)).status === 200),
+      ).toBeGreaterThanOrEqual(0);
     });
   });
 
@@ -98,24 +111,39 @@ describe(`revocation across instances on ${backendName}`, () => {
       expect((await gqlWith(other!, bearer(jwt), TENANT)).body).toEqual({ data: { tenant: [{ id: acme.id }] } });
     });
 
-    pgTest('deleted in this process through GraphQL: the other process refuses its JWTs within a second, and its exchange at once', async () => {
-      const manager = (await jwtFor(server, alice.username, 'manager')).jwt;
-      const victim = await tokenFor(server.started.db, alice.username, 'victim');
-      const jwt = (await exchange(server, alice.username, victim.secret)).body.token;
-      expect((await gqlWith(other!, bearer(jwt), TENANT)).status).toBe(200);
-      const del = await gqlWith(server, bearer(manager), 'mutation($id: uuid!) { delete_api_token(id: $id) { deleted } }', { id: victim.id });
-      expect(del.body).toEqual({ data: { delete_api_token: { deleted: true } } });
-      const ms = await refusedWithin(other!, jwt);
-      expect(ms).toBeGreaterThanOrEqual(0);
-      expect(ms).toBeLessThan(1000);
-      expect((await exchange(other!, alice.username, victim.secret)).status).toBe(401);
-    });
+    pgTest(
+      'deleted in this process through GraphQL: the other process refuses its JWTs within a second, and its exchange at once',
+      async () => {
+        const manager = (await jwtFor(server, alice.username, 'manager')).jwt;
+        const victim = await tokenFor(server.started.db, alice.username, 'victim');
+        const jwt = (await exchange(server, alice.username, victim.secret)).body.token;
+        expect((await gqlWith(other!, bearer(jwt), TENANT)).status).toBe(200);
+        const del = await gqlWith(
+          server,
+          bearer(manager),
+          'mutation($id: uuid!) { delete_api_token(id: $id) { deleted } }',
+          { id: victim.id },
+        );
+        expect(del.body).toEqual({ data: { delete_api_token: { deleted: true } } });
+        const ms = await refusedWithin(other!, jwt);
+        expect(ms).toBeGreaterThanOrEqual(0);
+        expect(ms).toBeLessThan(1000);
+        expect((await exchange(other!, alice.username, victim.secret)).status).toBe(401);
+      },
+    );
 
     pgTest('deleted in the other process: this one refuses within a second', async () => {
       const victim = await jwtFor(server, alice.username, 'victim 2');
-      const manager = (await exchange(other!, alice.username, (await tokenFor(server.started.db, alice.username, 'manager 2')).secret)).body.token;
+      const manager = (
+        await exchange(other!, alice.username, (await tokenFor(server.started.db, alice.username, 'manager 2')).secret)
+      ).body.token;
       expect((await gqlWith(server, bearer(victim.jwt), TENANT)).status).toBe(200);
-      const del = await gqlWith(other!, bearer(manager), 'mutation($id: uuid!) { delete_api_token(id: $id) { deleted } }', { id: victim.tokenId });
+      const del = await gqlWith(
+        other!,
+        bearer(manager),
+        'mutation($id: uuid!) { delete_api_token(id: $id) { deleted } }',
+        { id: victim.tokenId },
+      );
       expect(del.body).toEqual({ data: { delete_api_token: { deleted: true } } });
       const ms = await refusedWithin(server, victim.jwt);
       expect(ms).toBeGreaterThanOrEqual(0);

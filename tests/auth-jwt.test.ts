@@ -1,7 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { DEMO } from '../demo/demo-data';
-import { authEnv, bearer, claimsOf, exchange, gqlWith, jwtFor, newSecret, startSibling, tokenFor } from './support/auth';
+import {
+  authEnv,
+  bearer,
+  claimsOf,
+  exchange,
+  gqlWith,
+  jwtFor,
+  newSecret,
+  startSibling,
+  tokenFor,
+} from './support/auth';
 import { backendName } from './support/database';
 import { startTestServer, type TestServer } from './support/server';
 
@@ -30,7 +40,10 @@ describe(`JWT sessions on ${backendName}`, () => {
   const gql = (jwt: string, query: string, variables?: Record<string, unknown>, extra: Record<string, string> = {}) =>
     gqlWith(server, { ...bearer(jwt), ...extra }, query, variables);
   /** A JWT like the engine's, signed with `key`, with claims changed by `edit`. */
-  const forge = async (edit: (c: Record<string, unknown>) => void = () => undefined, opts: { key?: Uint8Array; alg?: string; exp?: number; iss?: string; aud?: string } = {}) => {
+  const forge = async (
+    edit: (c: Record<string, unknown>) => void = () => undefined,
+    opts: { key?: Uint8Array; alg?: string; exp?: number; iss?: string; aud?: string } = {},
+  ) => {
     const claims = claimsOf(adminJwt);
     for (const k of ['iat', 'exp', 'iss', 'aud', 'jti']) delete claims[k];
     edit(claims);
@@ -63,23 +76,37 @@ describe(`JWT sessions on ${backendName}`, () => {
 
   describe('the JWT gives the session the permissions filter on', () => {
     test('rows of the JWT’s tenant only', async () => {
-      const res = await gql(adminJwt, '{ cloud_accounts(order_by: {id: asc}) { id tenant } cloud_accounts_aggregate { aggregate { count } } }');
+      const res = await gql(
+        adminJwt,
+        '{ cloud_accounts(order_by: {id: asc}) { id tenant } cloud_accounts_aggregate { aggregate { count } } }',
+      );
       expect(res.status).toBe(200);
-      expect(res.body.data.cloud_accounts.map((a: { id: string }) => a.id)).toEqual(Object.values(acme.cloudAccounts).sort());
+      expect(res.body.data.cloud_accounts.map((a: { id: string }) => a.id)).toEqual(
+        Object.values(acme.cloudAccounts).sort(),
+      );
       expect(res.body.data.cloud_accounts_aggregate.aggregate.count).toBe(DEMO.perTenant.cloudAccounts);
-      const other = await gql(adminJwt, 'query($id: uuid!) { cloud_accounts_by_pk(id: $id) { id } }', { id: globex.cloudAccounts.aws });
+      const other = await gql(adminJwt, 'query($id: uuid!) { cloud_accounts_by_pk(id: $id) { id } }', {
+        id: globex.cloudAccounts.aws,
+      });
       expect(other.body).toEqual({ data: { cloud_accounts_by_pk: null } });
     });
 
     test('session headers cannot move a JWT to another tenant or user', async () => {
-      const res = await gql(adminJwt, '{ tenant { id } }', undefined, { 'x-hasura-tenant-id': globex.id, 'x-hasura-user-id': globex.users.admin.id });
+      const res = await gql(adminJwt, '{ tenant { id } }', undefined, {
+        'x-hasura-tenant-id': globex.id,
+        'x-hasura-user-id': globex.users.admin.id,
+      });
       expect(res.body).toEqual({ data: { tenant: [{ id: acme.id }] } });
     });
 
     test('a mutation of tenant_admin reaches its own tenant only', async () => {
-      const res = await gql(adminJwt, 'mutation($ids: [uuid!]!) { update_cloud_accounts(where: {id: {_in: $ids}}, _set: {budget: 1234}) { affected_rows } }', {
-        ids: [acme.cloudAccounts.aws, globex.cloudAccounts.aws],
-      });
+      const res = await gql(
+        adminJwt,
+        'mutation($ids: [uuid!]!) { update_cloud_accounts(where: {id: {_in: $ids}}, _set: {budget: 1234}) { affected_rows } }',
+        {
+          ids: [acme.cloudAccounts.aws, globex.cloudAccounts.aws],
+        },
+      );
       expect(res.body).toEqual({ data: { update_cloud_accounts: { affected_rows: 1 } } });
       const rows = await server.started.db.query('SELECT id::text AS id FROM cloud_accounts WHERE budget = 1234');
       expect(rows.map((r) => r.id)).toEqual([acme.cloudAccounts.aws]);
@@ -90,7 +117,9 @@ describe(`JWT sessions on ${backendName}`, () => {
       expect(res.status).toBe(200);
       expect(res.body.errors[0].extensions.code).toBe('validation-failed');
       expect(res.body.data).toBeUndefined();
-      expect((await gql(readerJwt, '{ __schema { mutationType { name } } }')).body).toEqual({ data: { __schema: { mutationType: null } } });
+      expect((await gql(readerJwt, '{ __schema { mutationType { name } } }')).body).toEqual({
+        data: { __schema: { mutationType: null } },
+      });
       const [{ n }] = await server.started.db.query('SELECT count(*)::int AS n FROM cloud_accounts');
       expect(n).toBe(2 * DEMO.perTenant.cloudAccounts);
       // It still reads its tenant.
@@ -98,7 +127,9 @@ describe(`JWT sessions on ${backendName}`, () => {
     });
 
     test('x-hasura-role may only name the JWT’s own role', async () => {
-      expect((await gql(readerJwt, '{ tenant { id } }', undefined, { 'x-hasura-role': 'tenant_admin_readonly' })).status).toBe(200);
+      expect(
+        (await gql(readerJwt, '{ tenant { id } }', undefined, { 'x-hasura-role': 'tenant_admin_readonly' })).status,
+      ).toBe(200);
       const res = await gql(readerJwt, '{ tenant { id } }', undefined, { 'x-hasura-role': 'tenant_admin' });
       expect(res.status).toBe(403);
       expect(res.body.errors[0].extensions.code).toBe('access-denied');
@@ -123,7 +154,11 @@ describe(`JWT sessions on ${backendName}`, () => {
     });
 
     test('not a Bearer header', async () => {
-      const res = await gqlWith(server, { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }, '{ tenant { id } }');
+      const res = await gqlWith(
+        server,
+        { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
+        '{ tenant { id } }',
+      );
       expect(res.status).toBe(401);
       expect(res.body.errors[0].message).toContain('must be "Bearer <JWT>"');
     });
@@ -152,14 +187,20 @@ describe(`JWT sessions on ${backendName}`, () => {
         await new Promise((r) => setTimeout(r, 2100));
         const late = await gqlWith(short, bearer(jwt), '{ tenant { id } }');
         expect(late.status).toBe(401);
-        expect(late.body.errors[0]).toEqual({ message: 'the JWT has expired', extensions: { code: 'invalid-jwt', path: '$' } });
+        expect(late.body.errors[0]).toEqual({
+          message: 'the JWT has expired',
+          extensions: { code: 'invalid-jwt', path: '$' },
+        });
       } finally {
         await short.stop();
       }
     });
 
     test('signed with another key', async () => {
-      await refused(await forge(undefined, { key: new TextEncoder().encode(newSecret()) }), 'the JWT signature is invalid');
+      await refused(
+        await forge(undefined, { key: new TextEncoder().encode(newSecret()) }),
+        'the JWT signature is invalid',
+      );
     });
 
     test('a signature edited by one character', async () => {
@@ -185,15 +226,28 @@ describe(`JWT sessions on ${backendName}`, () => {
 
     test('the wrong issuer or audience', async () => {
       await refused(await forge(undefined, { iss: 'https://elsewhere.example' }), 'the JWT has the wrong issuer (iss)');
-      await refused(await forge(undefined, { aud: 'https://elsewhere.example/api' }), 'the JWT has the wrong audience (aud)');
+      await refused(
+        await forge(undefined, { aud: 'https://elsewhere.example/api' }),
+        'the JWT has the wrong audience (aud)',
+      );
     });
 
     test('right key, but claims the engine did not mint', async () => {
-      await refused(await forge((c) => delete (c['https://hasura.io/jwt/claims'] as Record<string, unknown>)['x-hasura-tenant-id']), 'lacks a valid tenantId claim');
-      // A valid signature does not make up a token: the token and its owner are checked too.
-      await refused(await forge((c) => ((c['https://hasura.io/jwt/claims'] as Record<string, unknown>)['x-hasura-token-id'] = randomUUID())), 'has been deleted');
       await refused(
-        await forge((c) => ((c['https://hasura.io/jwt/claims'] as Record<string, unknown>)['x-hasura-tenant-id'] = globex.id)),
+        await forge((c) => delete (c['https://hasura.io/jwt/claims'] as Record<string, unknown>)['x-hasura-tenant-id']),
+        'lacks a valid tenantId claim',
+      );
+      // A valid signature does not make up a token: the token and its owner are checked too.
+      await refused(
+        await forge(
+          (c) => ((c['https://hasura.io/jwt/claims'] as Record<string, unknown>)['x-hasura-token-id'] = randomUUID()),
+        ),
+        'has been deleted',
+      );
+      await refused(
+        await forge(
+          (c) => ((c['https://hasura.io/jwt/claims'] as Record<string, unknown>)['x-hasura-tenant-id'] = globex.id),
+        ),
         'the JWT does not match the API token it names',
       );
       await refused(

@@ -56,7 +56,8 @@ describe(`failed exchanges are rate limited on ${backendName}`, () => {
 
   test('from one client, for any number of e-mails: 429 for that client only', async () => {
     const victim = await user();
-    for (let i = 1; i <= 3; i++) expect((await exchange(server, `nobody.${i}@acme.example.com`, wrong, from('10.2.0.1'))).status).toBe(401);
+    for (let i = 1; i <= 3; i++)
+      expect((await exchange(server, `nobody.${i}@acme.example.com`, wrong, from('10.2.0.1'))).status).toBe(401);
     expect((await exchange(server, victim.email, victim.secret, from('10.2.0.1'))).status).toBe(429);
     expect((await exchange(server, 'nobody.4@acme.example.com', wrong, from('10.2.0.1'))).status).toBe(429);
     // Another client is not affected.
@@ -72,7 +73,8 @@ describe(`failed exchanges are rate limited on ${backendName}`, () => {
   });
 
   test('malformed requests are 400 and do not count', async () => {
-    for (let i = 0; i < 5; i++) expect((await server.post('/api/auth/token', '{"email":1}', from('10.4.0.1'))).status).toBe(400);
+    for (let i = 0; i < 5; i++)
+      expect((await server.post('/api/auth/token', '{"email":1}', from('10.4.0.1'))).status).toBe(400);
     const u = await user();
     expect((await exchange(server, u.email, u.secret, from('10.4.0.1'))).status).toBe(200);
   });

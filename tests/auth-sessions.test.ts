@@ -1,4 +1,10 @@
-import { clearSessionCookie, readSessionCookie, SESSION_COOKIE, sessionCookie, sessionCookieValue } from '../engine/serve/auth/session-cookie';
+import {
+  clearSessionCookie,
+  readSessionCookie,
+  SESSION_COOKIE,
+  sessionCookie,
+  sessionCookieValue,
+} from '../engine/serve/auth/session-cookie';
 import { loadUserSession, verifyCredentials, type UserSession } from '../engine/serve/auth/users';
 import { activateUser, suspendUser } from '../engine/cli/admin';
 import { loadConfig } from '../engine/core/config';
@@ -27,7 +33,13 @@ describe(`sessions on ${backendName}`, () => {
 
   beforeAll(async () => {
     server = await startTestServer({ env: ENV });
-    aliceSession = { userId: alice.id, tenantId: acme.id, role: 'tenant_admin', email: alice.username, displayName: alice.displayName };
+    aliceSession = {
+      userId: alice.id,
+      tenantId: acme.id,
+      role: 'tenant_admin',
+      email: alice.username,
+      displayName: alice.displayName,
+    };
   });
   afterAll(() => server.close());
 
@@ -73,7 +85,9 @@ describe(`sessions on ${backendName}`, () => {
   describe('the session cookie', () => {
     test('Set-Cookie: HttpOnly, SameSite=Lax, Path=/, 8 hours; Secure when NEXTAUTH_URL is https', () => {
       const set = sessionCookie(config(), aliceSession);
-      expect(set).toMatch(new RegExp(`^${SESSION_COOKIE}=[\\w-]+\\.[\\w-]+; Path=/; HttpOnly; SameSite=Lax; Max-Age=28800$`));
+      expect(set).toMatch(
+        new RegExp(`^${SESSION_COOKIE}=[\\w-]+\\.[\\w-]+; Path=/; HttpOnly; SameSite=Lax; Max-Age=28800$`),
+      );
       const https = loadConfig({ ...ENV, NEXTAUTH_URL: 'https://platform.example.com' });
       expect(sessionCookie(https, aliceSession)).toMatch(/; Secure$/);
       expect(clearSessionCookie(config())).toBe(`${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`);
@@ -81,8 +95,17 @@ describe(`sessions on ${backendName}`, () => {
 
     test('it signs in to GraphQL as its user, in its tenant', async () => {
       const value = sessionCookieValue(config(), aliceSession);
-      const res = await gqlWith(server, cookie(value), '{ tenant { id } cloud_accounts_aggregate { aggregate { count } } }');
-      expect(res.body).toEqual({ data: { tenant: [{ id: acme.id }], cloud_accounts_aggregate: { aggregate: { count: DEMO.perTenant.cloudAccounts } } } });
+      const res = await gqlWith(
+        server,
+        cookie(value),
+        '{ tenant { id } cloud_accounts_aggregate { aggregate { count } } }',
+      );
+      expect(res.body).toEqual({
+        data: {
+          tenant: [{ id: acme.id }],
+          cloud_accounts_aggregate: { aggregate: { count: DEMO.perTenant.cloudAccounts } },
+        },
+      });
       const list = await gqlWith(server, cookie(value), '{ api_tokens { id } }');
       expect(list.body.errors).toBeUndefined();
     });
@@ -100,25 +123,45 @@ describe(`sessions on ${backendName}`, () => {
     test.each([
       ['tampered', () => sessionCookieValue(config(), aliceSession).replace(/^./, (c) => (c === 'e' ? 'f' : 'e'))],
       ['expired', () => sessionCookieValue(config(), aliceSession, Math.floor(Date.now() / 1000) - 9 * 3600)],
-      ['signed with another secret', () => sessionCookieValue(loadConfig({ ...ENV, NEXTAUTH_SECRET: newSecret() }), aliceSession)],
+      [
+        'signed with another secret',
+        () => sessionCookieValue(loadConfig({ ...ENV, NEXTAUTH_SECRET: newSecret() }), aliceSession),
+      ],
       ['not a cookie of ours', () => 'garbage'],
     ])('%s: 401 asking to sign in again', async (_name, make) => {
       const res = await gqlWith(server, cookie(make()), TENANT);
       expect(res.status).toBe(401);
-      expect(res.body.errors[0]).toEqual({ message: 'the session has expired or is no longer valid: sign in again', extensions: { code: 'access-denied', path: '$' } });
+      expect(res.body.errors[0]).toEqual({
+        message: 'the session has expired or is no longer valid: sign in again',
+        extensions: { code: 'access-denied', path: '$' },
+      });
     });
 
     test('claims edited in the cookie (another tenant) break its signature', async () => {
       const [data, sig] = sessionCookieValue(config(), aliceSession).split('.');
       const payload = JSON.parse(Buffer.from(data, 'base64url').toString());
       payload.tid = globex.id;
-      const res = await gqlWith(server, cookie(`${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${sig}`), TENANT);
+      const res = await gqlWith(
+        server,
+        cookie(`${Buffer.from(JSON.stringify(payload)).toString('base64url')}.${sig}`),
+        TENANT,
+      );
       expect(res.status).toBe(401);
     });
 
     test('a read-only user’s cookie cannot mutate', async () => {
-      const value = sessionCookieValue(config(), { userId: victor.id, tenantId: acme.id, role: 'tenant_admin_readonly', email: victor.username, displayName: victor.displayName });
-      const res = await gqlWith(server, cookie(value), 'mutation { delete_cloud_accounts(where: {}) { affected_rows } }');
+      const value = sessionCookieValue(config(), {
+        userId: victor.id,
+        tenantId: acme.id,
+        role: 'tenant_admin_readonly',
+        email: victor.username,
+        displayName: victor.displayName,
+      });
+      const res = await gqlWith(
+        server,
+        cookie(value),
+        'mutation { delete_cloud_accounts(where: {}) { affected_rows } }',
+      );
       expect(res.body.errors[0].extensions.code).toBe('validation-failed');
     });
 
@@ -127,7 +170,9 @@ describe(`sessions on ${backendName}`, () => {
       expect((await gqlWith(server, cookie(value), TENANT)).status).toBe(200);
       await suspendUser(server.started.db, alice.username);
       try {
-        expect(await within(1000, async () => (await gqlWith(server, cookie(value), TENANT)).status === 401)).toBeGreaterThanOrEqual(0);
+        expect(
+          await within(1000, async () => (await gqlWith(server, cookie(value), TENANT)).status === 401),
+        ).toBeGreaterThanOrEqual(0);
         expect(await readSessionCookie(config(), `${SESSION_COOKIE}=${value}`, server.started.db)).toBeUndefined();
       } finally {
         await activateUser(server.started.db, alice.username);
@@ -143,16 +188,28 @@ describe(`sessions on ${backendName}`, () => {
   describe('the order: Bearer JWT, then the cookie, then the admin secret', () => {
     test('a Bearer header decides, even next to a good cookie or the admin secret', async () => {
       const value = sessionCookieValue(config(), aliceSession);
-      const res = await gqlWith(server, { ...bearer('not-a-jwt'), ...cookie(value), 'x-hasura-admin-secret': 'test-admin-secret' }, TENANT);
+      const res = await gqlWith(
+        server,
+        { ...bearer('not-a-jwt'), ...cookie(value), 'x-hasura-admin-secret': 'test-admin-secret' },
+        TENANT,
+      );
       expect(res.status).toBe(401);
       expect(res.body.errors[0].extensions.code).toBe('invalid-jwt');
     });
 
     test('a good cookie wins over the admin secret; a bad one leaves it to the admin secret', async () => {
       const value = sessionCookieValue(config(), aliceSession);
-      const withCookie = await gqlWith(server, { ...cookie(value), 'x-hasura-admin-secret': 'test-admin-secret' }, TENANT);
+      const withCookie = await gqlWith(
+        server,
+        { ...cookie(value), 'x-hasura-admin-secret': 'test-admin-secret' },
+        TENANT,
+      );
       expect(withCookie.body.data.tenant).toEqual([{ id: acme.id }]);
-      const badCookie = await gqlWith(server, { ...cookie('garbage'), 'x-hasura-admin-secret': 'test-admin-secret' }, TENANT);
+      const badCookie = await gqlWith(
+        server,
+        { ...cookie('garbage'), 'x-hasura-admin-secret': 'test-admin-secret' },
+        TENANT,
+      );
       expect(badCookie.body.data.tenant).toHaveLength(2);
     });
 

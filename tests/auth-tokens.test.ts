@@ -23,7 +23,8 @@ describe(`API tokens through GraphQL on ${backendName}`, () => {
   let aliceJwt: string;
   let victorJwt: string;
   let graceJwt: string;
-  const gql = (jwt: string, query: string, variables?: Record<string, unknown>) => gqlWith(server, bearer(jwt), query, variables);
+  const gql = (jwt: string, query: string, variables?: Record<string, unknown>) =>
+    gqlWith(server, bearer(jwt), query, variables);
   const ok = async (jwt: string, query: string, variables?: Record<string, unknown>) => {
     const res = await gql(jwt, query, variables);
     expect(res.body.errors).toBeUndefined();
@@ -45,7 +46,13 @@ describe(`API tokens through GraphQL on ${backendName}`, () => {
     expect(Math.abs(Date.parse(created.created_at) - Date.now())).toBeLessThan(60_000);
     const listed = await gql(aliceJwt, LIST);
     const mine = listed.body.data.api_tokens.find((t: { id: string }) => t.id === created.id);
-    expect(mine).toEqual({ id: created.id, name: 'deploy script', prefix: created.prefix, created_at: created.created_at, last_used_at: null });
+    expect(mine).toEqual({
+      id: created.id,
+      name: 'deploy script',
+      prefix: created.prefix,
+      created_at: created.created_at,
+      last_used_at: null,
+    });
     expect(listed.text).not.toContain(created.secret.slice(9));
     // The secret cannot be asked for again: the list type has no such field.
     const again = await gql(aliceJwt, '{ api_tokens { secret } }');
@@ -64,7 +71,10 @@ describe(`API tokens through GraphQL on ${backendName}`, () => {
     expect(list.slice(0, 2).map((t) => t.id)).toEqual([b.id, a.id]);
     const times = list.map((t) => Date.parse(t.created_at));
     expect([...times].sort((x, y) => y - x)).toEqual(times);
-    const [{ n }] = await server.started.db.query('SELECT count(*)::int AS n FROM api_tokens WHERE user_id = $1::uuid AND deleted_at IS NULL', [grace.id]);
+    const [{ n }] = await server.started.db.query(
+      'SELECT count(*)::int AS n FROM api_tokens WHERE user_id = $1::uuid AND deleted_at IS NULL',
+      [grace.id],
+    );
     expect(list).toHaveLength(n as number);
     // Alice sees none of Grace's tokens.
     const alices = (await ok(aliceJwt, LIST)).api_tokens.map((t: { id: string }) => t.id);
@@ -76,7 +86,10 @@ describe(`API tokens through GraphQL on ${backendName}`, () => {
     const t = (await ok(victorJwt, LIST)).api_tokens;
     expect(t.length).toBeGreaterThan(0);
     const created = (await ok(aliceJwt, CREATE, { name: 'tenant check' })).create_api_token;
-    const [row] = await server.started.db.query('SELECT user_id::text AS u, tenant_id::text AS t FROM api_tokens WHERE id = $1::uuid', [created.id]);
+    const [row] = await server.started.db.query(
+      'SELECT user_id::text AS u, tenant_id::text AS t FROM api_tokens WHERE id = $1::uuid',
+      [created.id],
+    );
     expect(row).toEqual({ u: alice.id, t: acme.id });
   });
 
@@ -97,7 +110,10 @@ describe(`API tokens through GraphQL on ${backendName}`, () => {
 
   test('the read-only role lists its tokens but has no token mutations (its settings page manages them server-side)', async () => {
     expect(Array.isArray((await ok(victorJwt, LIST)).api_tokens)).toBe(true);
-    for (const [q, v] of [[CREATE, { name: 'x' }], [DELETE, { id: acme.id }]] as const) {
+    for (const [q, v] of [
+      [CREATE, { name: 'x' }],
+      [DELETE, { id: acme.id }],
+    ] as const) {
       const res = await gql(victorJwt, q, v);
       expect(res.body.errors[0].extensions.code).toBe('validation-failed');
       expect(res.body.data).toBeUndefined();
@@ -128,12 +144,17 @@ describe(`API tokens through GraphQL on ${backendName}`, () => {
       for (const jwt of jwts) {
         const r = await gql(jwt, '{ tenant { id } }');
         expect(r.status).toBe(401);
-        expect(r.body.errors[0]).toEqual({ message: 'the API token this JWT was issued for has been deleted', extensions: { code: 'invalid-jwt', path: '$' } });
+        expect(r.body.errors[0]).toEqual({
+          message: 'the API token this JWT was issued for has been deleted',
+          extensions: { code: 'invalid-jwt', path: '$' },
+        });
       }
       expect((await gql(other.jwt, '{ tenant { id } }')).status).toBe(200);
       expect((await ok(aliceJwt, LIST)).api_tokens.map((x: { id: string }) => x.id)).not.toContain(t.id);
       // Deleting is once: a second time finds nothing.
-      expect((await gql(aliceJwt, DELETE, { id: t.id })).body).toEqual({ data: { delete_api_token: { id: t.id, deleted: false } } });
+      expect((await gql(aliceJwt, DELETE, { id: t.id })).body).toEqual({
+        data: { delete_api_token: { id: t.id, deleted: false } },
+      });
     });
 
     test('a JWT can delete its own token, and is refused from the next request on', async () => {
@@ -152,7 +173,9 @@ describe(`API tokens through GraphQL on ${backendName}`, () => {
 
     test('a user cannot delete another user’s token', async () => {
       const theirs = await jwtFor(server, grace.username, 'not yours');
-      expect((await gql(aliceJwt, DELETE, { id: theirs.tokenId })).body).toEqual({ data: { delete_api_token: { id: theirs.tokenId, deleted: false } } });
+      expect((await gql(aliceJwt, DELETE, { id: theirs.tokenId })).body).toEqual({
+        data: { delete_api_token: { id: theirs.tokenId, deleted: false } },
+      });
       expect(await deleteApiToken(server.started.db, alice.id, theirs.tokenId)).toBe(false);
       expect((await gql(theirs.jwt, '{ tenant { id } }')).status).toBe(200);
       expect((await exchange(server, grace.username, theirs.secret)).status).toBe(200);

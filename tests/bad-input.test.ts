@@ -25,7 +25,9 @@ interface Expected {
 /** Exactly one error in Hasura's shape, no `data`, and no internal details. */
 function expectError(res: GqlResult, e: Expected): void {
   expect(res.status).toBe(e.status ?? 200);
-  expect(res.body).toEqual({ errors: [{ message: expect.any(String), extensions: { code: e.code, path: expect.any(String) } }] });
+  expect(res.body).toEqual({
+    errors: [{ message: expect.any(String), extensions: { code: e.code, path: expect.any(String) } }],
+  });
   const [err] = res.body.errors;
   if (e.path instanceof RegExp) expect(err.extensions.path).toMatch(e.path);
   else if (e.path !== undefined) expect(err.extensions.path).toBe(e.path);
@@ -38,7 +40,8 @@ function expectError(res: GqlResult, e: Expected): void {
 /** A query `levels` selection levels deep: cloud_accounts -> tenantByTenant -> cloud_accounts -> ... */
 function nestedQuery(levels: number): string {
   let selection = 'id';
-  for (let level = levels; level > 1; level--) selection = `${level % 2 === 0 ? 'tenantByTenant' : 'cloud_accounts(limit: 1)'} { ${selection} }`;
+  for (let level = levels; level > 1; level--)
+    selection = `${level % 2 === 0 ? 'tenantByTenant' : 'cloud_accounts(limit: 1)'} { ${selection} }`;
   return `{ cloud_accounts(limit: 1) { ${selection} } }`;
 }
 
@@ -56,7 +59,9 @@ describe(`bad input on ${backendName}`, () => {
     // The server still serves, and serves the right answer.
     const res = await gql('{ cloud_accounts_aggregate { aggregate { count } } }');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ data: { cloud_accounts_aggregate: { aggregate: { count: DEMO.perTenant.cloudAccounts } } } });
+    expect(res.body).toEqual({
+      data: { cloud_accounts_aggregate: { aggregate: { count: DEMO.perTenant.cloudAccounts } } },
+    });
   });
 
   describe('GraphQL validation names the offending field, argument or variable', () => {
@@ -77,7 +82,11 @@ describe(`bad input on ${backendName}`, () => {
     });
 
     test('an unknown root field', async () => {
-      expectError(await gql('{ cloud_acounts { id } }'), { code: 'validation-failed', path: '$.selectionSet.cloud_acounts', message: ['cloud_acounts'] });
+      expectError(await gql('{ cloud_acounts { id } }'), {
+        code: 'validation-failed',
+        path: '$.selectionSet.cloud_acounts',
+        message: ['cloud_acounts'],
+      });
     });
 
     test('an unknown argument', async () => {
@@ -134,43 +143,68 @@ describe(`bad input on ${backendName}`, () => {
     });
 
     test('an invalid value inside a variable that holds a whole where', async () => {
-      expectError(await gql('query($w: spends_bool_exp) { spends(where: $w) { id } }', { w: { amount: { _gt: 'lots' } } }), {
-        code: 'validation-failed',
-        path: /^\$\.variableValues/,
-        message: ['$w', 'float8', '"lots"'],
-      });
+      expectError(
+        await gql('query($w: spends_bool_exp) { spends(where: $w) { id } }', { w: { amount: { _gt: 'lots' } } }),
+        {
+          code: 'validation-failed',
+          path: /^\$\.variableValues/,
+          message: ['$w', 'float8', '"lots"'],
+        },
+      );
     });
 
     test('an unknown lookup value, literal or variable, lists the allowed values', async () => {
-      const allowed = (await server.started.db.query('SELECT value FROM cloud_account_status_type ORDER BY value')).map((r) => String(r.value));
+      const allowed = (await server.started.db.query('SELECT value FROM cloud_account_status_type ORDER BY value')).map(
+        (r) => String(r.value),
+      );
       expect(allowed.length).toBeGreaterThan(1);
       expectError(await gql('{ cloud_accounts(where: {status: {_eq: "paused"}}) { id } }'), {
         code: 'validation-failed',
         path: '$.selectionSet.cloud_accounts.args.where.status._eq',
         message: ['"paused"', ...allowed],
       });
-      expectError(await gql('query($s: cloud_account_status_type_enum!) { cloud_accounts(where: {status: {_eq: $s}}) { id } }', { s: 'paused' }), {
-        code: 'validation-failed',
-        path: /^\$\.variableValues/,
-        message: ['$s', '"paused"', ...allowed],
-      });
+      expectError(
+        await gql('query($s: cloud_account_status_type_enum!) { cloud_accounts(where: {status: {_eq: $s}}) { id } }', {
+          s: 'paused',
+        }),
+        {
+          code: 'validation-failed',
+          path: /^\$\.variableValues/,
+          message: ['$s', '"paused"', ...allowed],
+        },
+      );
     });
 
     test('an unknown operationName names it', async () => {
-      const res = await server.post('/api/graphql', JSON.stringify({ query: 'query A { __typename } query B { __typename }', operationName: 'C' }), AUTH);
+      const res = await server.post(
+        '/api/graphql',
+        JSON.stringify({ query: 'query A { __typename } query B { __typename }', operationName: 'C' }),
+        AUTH,
+      );
       expectError(res, { code: 'validation-failed', path: '$.operationName', message: ['"C"'] });
     });
 
     test('two operations and no operationName', async () => {
-      expectError(await gql('query A { __typename } query B { __typename }'), { code: 'validation-failed', message: ['operationName'] });
+      expectError(await gql('query A { __typename } query B { __typename }'), {
+        code: 'validation-failed',
+        message: ['operationName'],
+      });
     });
 
     test('a GraphQL syntax error points at the line and column', async () => {
-      expectError(await gql('{ cloud_accounts { id }'), { code: 'validation-failed', path: /^\$\.query/, message: ['Syntax Error'] });
+      expectError(await gql('{ cloud_accounts { id }'), {
+        code: 'validation-failed',
+        path: /^\$\.query/,
+        message: ['Syntax Error'],
+      });
     });
 
     test('a subscription is refused: the HTTP API has none', async () => {
-      expectError(await gql('subscription { cloud_accounts { id } }'), { code: 'not-supported', path: '$', message: [/subscriptions are not supported/i] });
+      expectError(await gql('subscription { cloud_accounts { id } }'), {
+        code: 'not-supported',
+        path: '$',
+        message: [/subscriptions are not supported/i],
+      });
     });
   });
 
@@ -234,7 +268,11 @@ describe(`bad input on ${backendName}`, () => {
       expect(ok.body.errors).toBeUndefined();
       expect(ok.body.data.cloud_accounts).toHaveLength(1);
       const res = await gql(nestedQuery(16));
-      expectError(res, { code: 'validation-failed', path: /^\$\.selectionSet\.cloud_accounts\.selectionSet\.tenantByTenant\./, message: ['maximum depth of 15'] });
+      expectError(res, {
+        code: 'validation-failed',
+        path: /^\$\.selectionSet\.cloud_accounts\.selectionSet\.tenantByTenant\./,
+        message: ['maximum depth of 15'],
+      });
       // The path names the 16 fields down to the one that is too deep.
       expect(res.body.errors[0].extensions.path.split('.selectionSet.').slice(1)).toHaveLength(16);
     });
@@ -249,7 +287,10 @@ describe(`bad input on ${backendName}`, () => {
       const shallow = await startTestServer({ env: { MAX_QUERY_DEPTH: '3' }, seed: false });
       try {
         expect((await shallow.gql(nestedQuery(3), {}, session)).body).toEqual({ data: { cloud_accounts: [] } });
-        expectError(await shallow.gql(nestedQuery(4), {}, session), { code: 'validation-failed', message: ['maximum depth of 3'] });
+        expectError(await shallow.gql(nestedQuery(4), {}, session), {
+          code: 'validation-failed',
+          message: ['maximum depth of 3'],
+        });
       } finally {
         await shallow.close();
       }
@@ -258,13 +299,33 @@ describe(`bad input on ${backendName}`, () => {
 
   describe('request bodies that are not a GraphQL request', () => {
     test('malformed JSON: 400 invalid-json', async () => {
-      expectError(await raw('{"query": "{ __typename }"'), { status: 400, code: 'invalid-json', path: '$', message: ['JSON'] });
+      expectError(await raw('{"query": "{ __typename }"'), {
+        status: 400,
+        code: 'invalid-json',
+        path: '$',
+        message: ['JSON'],
+      });
     });
 
     test('no query: 400 naming "query"', async () => {
-      expectError(await raw('{"variables": {}}'), { status: 400, code: 'bad-request', path: '$.query', message: ['"query"'] });
-      expectError(await raw('{"query": 42}'), { status: 400, code: 'bad-request', path: '$.query', message: ['"query"'] });
-      expectError(await raw('"{ __typename }"'), { status: 400, code: 'bad-request', path: '$.query', message: ['"query"'] });
+      expectError(await raw('{"variables": {}}'), {
+        status: 400,
+        code: 'bad-request',
+        path: '$.query',
+        message: ['"query"'],
+      });
+      expectError(await raw('{"query": 42}'), {
+        status: 400,
+        code: 'bad-request',
+        path: '$.query',
+        message: ['"query"'],
+      });
+      expectError(await raw('"{ __typename }"'), {
+        status: 400,
+        code: 'bad-request',
+        path: '$.query',
+        message: ['"query"'],
+      });
     });
 
     test('variables that are not an object: 400 naming "variables"', async () => {
@@ -284,37 +345,54 @@ describe(`bad input on ${backendName}`, () => {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
       const send = (payload: string) =>
         new Promise<GqlResult>((resolve, reject) => {
-          const req = http.request(`${server.url}/api/graphql`, {
-            method: 'POST',
-            agent,
-            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...AUTH },
-          }, (res) => {
-            let text = '';
-            res.setEncoding('utf8');
-            res.on('data', (chunk) => (text += chunk));
-            res.on('end', () => resolve({ status: res.statusCode!, text, body: JSON.parse(text) }));
-          });
+          const req = http.request(
+            `${server.url}/api/graphql`,
+            {
+              method: 'POST',
+              agent,
+              headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), ...AUTH },
+            },
+            (res) => {
+              let text = '';
+              res.setEncoding('utf8');
+              res.on('data', (chunk) => (text += chunk));
+              res.on('end', () => resolve({ status: res.statusCode!, text, body: JSON.parse(text) }));
+            },
+          );
           req.on('error', reject);
           req.end(payload);
         });
       try {
         expectError(await send(body), { status: 413, code: 'request-too-large', path: '$', message: ['larger than'] });
-        for (let i = 0; i < 3; i++) expect((await send('{"query": "{ __typename }"}')).body).toEqual({ data: { __typename: 'query_root' } });
+        for (let i = 0; i < 3; i++)
+          expect((await send('{"query": "{ __typename }"}')).body).toEqual({ data: { __typename: 'query_root' } });
       } finally {
         agent.destroy();
       }
     });
 
     test('a batch (a JSON array of requests) answers an array, in order, each on its own', async () => {
-      const res = await raw(JSON.stringify([
-        { query: '{ cloud_accounts_aggregate { aggregate { count } } }' },
-        { query: '{ nope }' },
-        { query: 'query($id: uuid!) { cloud_accounts_by_pk(id: $id) { id } }', variables: { id: acme.cloudAccounts.aws } },
-      ]));
+      const res = await raw(
+        JSON.stringify([
+          { query: '{ cloud_accounts_aggregate { aggregate { count } } }' },
+          { query: '{ nope }' },
+          {
+            query: 'query($id: uuid!) { cloud_accounts_by_pk(id: $id) { id } }',
+            variables: { id: acme.cloudAccounts.aws },
+          },
+        ]),
+      );
       expect(res.status).toBe(200);
       expect(res.body).toEqual([
         { data: { cloud_accounts_aggregate: { aggregate: { count: DEMO.perTenant.cloudAccounts } } } },
-        { errors: [{ message: expect.stringContaining('"nope"'), extensions: { code: 'validation-failed', path: '$.selectionSet.nope' } }] },
+        {
+          errors: [
+            {
+              message: expect.stringContaining('"nope"'),
+              extensions: { code: 'validation-failed', path: '$.selectionSet.nope' },
+            },
+          ],
+        },
         { data: { cloud_accounts_by_pk: { id: acme.cloudAccounts.aws } } },
       ]);
     });
@@ -334,40 +412,54 @@ describe(`bad input on ${backendName}`, () => {
       );
       expectError(res, { code: 'constraint-violation', message: ['cloud_accounts_pkey'] });
       noSql(res);
-      const [n] = await server.started.db.query("SELECT count(*)::int AS n FROM cloud_accounts WHERE account_name = 'dup'");
+      const [n] = await server.started.db.query(
+        "SELECT count(*)::int AS n FROM cloud_accounts WHERE account_name = 'dup'",
+      );
       expect(n.n).toBe(0);
     });
 
     test('a foreign key that points nowhere: constraint-violation naming the constraint', async () => {
-      const res = await gql('mutation($a: uuid!) { insert_spends_one(object: {cloud_account: $a, date: "2026-01-01", amount: 1}) { id } }', {
-        a: '11111111-0002-4000-8000-0000000000ff',
-      });
+      const res = await gql(
+        'mutation($a: uuid!) { insert_spends_one(object: {cloud_account: $a, date: "2026-01-01", amount: 1}) { id } }',
+        {
+          a: '11111111-0002-4000-8000-0000000000ff',
+        },
+      );
       expectError(res, { code: 'constraint-violation', message: ['spends_cloud_account_fkey'] });
       noSql(res);
     });
 
     test('a batch of inserts rolls back whole when one row fails', async () => {
-      const ticket = (id: string) => `{id: "${id}", integration_id: "${acme.integrationId}", platform: jira, ticket_id: "B-1", ticket_type: "Task",
+      const ticket = (
+        id: string,
+      ) => `{id: "${id}", integration_id: "${acme.integrationId}", platform: jira, ticket_id: "B-1", ticket_type: "Task",
         reference_id: "r", project_key: "BATCH", title: "t"}`;
       const fresh = '11111111-00fe-4000-8000-000000000001';
-      const res = await gql(`mutation { a: insert_tickets_one(object: ${ticket(fresh)}) { id } b: insert_tickets_one(object: ${ticket(fresh)}) { id } }`);
+      const res = await gql(
+        `mutation { a: insert_tickets_one(object: ${ticket(fresh)}) { id } b: insert_tickets_one(object: ${ticket(fresh)}) { id } }`,
+      );
       expectError(res, { code: 'constraint-violation', message: ['tickets_pkey'] });
       const [n] = await server.started.db.query("SELECT count(*)::int AS n FROM tickets WHERE project_key = 'BATCH'");
       expect(n.n).toBe(0);
     });
 
-    test('an invalid regular expression: data-exception with PostgreSQL\'s reason', async () => {
+    test("an invalid regular expression: data-exception with PostgreSQL's reason", async () => {
       const res = await gql('{ cloud_accounts(where: {account_name: {_regex: "("}}) { id } }');
       expectError(res, { code: 'data-exception', message: [/regular expression/] });
       noSql(res);
     });
 
     test('other database errors reach a caller without the admin secret as a bare postgres-error', () => {
-      const dbError = Object.assign(new Error('relation "secret_table" does not exist'), { code: '42P01', detail: 'in SELECT ...' });
+      const dbError = Object.assign(new Error('relation "secret_table" does not exist'), {
+        code: '42P01',
+        detail: 'in SELECT ...',
+      });
       const caller: Session = { role: 'tenant_admin', vars: { 'x-hasura-tenant-id': acme.id }, isAdmin: false };
       const answer = server.started.engine.failure(dbError, caller);
       expect(answer.status).toBe(200);
-      expect(JSON.parse(answer.body)).toEqual({ errors: [{ message: 'database query error', extensions: { code: 'postgres-error', path: '$' } }] });
+      expect(JSON.parse(answer.body)).toEqual({
+        errors: [{ message: 'database query error', extensions: { code: 'postgres-error', path: '$' } }],
+      });
       const admin = JSON.parse(server.started.engine.failure(dbError, { ...caller, isAdmin: true }).body);
       expect(admin.errors[0].message).toContain('secret_table');
       expect(admin.errors[0].extensions.internal).toEqual({ code: '42P01', detail: 'in SELECT ...' });
@@ -377,7 +469,9 @@ describe(`bad input on ${backendName}`, () => {
       const caller: Session = { role: 'tenant_admin', vars: {}, isAdmin: false };
       const answer = server.started.engine.failure(new TypeError('cannot read x of undefined'), caller);
       expect(answer.status).toBe(500);
-      expect(JSON.parse(answer.body)).toEqual({ errors: [{ message: 'unexpected error', extensions: { code: 'unexpected', path: '$' } }] });
+      expect(JSON.parse(answer.body)).toEqual({
+        errors: [{ message: 'unexpected error', extensions: { code: 'unexpected', path: '$' } }],
+      });
     });
   });
 });

@@ -16,7 +16,8 @@ const SHOTS = path.join(__dirname, '.artifacts');
 const available = fs.existsSync(CHROMIUM);
 // In CI the browser must be there (.ci/run installs it); elsewhere a missing browser skips, loudly.
 const maybe = available || process.env.CI ? describe : describe.skip;
-if (!available && !process.env.CI) console.warn(`browser test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
+if (!available && !process.env.CI)
+  console.warn(`browser test skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
 
 const alice = DEMO.tenants.acme.users.admin;
 
@@ -33,7 +34,14 @@ maybe(`settings page in Chromium on ${backendName}`, () => {
     await withPassword(server.started.db, alice.username, password);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--no-first-run',
+      ],
     });
     page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   }, 120_000);
@@ -75,7 +83,9 @@ maybe(`settings page in Chromium on ${backendName}`, () => {
     const ex = await exchange(server, alice.username, secret);
     expect(ex.status).toBe(200);
     const q = await gqlWith(server, bearer(ex.body.token), '{ cloud_accounts_aggregate { aggregate { count } } }');
-    expect(q.body).toEqual({ data: { cloud_accounts_aggregate: { aggregate: { count: DEMO.perTenant.cloudAccounts } } } });
+    expect(q.body).toEqual({
+      data: { cloud_accounts_aggregate: { aggregate: { count: DEMO.perTenant.cloudAccounts } } },
+    });
 
     await page.reload();
     expect(await row.locator('.last-used').textContent()).toMatch(/UTC$/);
@@ -99,10 +109,17 @@ maybe(`settings page in Chromium on ${backendName}`, () => {
     await shot('05-console');
     // What the console's fetcher does: same-origin fetch, so the session cookie is the credential.
     const answer = await page.evaluate(async () => {
-      const res = await fetch('/api/graphql', { method: 'POST', credentials: 'same-origin', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ cloud_accounts_aggregate { aggregate { count } } }' }) });
+      const res = await fetch('/api/graphql', {
+        method: 'POST',
+        credentials: 'same-origin',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ cloud_accounts_aggregate { aggregate { count } } }' }),
+      });
       return res.json();
     });
-    expect(answer).toEqual({ data: { cloud_accounts_aggregate: { aggregate: { count: DEMO.perTenant.cloudAccounts } } } });
+    expect(answer).toEqual({
+      data: { cloud_accounts_aggregate: { aggregate: { count: DEMO.perTenant.cloudAccounts } } },
+    });
   });
 
   test('signing out ends the session', async () => {

@@ -14,7 +14,8 @@ const admin = as('tenant_admin', acme.id, acme.users.admin.id);
 const FROM = '2026-01-01';
 const TO = '2026-01-31';
 const ARGS = `args: {spend_from: "${FROM}", spend_to: "${TO}"}`;
-const FIELDS = 'account id name recommendations region resourse_created_on resourse_id service_name spend_amount status tenant type';
+const FIELDS =
+  'account id name recommendations region resourse_created_on resourse_id service_name spend_amount status tenant type';
 
 type Row = Record<string, unknown>;
 
@@ -31,7 +32,8 @@ FROM cloud_resourses r WHERE r.tenant = $1::uuid`;
 describe(`cloud_resources_v2 on ${backendName}`, () => {
   let server: TestServer;
   const sql = (text: string, params: string[]) => server.started.db.query(text, params);
-  const expected = (tenant: string, from = FROM, to = TO, tail = 'ORDER BY r.id') => sql(`${EXPECTED} ${tail}`, [tenant, from, to]);
+  const expected = (tenant: string, from = FROM, to = TO, tail = 'ORDER BY r.id') =>
+    sql(`${EXPECTED} ${tail}`, [tenant, from, to]);
   const rows = async (args: string, selection = FIELDS, headers = readonly): Promise<Row[]> => {
     const res = await server.gql(`{ cloud_resources_v2(${args}) { ${selection} } }`, {}, headers);
     if (res.body.errors) throw new Error(JSON.stringify(res.body.errors));
@@ -39,7 +41,10 @@ describe(`cloud_resources_v2 on ${backendName}`, () => {
   };
   const errorOf = async (query: string) => (await server.gql(query, {}, readonly)).body.errors?.[0];
   /** Recommendations sorted by id, as the expected SQL lists them. */
-  const normal = (r: Row) => ({ ...r, recommendations: [...(r.recommendations as { id: string }[])].sort((a, b) => (a.id < b.id ? -1 : 1)) });
+  const normal = (r: Row) => ({
+    ...r,
+    recommendations: [...(r.recommendations as { id: string }[])].sort((a, b) => (a.id < b.id ? -1 : 1)),
+  });
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -47,7 +52,10 @@ describe(`cloud_resources_v2 on ${backendName}`, () => {
   afterAll(() => server.close());
 
   test('every field of every resource of the tenant matches SQL, for both tenant roles', async () => {
-    const want = (await expected(acme.id)).map((r) => ({ ...r, recommendations: JSON.parse(String(r.recommendations)) }));
+    const want = (await expected(acme.id)).map((r) => ({
+      ...r,
+      recommendations: JSON.parse(String(r.recommendations)),
+    }));
     expect(want.length).toBeGreaterThan(2);
     expect(want.some((r) => Number(r.spend_amount) > 0)).toBe(true);
     expect(want.some((r) => (r.recommendations as unknown[]).length > 0)).toBe(true);
@@ -63,10 +71,19 @@ describe(`cloud_resources_v2 on ${backendName}`, () => {
   });
 
   test('the period includes both ends; a resource without spend in it has 0', async () => {
-    const [line] = await sql(`SELECT s.cloud_resource_id::text AS id, to_char(s.date, 'YYYY-MM-DD"T"HH24:MI:SS') AS day
-      FROM spends s WHERE s.tenant = $1 AND s.cloud_resource_id IS NOT NULL ORDER BY s.date, s.id LIMIT 1`, [acme.id]);
-    const got = await rows(`args: {spend_from: "${line.day}", spend_to: "${line.day}"}, where: {id: {_eq: "${line.id}"}}`, 'spend_amount');
-    const [want] = await sql('SELECT sum(amount)::float8 AS amount FROM spends WHERE cloud_resource_id = $1 AND date = $2::timestamp', [String(line.id), String(line.day)]);
+    const [line] = await sql(
+      `SELECT s.cloud_resource_id::text AS id, to_char(s.date, 'YYYY-MM-DD"T"HH24:MI:SS') AS day
+      FROM spends s WHERE s.tenant = $1 AND s.cloud_resource_id IS NOT NULL ORDER BY s.date, s.id LIMIT 1`,
+      [acme.id],
+    );
+    const got = await rows(
+      `args: {spend_from: "${line.day}", spend_to: "${line.day}"}, where: {id: {_eq: "${line.id}"}}`,
+      'spend_amount',
+    );
+    const [want] = await sql(
+      'SELECT sum(amount)::float8 AS amount FROM spends WHERE cloud_resource_id = $1 AND date = $2::timestamp',
+      [String(line.id), String(line.day)],
+    );
     expect(Number(got[0].spend_amount)).toBeCloseTo(Number(want.amount), 6);
     const none = await rows('args: {spend_from: "1990-01-01", spend_to: "1990-12-31"}', 'spend_amount');
     expect(none.length).toBeGreaterThan(0);
@@ -74,15 +91,27 @@ describe(`cloud_resources_v2 on ${backendName}`, () => {
   });
 
   test('where, order_by, limit and offset', async () => {
-    const got = await rows(`${ARGS}, where: {spend_amount: {_gt: 0}, service_name: {_is_null: false}}, order_by: [{spend_amount: desc}, {id: asc}], limit: 3, offset: 1`, 'id spend_amount');
-    const want = await sql(`SELECT * FROM (${EXPECTED}) e WHERE e.spend_amount > 0 AND e.service_name IS NOT NULL ORDER BY e.spend_amount DESC, e.id LIMIT 3 OFFSET 1`, [acme.id, FROM, TO]);
+    const got = await rows(
+      `${ARGS}, where: {spend_amount: {_gt: 0}, service_name: {_is_null: false}}, order_by: [{spend_amount: desc}, {id: asc}], limit: 3, offset: 1`,
+      'id spend_amount',
+    );
+    const want = await sql(
+      `SELECT * FROM (${EXPECTED}) e WHERE e.spend_amount > 0 AND e.service_name IS NOT NULL ORDER BY e.spend_amount DESC, e.id LIMIT 3 OFFSET 1`,
+      [acme.id, FROM, TO],
+    );
     expect(got.map((r) => r.id)).toEqual(want.map((r) => r.id));
     expect(got.length).toBe(3);
   });
 
   test('distinct_on: the most expensive resource of each account', async () => {
-    const got = await rows(`${ARGS}, distinct_on: [account], order_by: [{account: asc}, {spend_amount: desc}, {id: asc}]`, 'account id');
-    const want = await sql(`SELECT DISTINCT ON (e.account) e.account, e.id FROM (${EXPECTED}) e ORDER BY e.account, e.spend_amount DESC, e.id`, [acme.id, FROM, TO]);
+    const got = await rows(
+      `${ARGS}, distinct_on: [account], order_by: [{account: asc}, {spend_amount: desc}, {id: asc}]`,
+      'account id',
+    );
+    const want = await sql(
+      `SELECT DISTINCT ON (e.account) e.account, e.id FROM (${EXPECTED}) e ORDER BY e.account, e.spend_amount DESC, e.id`,
+      [acme.id, FROM, TO],
+    );
     expect(got).toEqual(want);
     expect(got.length).toBeGreaterThan(1);
   });
@@ -95,7 +124,13 @@ describe(`cloud_resources_v2 on ${backendName}`, () => {
       expect(new Set(got.map((r) => r.tenant))).toEqual(new Set([acme.id]));
       expect(got.some((r) => globexIds.has(r.id))).toBe(false);
       expect(await rows(`${ARGS}, where: {tenant: {_eq: "${globex.id}"}}`, 'id', headers)).toEqual([]);
-      expect(await rows(`${ARGS}, where: {_or: [{tenant: {_eq: "${globex.id}"}}, {id: {_in: ${JSON.stringify([...globexIds])}}}]}`, 'id', headers)).toEqual([]);
+      expect(
+        await rows(
+          `${ARGS}, where: {_or: [{tenant: {_eq: "${globex.id}"}}, {id: {_in: ${JSON.stringify([...globexIds])}}}]}`,
+          'id',
+          headers,
+        ),
+      ).toEqual([]);
     }
     const theirs = await rows(ARGS, 'tenant', as('tenant_admin_readonly', globex.id, globex.users.readonly.id));
     expect(new Set(theirs.map((r) => r.tenant))).toEqual(new Set([globex.id]));
@@ -113,34 +148,58 @@ describe(`cloud_resources_v2 on ${backendName}`, () => {
   });
 
   test('argument values travel as variables too', async () => {
-    const res = await server.gql('query ($a: cloud_resources_v2_arguments!) { cloud_resources_v2(args: $a, order_by: {id: asc}) { id spend_amount } }',
-      { a: { spend_from: FROM, spend_to: TO } }, readonly);
+    const res = await server.gql(
+      'query ($a: cloud_resources_v2_arguments!) { cloud_resources_v2(args: $a, order_by: {id: asc}) { id spend_amount } }',
+      { a: { spend_from: FROM, spend_to: TO } },
+      readonly,
+    );
     const want = await expected(acme.id);
     expect(res.body.data.cloud_resources_v2.map((r: Row) => r.id)).toEqual(want.map((r) => r.id));
   });
 
   test("introspection matches the reference's signature and types", async () => {
-    const res = await server.gql(`{
+    const res = await server.gql(
+      `{
       __schema { queryType { fields { name type { ...T } args { name type { ...T } } } } }
       o: __type(name: "cloud_resource_v2") { fields { name type { ...T } } }
       e: __type(name: "cloud_resource_v2_enum_name") { enumValues { name } }
       a: __type(name: "cloud_resources_v2_arguments") { inputFields { name type { ...T } } }
     }
-    fragment T on __Type { kind name ofType { kind name ofType { kind name ofType { name } } } }`, {}, readonly);
+    fragment T on __Type { kind name ofType { kind name ofType { kind name ofType { name } } } }`,
+      {},
+      readonly,
+    );
     type T = { kind: string; name: string | null; ofType: T | null };
-    const render = (t: T): string => (t.kind === 'NON_NULL' ? `${render(t.ofType!)}!` : t.kind === 'LIST' ? `[${render(t.ofType!)}]` : t.name!);
+    const render = (t: T): string =>
+      t.kind === 'NON_NULL' ? `${render(t.ofType!)}!` : t.kind === 'LIST' ? `[${render(t.ofType!)}]` : t.name!;
     const data = res.body.data;
     const field = data.__schema.queryType.fields.find((f: { name: string }) => f.name === 'cloud_resources_v2');
     expect(render(field.type)).toBe('[cloud_resource_v2!]!');
     expect(Object.fromEntries(field.args.map((a: { name: string; type: T }) => [a.name, render(a.type)]))).toEqual({
-      args: 'cloud_resources_v2_arguments!', distinct_on: '[cloud_resource_v2_enum_name!]', limit: 'Int', offset: 'Int',
-      order_by: '[cloud_resource_v2_order_by!]', where: 'cloud_resource_v2_bool_exp_bool_exp',
+      args: 'cloud_resources_v2_arguments!',
+      distinct_on: '[cloud_resource_v2_enum_name!]',
+      limit: 'Int',
+      offset: 'Int',
+      order_by: '[cloud_resource_v2_order_by!]',
+      where: 'cloud_resource_v2_bool_exp_bool_exp',
     });
     expect(Object.fromEntries(data.o.fields.map((f: { name: string; type: T }) => [f.name, render(f.type)]))).toEqual({
-      account: 'uuid!', id: 'uuid!', name: 'String', recommendations: 'json', region: 'String', resourse_created_on: 'timestamp',
-      resourse_id: 'String', service_name: 'String', spend_amount: 'float8', status: 'String', tenant: 'uuid!', type: 'String',
+      account: 'uuid!',
+      id: 'uuid!',
+      name: 'String',
+      recommendations: 'json',
+      region: 'String',
+      resourse_created_on: 'timestamp',
+      resourse_id: 'String',
+      service_name: 'String',
+      spend_amount: 'float8',
+      status: 'String',
+      tenant: 'uuid!',
+      type: 'String',
     });
     expect(data.e.enumValues.map((v: { name: string }) => v.name)).toEqual(FIELDS.split(' '));
-    expect(Object.fromEntries(data.a.inputFields.map((f: { name: string; type: T }) => [f.name, render(f.type)]))).toEqual({ spend_from: 'timestamp!', spend_to: 'timestamp!' });
+    expect(
+      Object.fromEntries(data.a.inputFields.map((f: { name: string; type: T }) => [f.name, render(f.type)])),
+    ).toEqual({ spend_from: 'timestamp!', spend_to: 'timestamp!' });
   });
 });

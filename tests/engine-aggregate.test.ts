@@ -1,3 +1,5 @@
+// PostgreSQL's numeric results are written with all their digits, as the answer carries them.
+/* eslint-disable no-loss-of-precision */
 import type { TestServer } from './support/server';
 import { startFixtureServer } from './support/fixture';
 
@@ -66,16 +68,44 @@ describe('every aggregate function over a table', () => {
   });
 
   test('an empty set: count 0, every other function null, no nodes', async () => {
-    const res = await server.gql('{ books_aggregate(where: {pages: {_gt: 1000}}) { aggregate { count sum { pages } avg { pages } stddev { pages } variance { pages } max { title } min { published } } nodes { title } } }');
+    const res = await server.gql(
+      '{ books_aggregate(where: {pages: {_gt: 1000}}) { aggregate { count sum { pages } avg { pages } stddev { pages } variance { pages } max { title } min { published } } nodes { title } } }',
+    );
     expect(res.body).toEqual({
-      data: { books_aggregate: { aggregate: { count: 0, sum: { pages: null }, avg: { pages: null }, stddev: { pages: null }, variance: { pages: null }, max: { title: null }, min: { published: null } }, nodes: [] } },
+      data: {
+        books_aggregate: {
+          aggregate: {
+            count: 0,
+            sum: { pages: null },
+            avg: { pages: null },
+            stddev: { pages: null },
+            variance: { pages: null },
+            max: { title: null },
+            min: { published: null },
+          },
+          nodes: [],
+        },
+      },
     });
   });
 
   test('one row: sample deviation and variance null, population ones 0', async () => {
-    const res = await server.gql('{ books_aggregate(where: {author_id: {_eq: 4}}) { aggregate { count stddev { pages } stddev_samp { pages } var_samp { pages } stddev_pop { pages } var_pop { pages } } } }');
+    const res = await server.gql(
+      '{ books_aggregate(where: {author_id: {_eq: 4}}) { aggregate { count stddev { pages } stddev_samp { pages } var_samp { pages } stddev_pop { pages } var_pop { pages } } } }',
+    );
     expect(res.body).toEqual({
-      data: { books_aggregate: { aggregate: { count: 1, stddev: { pages: null }, stddev_samp: { pages: null }, var_samp: { pages: null }, stddev_pop: { pages: 0 }, var_pop: { pages: 0 } } } },
+      data: {
+        books_aggregate: {
+          aggregate: {
+            count: 1,
+            stddev: { pages: null },
+            stddev_samp: { pages: null },
+            var_samp: { pages: null },
+            stddev_pop: { pages: 0 },
+            var_pop: { pages: 0 },
+          },
+        },
+      },
     });
   });
 });
@@ -91,14 +121,27 @@ describe('count with columns and distinct', () => {
       pairs: count(columns: [author_id, genre], distinct: true)
       distinctRows: count(distinct: true)
     } } }`);
-    expect(res.body).toEqual({ data: { books_aggregate: { aggregate: { all: 6, priced: 5, genres: 3, authors: 3, nonDistinct: 6, pairs: 5, distinctRows: 6 } } } });
+    expect(res.body).toEqual({
+      data: {
+        books_aggregate: {
+          aggregate: { all: 6, priced: 5, genres: 3, authors: 3, nonDistinct: 6, pairs: 5, distinctRows: 6 },
+        },
+      },
+    });
   });
 
   test('columns and distinct from variables', async () => {
-    const query = 'query ($c: [books_select_column!], $d: Boolean) { books_aggregate { aggregate { count(columns: $c, distinct: $d) } } }';
-    expect((await server.gql(query, { c: ['genre'], d: true })).body).toEqual({ data: { books_aggregate: { aggregate: { count: 3 } } } });
-    expect((await server.gql(query, { c: ['genre'], d: false })).body).toEqual({ data: { books_aggregate: { aggregate: { count: 6 } } } });
-    expect((await server.gql(query, { c: ['price'] })).body).toEqual({ data: { books_aggregate: { aggregate: { count: 5 } } } });
+    const query =
+      'query ($c: [books_select_column!], $d: Boolean) { books_aggregate { aggregate { count(columns: $c, distinct: $d) } } }';
+    expect((await server.gql(query, { c: ['genre'], d: true })).body).toEqual({
+      data: { books_aggregate: { aggregate: { count: 3 } } },
+    });
+    expect((await server.gql(query, { c: ['genre'], d: false })).body).toEqual({
+      data: { books_aggregate: { aggregate: { count: 6 } } },
+    });
+    expect((await server.gql(query, { c: ['price'] })).body).toEqual({
+      data: { books_aggregate: { aggregate: { count: 5 } } },
+    });
     expect((await server.gql(query, {})).body).toEqual({ data: { books_aggregate: { aggregate: { count: 6 } } } });
   });
 });
@@ -106,9 +149,14 @@ describe('count with columns and distinct', () => {
 describe('where, order_by, distinct_on, limit and offset apply before aggregating', () => {
   test('where, with a literal and with a variable', async () => {
     const expected = { data: { books_aggregate: { aggregate: { count: 3, sum: { pages: 680 } } } } };
-    const lit = await server.gql('{ books_aggregate(where: {author: {name: {_eq: "Alice Archer"}}}) { aggregate { count sum { pages } } } }');
+    const lit = await server.gql(
+      '{ books_aggregate(where: {author: {name: {_eq: "Alice Archer"}}}) { aggregate { count sum { pages } } } }',
+    );
     expect(lit.body).toEqual(expected);
-    const vars = await server.gql('query ($w: books_bool_exp) { books_aggregate(where: $w) { aggregate { count sum { pages } } } }', { w: { author_id: { _eq: 1 } } });
+    const vars = await server.gql(
+      'query ($w: books_bool_exp) { books_aggregate(where: $w) { aggregate { count sum { pages } } } }',
+      { w: { author_id: { _eq: 1 } } },
+    );
     expect(vars.body).toEqual(expected);
   });
 
@@ -119,26 +167,43 @@ describe('where, order_by, distinct_on, limit and offset apply before aggregatin
     }`);
     expect(res.body).toEqual({
       data: {
-        top: { aggregate: { count: 2, sum: { pages: 800 } }, nodes: [{ title: 'Bright Nights', pages: 480 }, { title: 'The First Light', pages: 320 }] },
-        next: { aggregate: { count: 2, sum: { pages: 530 } }, nodes: [{ title: 'The First Light' }, { title: 'Second Thoughts' }] },
+        top: {
+          aggregate: { count: 2, sum: { pages: 800 } },
+          nodes: [
+            { title: 'Bright Nights', pages: 480 },
+            { title: 'The First Light', pages: 320 },
+          ],
+        },
+        next: {
+          aggregate: { count: 2, sum: { pages: 530 } },
+          nodes: [{ title: 'The First Light' }, { title: 'Second Thoughts' }],
+        },
       },
     });
   });
 
   test('distinct_on', async () => {
-    const res = await server.gql('{ books_aggregate(distinct_on: [author_id], order_by: [{author_id: asc}, {pages: desc}]) { aggregate { count sum { pages } } nodes { author_id title } } }');
+    const res = await server.gql(
+      '{ books_aggregate(distinct_on: [author_id], order_by: [{author_id: asc}, {pages: desc}]) { aggregate { count sum { pages } } nodes { author_id title } } }',
+    );
     expect(res.body).toEqual({
       data: {
         books_aggregate: {
           aggregate: { count: 3, sum: { pages: 920 } },
-          nodes: [{ author_id: 1, title: 'The First Light' }, { author_id: 2, title: 'Bright Nights' }, { author_id: 4, title: 'Autumn Poems' }],
+          nodes: [
+            { author_id: 1, title: 'The First Light' },
+            { author_id: 2, title: 'Bright Nights' },
+            { author_id: 4, title: 'Autumn Poems' },
+          ],
         },
       },
     });
   });
 
   test('nodes with nested relationships', async () => {
-    const res = await server.gql('{ editions_aggregate(order_by: [{year: desc}]) { aggregate { count max { year } } nodes { year book { title author { name } } } } }');
+    const res = await server.gql(
+      '{ editions_aggregate(order_by: [{year: desc}]) { aggregate { count max { year } } nodes { year book { title author { name } } } } }',
+    );
     expect(res.body).toEqual({
       data: {
         editions_aggregate: {
@@ -165,11 +230,56 @@ describe('aggregates of array relationships inside rows', () => {
     expect(res.body).toEqual({
       data: {
         authors: [
-          { id: 1, books_aggregate: { aggregate: { count: 3, sum: { pages: 680 }, avg: { price: 16.245 }, max: { published: '2005-09-10T08:30:00' } } }, long: { aggregate: { count: 2 }, nodes: [{ pages: 210 }, { pages: 320 }] } },
-          { id: 2, books_aggregate: { aggregate: { count: 2, sum: { pages: 570 }, avg: { price: 17.475 }, max: { published: '2015-07-04T18:45:30.5' } } }, long: { aggregate: { count: 1 }, nodes: [{ pages: 480 }] } },
-          { id: 3, books_aggregate: { aggregate: { count: 0, sum: { pages: null }, avg: { price: null }, max: { published: null } } }, long: { aggregate: { count: 0 }, nodes: [] } },
-          { id: 4, books_aggregate: { aggregate: { count: 1, sum: { pages: 120 }, avg: { price: 15 }, max: { published: '1999-10-10T10:10:10' } } }, long: { aggregate: { count: 0 }, nodes: [] } },
-          { id: 5, books_aggregate: { aggregate: { count: 0, sum: { pages: null }, avg: { price: null }, max: { published: null } } }, long: { aggregate: { count: 0 }, nodes: [] } },
+          {
+            id: 1,
+            books_aggregate: {
+              aggregate: {
+                count: 3,
+                sum: { pages: 680 },
+                avg: { price: 16.245 },
+                max: { published: '2005-09-10T08:30:00' },
+              },
+            },
+            long: { aggregate: { count: 2 }, nodes: [{ pages: 210 }, { pages: 320 }] },
+          },
+          {
+            id: 2,
+            books_aggregate: {
+              aggregate: {
+                count: 2,
+                sum: { pages: 570 },
+                avg: { price: 17.475 },
+                max: { published: '2015-07-04T18:45:30.5' },
+              },
+            },
+            long: { aggregate: { count: 1 }, nodes: [{ pages: 480 }] },
+          },
+          {
+            id: 3,
+            books_aggregate: {
+              aggregate: { count: 0, sum: { pages: null }, avg: { price: null }, max: { published: null } },
+            },
+            long: { aggregate: { count: 0 }, nodes: [] },
+          },
+          {
+            id: 4,
+            books_aggregate: {
+              aggregate: {
+                count: 1,
+                sum: { pages: 120 },
+                avg: { price: 15 },
+                max: { published: '1999-10-10T10:10:10' },
+              },
+            },
+            long: { aggregate: { count: 0 }, nodes: [] },
+          },
+          {
+            id: 5,
+            books_aggregate: {
+              aggregate: { count: 0, sum: { pages: null }, avg: { price: null }, max: { published: null } },
+            },
+            long: { aggregate: { count: 0 }, nodes: [] },
+          },
         ],
       },
     });
@@ -200,7 +310,11 @@ describe('aggregates of array relationships inside rows', () => {
   });
 
   test('aggregates beside a list of the same relationship', async () => {
-    const res = await server.gql('{ authors_by_pk(id: 2) { books(order_by: {pages: asc}) { pages } books_aggregate { aggregate { count } } } }');
-    expect(res.body).toEqual({ data: { authors_by_pk: { books: [{ pages: 90 }, { pages: 480 }], books_aggregate: { aggregate: { count: 2 } } } } });
+    const res = await server.gql(
+      '{ authors_by_pk(id: 2) { books(order_by: {pages: asc}) { pages } books_aggregate { aggregate { count } } } }',
+    );
+    expect(res.body).toEqual({
+      data: { authors_by_pk: { books: [{ pages: 90 }, { pages: 480 }], books_aggregate: { aggregate: { count: 2 } } } },
+    });
   });
 });

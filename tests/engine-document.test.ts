@@ -34,38 +34,44 @@ describe('nested relationships, several levels deep, with arguments at each leve
         countries: [
           {
             code: 'US',
-            authors: [{
-              name: 'Bob Brown',
-              country: { name: 'United States' },
-              books: [{
-                title: 'Bright Nights',
-                author: { name: 'Bob Brown', country: { code: 'US' } },
-                editions: [{ edition: 1, year: 2010, book: { title: 'Bright Nights' } }],
-                editions_aggregate: { aggregate: { count: 1 } },
-              }],
-            }],
+            authors: [
+              {
+                name: 'Bob Brown',
+                country: { name: 'United States' },
+                books: [
+                  {
+                    title: 'Bright Nights',
+                    author: { name: 'Bob Brown', country: { code: 'US' } },
+                    editions: [{ edition: 1, year: 2010, book: { title: 'Bright Nights' } }],
+                    editions_aggregate: { aggregate: { count: 1 } },
+                  },
+                ],
+              },
+            ],
             authors_count: { aggregate: { count: 2 } },
           },
           {
             code: 'GB',
-            authors: [{
-              name: 'Alice Archer',
-              country: { name: 'United Kingdom' },
-              books: [
-                {
-                  title: 'The First Light',
-                  author: { name: 'Alice Archer', country: { code: 'GB' } },
-                  editions: [{ edition: 2, year: 2003, book: { title: 'The First Light' } }],
-                  editions_aggregate: { aggregate: { count: 2 } },
-                },
-                {
-                  title: 'Second Thoughts',
-                  author: { name: 'Alice Archer', country: { code: 'GB' } },
-                  editions: [],
-                  editions_aggregate: { aggregate: { count: 0 } },
-                },
-              ],
-            }],
+            authors: [
+              {
+                name: 'Alice Archer',
+                country: { name: 'United Kingdom' },
+                books: [
+                  {
+                    title: 'The First Light',
+                    author: { name: 'Alice Archer', country: { code: 'GB' } },
+                    editions: [{ edition: 2, year: 2003, book: { title: 'The First Light' } }],
+                    editions_aggregate: { aggregate: { count: 2 } },
+                  },
+                  {
+                    title: 'Second Thoughts',
+                    author: { name: 'Alice Archer', country: { code: 'GB' } },
+                    editions: [],
+                    editions_aggregate: { aggregate: { count: 0 } },
+                  },
+                ],
+              },
+            ],
             authors_count: { aggregate: { count: 1 } },
           },
           { code: 'JP', authors: [], authors_count: { aggregate: { count: 0 } } },
@@ -84,9 +90,13 @@ describe('nested relationships, several levels deep, with arguments at each leve
       authors_by_pk(id: 1) { books(limit: $limit, order_by: $order, where: $where) { title } }
     }`;
     const a = await server.gql(query, { limit: 2, order: { title: 'desc' } });
-    expect(a.body).toEqual({ data: { authors_by_pk: { books: [{ title: 'Third Time' }, { title: 'The First Light' }] } } });
+    expect(a.body).toEqual({
+      data: { authors_by_pk: { books: [{ title: 'Third Time' }, { title: 'The First Light' }] } },
+    });
     const b = await server.gql(query, { order: [{ price: 'asc_nulls_first' }], where: { genre: { _eq: 'fiction' } } });
-    expect(b.body).toEqual({ data: { authors_by_pk: { books: [{ title: 'Third Time' }, { title: 'The First Light' }] } } });
+    expect(b.body).toEqual({
+      data: { authors_by_pk: { books: [{ title: 'Third Time' }, { title: 'The First Light' }] } },
+    });
   });
 });
 
@@ -117,7 +127,16 @@ describe('aliases, fragments and inline fragments', () => {
       fragment BookParts on books { title ... { genre } author { id } }
       fragment AuthorName on authors { name }
     `);
-    expect(res.body).toEqual({ data: { books_by_pk: { title: 'The First Light', genre: 'fiction', author: { id: 1, name: 'Alice Archer' }, pages: 320 } } });
+    expect(res.body).toEqual({
+      data: {
+        books_by_pk: {
+          title: 'The First Light',
+          genre: 'fiction',
+          author: { id: 1, name: 'Alice Archer' },
+          pages: 320,
+        },
+      },
+    });
   });
 
   test('fragments on aggregate types', async () => {
@@ -126,7 +145,14 @@ describe('aliases, fragments and inline fragments', () => {
       fragment Agg on books_aggregate { aggregate { ...Fields } nodes { title } }
       fragment Fields on books_aggregate_fields { count min { pages } }
     `);
-    expect(res.body).toEqual({ data: { books_aggregate: { aggregate: { count: 2, min: { pages: 90 } }, nodes: [{ title: 'Bright Nights' }, { title: 'Quiet Verses' }] } } });
+    expect(res.body).toEqual({
+      data: {
+        books_aggregate: {
+          aggregate: { count: 2, min: { pages: 90 } },
+          nodes: [{ title: 'Bright Nights' }, { title: 'Quiet Verses' }],
+        },
+      },
+    });
   });
 });
 
@@ -151,7 +177,9 @@ describe('@include and @skip', () => {
   });
 
   test('literal conditions, and on root fields', async () => {
-    const res = await server.gql('{ a: countries_by_pk(code: "FR") @include(if: true) { name } b: countries_by_pk(code: "GB") @skip(if: true) { name } c: countries_by_pk(code: "JP") { name @skip(if: false) code @include(if: false) } }');
+    const res = await server.gql(
+      '{ a: countries_by_pk(code: "FR") @include(if: true) { name } b: countries_by_pk(code: "GB") @skip(if: true) { name } c: countries_by_pk(code: "JP") { name @skip(if: false) code @include(if: false) } }',
+    );
     expect(res.body).toEqual({ data: { a: { name: 'France' }, c: { name: 'Japan' } } });
   });
 });
@@ -176,7 +204,12 @@ describe('__typename at every level', () => {
           books: [{ __typename: 'books', editions: [{ __typename: 'editions', edition: 1 }] }],
           books_aggregate: {
             __typename: 'books_aggregate',
-            aggregate: { __typename: 'books_aggregate_fields', count: 2, sum: { __typename: 'books_sum_fields', pages: 570 }, avg: { __typename: 'books_avg_fields', pages: 285 } },
+            aggregate: {
+              __typename: 'books_aggregate_fields',
+              count: 2,
+              sum: { __typename: 'books_sum_fields', pages: 570 },
+              avg: { __typename: 'books_avg_fields', pages: 285 },
+            },
             nodes: [{ __typename: 'books' }, { __typename: 'books' }],
           },
         },
@@ -207,7 +240,9 @@ describe('several operations in one document, chosen by operationName', () => {
     mutation Rename { update_countries_by_pk(pk_columns: {code: "FR"}, _set: {name: "France"}) { name } }
   `;
   const send = (operationName: unknown, variables: Record<string, unknown> = {}) =>
-    server.post('/api/graphql', JSON.stringify({ query: document, variables, operationName }), { 'x-hasura-admin-secret': 'test-admin-secret' });
+    server.post('/api/graphql', JSON.stringify({ query: document, variables, operationName }), {
+      'x-hasura-admin-secret': 'test-admin-secret',
+    });
 
   test('each operation answers on its own', async () => {
     expect((await send('Countries')).body).toEqual({ data: { countries: [{ code: 'FR' }, { code: 'GB' }] } });
@@ -217,16 +252,31 @@ describe('several operations in one document, chosen by operationName', () => {
 
   test('a missing or unknown operationName is refused', async () => {
     expect((await send(undefined)).body).toEqual({
-      errors: [{ message: 'exactly one operation has to be present in the document when operationName is not specified', extensions: { path: '$', code: 'validation-failed' } }],
+      errors: [
+        {
+          message: 'exactly one operation has to be present in the document when operationName is not specified',
+          extensions: { path: '$', code: 'validation-failed' },
+        },
+      ],
     });
     expect((await send('Nope')).body).toEqual({
-      errors: [{ message: 'no such operation found in the document: "Nope"', extensions: { path: '$.operationName', code: 'validation-failed' } }],
+      errors: [
+        {
+          message: 'no such operation found in the document: "Nope"',
+          extensions: { path: '$.operationName', code: 'validation-failed' },
+        },
+      ],
     });
   });
 
   test('a required variable that is missing is refused', async () => {
     expect((await send('Author')).body).toEqual({
-      errors: [{ message: 'Variable "$id" of required type "Int!" was not provided.', extensions: { path: '$.variableValues', code: 'validation-failed' } }],
+      errors: [
+        {
+          message: 'Variable "$id" of required type "Int!" was not provided.',
+          extensions: { path: '$.variableValues', code: 'validation-failed' },
+        },
+      ],
     });
   });
 });

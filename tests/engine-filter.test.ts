@@ -24,7 +24,10 @@ const enumValue = (v: string) => new EnumValue(v);
 function literal(v: unknown): string {
   if (v instanceof EnumValue) return v.value;
   if (Array.isArray(v)) return `[${v.map(literal).join(', ')}]`;
-  if (v && typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${k}: ${literal(x)}`).join(', ')}}`;
+  if (v && typeof v === 'object')
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${k}: ${literal(x)}`)
+      .join(', ')}}`;
   return JSON.stringify(v);
 }
 
@@ -34,7 +37,9 @@ const ids = (list: number[]) => list.map((id) => ({ id }));
 async function expectAuthors(where: Record<string, unknown>, expected: number[]): Promise<void> {
   const lit = await server.gql(`{ authors(where: ${literal(where)}, order_by: {id: asc}) { id } }`);
   expect(lit.body).toEqual({ data: { authors: ids(expected) } });
-  const vars = await server.gql('query ($w: authors_bool_exp) { authors(where: $w, order_by: {id: asc}) { id } }', { w: where });
+  const vars = await server.gql('query ($w: authors_bool_exp) { authors(where: $w, order_by: {id: asc}) { id } }', {
+    w: where,
+  });
   expect(vars.body).toEqual({ data: { authors: ids(expected) } });
 }
 
@@ -107,7 +112,11 @@ describe('_and, _or, _not', () => {
     ['_or', { _or: [{ id: { _eq: 1 } }, { rating: { _is_null: true } }] }, [1, 3]],
     ['_not', { _not: { id: { _in: [1, 2] } } }, [3, 4, 5]],
     ['_not of a comparison with NULL keeps SQL semantics', { _not: { country_code: { _eq: 'US' } } }, [1, 4]],
-    ['nested _or inside _and inside _not', { _not: { _and: [{ country_code: { _eq: 'US' } }, { _or: [{ id: { _eq: 2 } }, { id: { _eq: 4 } }] }] } }, [1, 3, 4, 5]],
+    [
+      'nested _or inside _and inside _not',
+      { _not: { _and: [{ country_code: { _eq: 'US' } }, { _or: [{ id: { _eq: 2 } }, { id: { _eq: 4 } }] }] } },
+      [1, 3, 4, 5],
+    ],
     ['an empty object matches every row', {}, [1, 2, 3, 4, 5]],
     ['an empty _and matches every row', { _and: [] }, [1, 2, 3, 4, 5]],
     ['an empty _or matches no row', { _or: [] }, []],
@@ -128,9 +137,13 @@ describe('filters through relationships have exists semantics', () => {
   });
 
   test('object relationship by foreign key, and array relationship by manual configuration', async () => {
-    const books = await server.gql('{ books(where: {author: {country_code: {_eq: "US"}}}, order_by: {title: asc}) { title } }');
+    const books = await server.gql(
+      '{ books(where: {author: {country_code: {_eq: "US"}}}, order_by: {title: asc}) { title } }',
+    );
     expect(books.body).toEqual({ data: { books: [{ title: 'Bright Nights' }, { title: 'Quiet Verses' }] } });
-    const countries = await server.gql('{ countries(where: {authors: {books: {pages: {_gt: 400}}}}) { code } none: countries(where: {_not: {authors: {}}}) { code } }');
+    const countries = await server.gql(
+      '{ countries(where: {authors: {books: {pages: {_gt: 400}}}}) { code } none: countries(where: {_not: {authors: {}}}) { code } }',
+    );
     expect(countries.body).toEqual({ data: { countries: [{ code: 'US' }], none: [{ code: 'JP' }] } });
   });
 });
@@ -139,10 +152,26 @@ describe('aggregate predicates over array relationships', () => {
   test.each<[string, Record<string, unknown>, number[]]>([
     ['count _gt', { books_aggregate: { count: { predicate: { _gt: 1 } } } }, [1, 2]],
     ['count _eq 0', { books_aggregate: { count: { predicate: { _eq: 0 } } } }, [3, 5]],
-    ['count with a filter', { books_aggregate: { count: { predicate: { _gt: 1 }, filter: { pages: { _gt: 100 } } } } }, [1]],
-    ['count of distinct arguments', { books_aggregate: { count: { arguments: [enumValue('genre')], distinct: true, predicate: { _eq: 2 } } } }, [1, 2]],
-    ['count of a nullable column skips NULLs', { books_aggregate: { count: { arguments: [enumValue('price')], predicate: { _eq: 2 } } } }, [1, 2]],
-    ['combined with a column filter', { books_aggregate: { count: { predicate: { _gte: 1 } } }, rating: { _gt: 4 } }, [1, 4]],
+    [
+      'count with a filter',
+      { books_aggregate: { count: { predicate: { _gt: 1 }, filter: { pages: { _gt: 100 } } } } },
+      [1],
+    ],
+    [
+      'count of distinct arguments',
+      { books_aggregate: { count: { arguments: [enumValue('genre')], distinct: true, predicate: { _eq: 2 } } } },
+      [1, 2],
+    ],
+    [
+      'count of a nullable column skips NULLs',
+      { books_aggregate: { count: { arguments: [enumValue('price')], predicate: { _eq: 2 } } } },
+      [1, 2],
+    ],
+    [
+      'combined with a column filter',
+      { books_aggregate: { count: { predicate: { _gte: 1 } } }, rating: { _gt: 4 } },
+      [1, 4],
+    ],
   ])('%s', async (_name, where, expected) => {
     await expectAuthors(where, expected);
   });
@@ -156,36 +185,58 @@ describe('lookup-table (is_enum) columns', () => {
     const quoted = await server.gql('{ books(where: {genre: {_eq: "poetry"}}, order_by: {title: asc}) { title } }');
     expect(bare.body).toEqual(titles(['Autumn Poems', 'Quiet Verses']));
     expect(quoted.body).toEqual(bare.body);
-    const mixed = await server.gql('{ books(where: {genre: {_in: [nonfiction, "poetry"]}}, order_by: {title: asc}) { title } }');
+    const mixed = await server.gql(
+      '{ books(where: {genre: {_in: [nonfiction, "poetry"]}}, order_by: {title: asc}) { title } }',
+    );
     expect(mixed.body).toEqual(titles(['Autumn Poems', 'Quiet Verses', 'Second Thoughts']));
     const neq = await server.gql('{ books(where: {genre: {_neq: fiction}}, order_by: {title: asc}) { title genre } }');
-    expect(neq.body).toEqual({ data: { books: [{ title: 'Autumn Poems', genre: 'poetry' }, { title: 'Quiet Verses', genre: 'poetry' }, { title: 'Second Thoughts', genre: 'nonfiction' }] } });
+    expect(neq.body).toEqual({
+      data: {
+        books: [
+          { title: 'Autumn Poems', genre: 'poetry' },
+          { title: 'Quiet Verses', genre: 'poetry' },
+          { title: 'Second Thoughts', genre: 'nonfiction' },
+        ],
+      },
+    });
   });
 
   test('accept values from variables', async () => {
-    const res = await server.gql('query ($g: genres_enum, $gs: [genres_enum!]) { a: books(where: {genre: {_eq: $g}}) { title } b: books(where: {genre: {_nin: $gs}}, order_by: {title: asc}) { title } }', { g: 'nonfiction', gs: ['fiction', 'poetry'] });
+    const res = await server.gql(
+      'query ($g: genres_enum, $gs: [genres_enum!]) { a: books(where: {genre: {_eq: $g}}) { title } b: books(where: {genre: {_nin: $gs}}, order_by: {title: asc}) { title } }',
+      { g: 'nonfiction', gs: ['fiction', 'poetry'] },
+    );
     expect(res.body).toEqual({ data: { a: [{ title: 'Second Thoughts' }], b: [{ title: 'Second Thoughts' }] } });
   });
 
   test('an unknown value is refused with the allowed values', async () => {
     const lit = await server.gql('{ books(where: {genre: {_eq: horror}}) { title } }');
     expect(lit.body).toEqual({
-      errors: [{
-        message: 'unexpected value "horror" for genres_enum; allowed values: fiction, nonfiction, poetry',
-        extensions: { path: '$.selectionSet.books.args.where.genre._eq', code: 'validation-failed' },
-      }],
+      errors: [
+        {
+          message: 'unexpected value "horror" for genres_enum; allowed values: fiction, nonfiction, poetry',
+          extensions: { path: '$.selectionSet.books.args.where.genre._eq', code: 'validation-failed' },
+        },
+      ],
     });
-    const vars = await server.gql('query ($g: genres_enum) { books(where: {genre: {_eq: $g}}) { title } }', { g: 'horror' });
+    const vars = await server.gql('query ($g: genres_enum) { books(where: {genre: {_eq: $g}}) { title } }', {
+      g: 'horror',
+    });
     expect(vars.body).toEqual({
-      errors: [{
-        message: 'Variable "$g" got invalid value "horror"; unexpected value "horror" for genres_enum; allowed values: fiction, nonfiction, poetry',
-        extensions: { path: '$.variableValues', code: 'validation-failed' },
-      }],
+      errors: [
+        {
+          message:
+            'Variable "$g" got invalid value "horror"; unexpected value "horror" for genres_enum; allowed values: fiction, nonfiction, poetry',
+          extensions: { path: '$.variableValues', code: 'validation-failed' },
+        },
+      ],
     });
   });
 
   test('lookup tables answer with their rows', async () => {
-    const res = await server.gql('{ genres(order_by: {value: asc}) { value comment books_aggregate { aggregate { count } } } }');
+    const res = await server.gql(
+      '{ genres(order_by: {value: asc}) { value comment books_aggregate { aggregate { count } } } }',
+    );
     expect(res.body).toEqual({
       data: {
         genres: [
@@ -202,11 +253,21 @@ describe('bad filter values are validation errors', () => {
   test('a wrong type and a null operand', async () => {
     const wrong = await server.gql('{ authors(where: {id: {_eq: "one"}}) { id } }');
     expect(wrong.body).toEqual({
-      errors: [{ message: 'Int cannot represent non-integer value: "one"', extensions: { path: '$.selectionSet.authors.args.where.id._eq', code: 'validation-failed' } }],
+      errors: [
+        {
+          message: 'Int cannot represent non-integer value: "one"',
+          extensions: { path: '$.selectionSet.authors.args.where.id._eq', code: 'validation-failed' },
+        },
+      ],
     });
     const uuid = await server.gql('{ books(where: {id: {_eq: "not-a-uuid"}}) { id } }');
     expect(uuid.body).toEqual({
-      errors: [{ message: 'invalid value for uuid: "not-a-uuid"', extensions: { path: '$.selectionSet.books.args.where.id._eq', code: 'validation-failed' } }],
+      errors: [
+        {
+          message: 'invalid value for uuid: "not-a-uuid"',
+          extensions: { path: '$.selectionSet.books.args.where.id._eq', code: 'validation-failed' },
+        },
+      ],
     });
   });
 });

@@ -14,7 +14,8 @@ afterAll(() => server?.close());
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** RETURNING has no order of its own: sort rows by a key before comparing. */
-const sorted = <T extends Record<string, unknown>>(rows: T[], key: keyof T) => [...rows].sort((a, b) => String(a[key]).localeCompare(String(b[key])));
+const sorted = <T extends Record<string, unknown>>(rows: T[], key: keyof T) =>
+  [...rows].sort((a, b) => String(a[key]).localeCompare(String(b[key])));
 
 describe('insert_T and insert_T_one', () => {
   test('objects with different column sets: a column an object leaves out gets its DEFAULT', async () => {
@@ -32,8 +33,30 @@ describe('insert_T and insert_T_one', () => {
         insert_authors: {
           affected_rows: 2,
           returning: [
-            { id: 6, name: 'Fay Fox', birth_date: '2000-01-01', rating: null, tags: ['x'], profile: null, country_code: 'JP', created_at: '2024-06-01T00:00:00+00:00', country: { name: 'Japan' }, books: [] },
-            { id: 7, name: 'Gus Grey', birth_date: null, rating: 1.5, tags: [], profile: { a: 1, b: [true, null] }, country_code: null, created_at: '2024-06-01T00:00:00+00:00', country: null, books: [] },
+            {
+              id: 6,
+              name: 'Fay Fox',
+              birth_date: '2000-01-01',
+              rating: null,
+              tags: ['x'],
+              profile: null,
+              country_code: 'JP',
+              created_at: '2024-06-01T00:00:00+00:00',
+              country: { name: 'Japan' },
+              books: [],
+            },
+            {
+              id: 7,
+              name: 'Gus Grey',
+              birth_date: null,
+              rating: 1.5,
+              tags: [],
+              profile: { a: 1, b: [true, null] },
+              country_code: null,
+              created_at: '2024-06-01T00:00:00+00:00',
+              country: null,
+              books: [],
+            },
           ],
         },
       },
@@ -50,8 +73,18 @@ describe('insert_T and insert_T_one', () => {
     expect(res.body).toEqual({
       data: {
         insert_books_one: {
-          id: 'aaaaaaaa-0000-4000-8000-000000000001', title: 'Fox Tales', pages: 100, price: null, published: null, genre: 'fiction', owner_id: 0, updated_by: null, internal_note: null,
-          author: { name: 'Fay Fox', country: { code: 'JP' } }, genre_info: { comment: 'Novels and stories' }, editions: [],
+          id: 'aaaaaaaa-0000-4000-8000-000000000001',
+          title: 'Fox Tales',
+          pages: 100,
+          price: null,
+          published: null,
+          genre: 'fiction',
+          owner_id: 0,
+          updated_by: null,
+          internal_note: null,
+          author: { name: 'Fay Fox', country: { code: 'JP' } },
+          genre_info: { comment: 'Novels and stories' },
+          editions: [],
         },
       },
     });
@@ -60,21 +93,46 @@ describe('insert_T and insert_T_one', () => {
   test('values from variables; a generated uuid key', async () => {
     const res = await server.gql(
       'mutation ($objects: [books_insert_input!]!) { insert_books(objects: $objects) { affected_rows returning { id title pages price published genre author { name } } } }',
-      { objects: [{ author_id: 7, title: 'Grey Days', pages: 33, price: '7.50', published: '2020-02-29T23:59:59', genre: 'poetry' }] },
+      {
+        objects: [
+          {
+            author_id: 7,
+            title: 'Grey Days',
+            pages: 33,
+            price: '7.50',
+            published: '2020-02-29T23:59:59',
+            genre: 'poetry',
+          },
+        ],
+      },
     );
     expect(res.body).toEqual({
       data: {
         insert_books: {
           affected_rows: 1,
-          returning: [{ id: expect.stringMatching(UUID), title: 'Grey Days', pages: 33, price: 7.5, published: '2020-02-29T23:59:59', genre: 'poetry', author: { name: 'Gus Grey' } }],
+          returning: [
+            {
+              id: expect.stringMatching(UUID),
+              title: 'Grey Days',
+              pages: 33,
+              price: 7.5,
+              published: '2020-02-29T23:59:59',
+              genre: 'poetry',
+              author: { name: 'Gus Grey' },
+            },
+          ],
         },
       },
     });
   });
 
   test('a nullable column without a DEFAULT that no object gives is NULL', async () => {
-    const res = await server.gql('mutation { insert_countries(objects: [{code: "CA", name: "Canada"}]) { affected_rows } insert_editions(objects: [{book_id: "aaaaaaaa-0000-4000-8000-000000000001", edition: 1, year: 2024}]) { returning { format } } }');
-    expect(res.body).toEqual({ data: { insert_countries: { affected_rows: 1 }, insert_editions: { returning: [{ format: null }] } } });
+    const res = await server.gql(
+      'mutation { insert_countries(objects: [{code: "CA", name: "Canada"}]) { affected_rows } insert_editions(objects: [{book_id: "aaaaaaaa-0000-4000-8000-000000000001", edition: 1, year: 2024}]) { returning { format } } }',
+    );
+    expect(res.body).toEqual({
+      data: { insert_countries: { affected_rows: 1 }, insert_editions: { returning: [{ format: null }] } },
+    });
   });
 });
 
@@ -85,7 +143,17 @@ describe('on_conflict', () => {
         affected_rows returning { code name }
       }
     }`);
-    expect(res.body).toEqual({ data: { insert_countries: { affected_rows: 2, returning: [{ code: 'FR', name: 'La France' }, { code: 'ES', name: 'Spain' }] } } });
+    expect(res.body).toEqual({
+      data: {
+        insert_countries: {
+          affected_rows: 2,
+          returning: [
+            { code: 'FR', name: 'La France' },
+            { code: 'ES', name: 'Spain' },
+          ],
+        },
+      },
+    });
   });
 
   test('no update_columns: conflicting rows are left alone and not returned', async () => {
@@ -94,7 +162,9 @@ describe('on_conflict', () => {
         affected_rows returning { code name }
       }
     }`);
-    expect(res.body).toEqual({ data: { insert_countries: { affected_rows: 1, returning: [{ code: 'IT', name: 'Italy' }] } } });
+    expect(res.body).toEqual({
+      data: { insert_countries: { affected_rows: 1, returning: [{ code: 'IT', name: 'Italy' }] } },
+    });
   });
 
   test('a where on the conflict update that does not hold leaves the row alone', async () => {
@@ -106,8 +176,13 @@ describe('on_conflict', () => {
     expect(now.body).toEqual({
       data: {
         countries: [
-          { code: 'CA', name: 'Canada' }, { code: 'ES', name: 'Spain' }, { code: 'FR', name: 'La France' }, { code: 'GB', name: 'United Kingdom' },
-          { code: 'IT', name: 'Italy' }, { code: 'JP', name: 'Japan' }, { code: 'US', name: 'United States' },
+          { code: 'CA', name: 'Canada' },
+          { code: 'ES', name: 'Spain' },
+          { code: 'FR', name: 'La France' },
+          { code: 'GB', name: 'United Kingdom' },
+          { code: 'IT', name: 'Italy' },
+          { code: 'JP', name: 'Japan' },
+          { code: 'US', name: 'United States' },
         ],
       },
     });
@@ -135,8 +210,20 @@ describe('update_T and update_T_by_pk', () => {
         update_books: {
           affected_rows: 2,
           returning: [
-            { title: 'Bright Nights', pages: 490, genre: 'nonfiction', author: { name: 'Bob Brown' }, genre_info: { comment: 'Facts' } },
-            { title: 'Quiet Verses', pages: 100, genre: 'nonfiction', author: { name: 'Bob Brown' }, genre_info: { comment: 'Facts' } },
+            {
+              title: 'Bright Nights',
+              pages: 490,
+              genre: 'nonfiction',
+              author: { name: 'Bob Brown' },
+              genre_info: { comment: 'Facts' },
+            },
+            {
+              title: 'Quiet Verses',
+              pages: 100,
+              genre: 'nonfiction',
+              author: { name: 'Bob Brown' },
+              genre_info: { comment: 'Facts' },
+            },
           ],
         },
       },
@@ -148,11 +235,15 @@ describe('update_T and update_T_by_pk', () => {
       'mutation ($name: String!, $by: Int!, $cents: numeric!) { update_books(where: {author: {name: {_eq: $name}}}, _inc: {pages: $by, price: $cents}) { affected_rows returning { title pages price } } }',
       { name: 'Dan Dubois', by: -20, cents: '0.05' },
     );
-    expect(res.body).toEqual({ data: { update_books: { affected_rows: 1, returning: [{ title: 'Autumn Poems', pages: 100, price: 15.05 }] } } });
+    expect(res.body).toEqual({
+      data: { update_books: { affected_rows: 1, returning: [{ title: 'Autumn Poems', pages: 100, price: 15.05 }] } },
+    });
   });
 
   test('no matching rows: affected_rows 0 and an empty returning', async () => {
-    const res = await server.gql('mutation { update_books(where: {pages: {_gt: 10000}}, _set: {title: "x"}) { affected_rows returning { title } } }');
+    const res = await server.gql(
+      'mutation { update_books(where: {pages: {_gt: 10000}}, _set: {title: "x"}) { affected_rows returning { title } } }',
+    );
     expect(res.body).toEqual({ data: { update_books: { affected_rows: 0, returning: [] } } });
   });
 
@@ -166,7 +257,13 @@ describe('update_T and update_T_by_pk', () => {
     }`);
     expect(res.body).toEqual({
       data: {
-        found: { title: 'The First Light (2nd)', price: 20, published: null, editions: [{ edition: 1 }, { edition: 2 }], author: { name: 'Alice Archer' } },
+        found: {
+          title: 'The First Light (2nd)',
+          price: 20,
+          published: null,
+          editions: [{ edition: 1 }, { edition: 2 }],
+          author: { name: 'Alice Archer' },
+        },
         missing: null,
         composite: { year: 2011, format: null },
       },
@@ -183,7 +280,13 @@ describe('update_T and update_T_by_pk', () => {
     expect(res.body).toEqual({
       data: {
         update_authors: {
-          returning: [{ name: 'Daniel Dubois', books: [{ title: 'Autumn Poems', author: { name: 'Daniel Dubois' } }], books_aggregate: { nodes: [{ author: { name: 'Daniel Dubois' } }] } }],
+          returning: [
+            {
+              name: 'Daniel Dubois',
+              books: [{ title: 'Autumn Poems', author: { name: 'Daniel Dubois' } }],
+              books_aggregate: { nodes: [{ author: { name: 'Daniel Dubois' } }] },
+            },
+          ],
         },
         update_books_by_pk: { title: 'Winter Poems', author: { books: [{ title: 'Winter Poems' }] } },
       },
@@ -193,30 +296,53 @@ describe('update_T and update_T_by_pk', () => {
   test('update without _set or _inc is refused', async () => {
     const res = await server.gql('mutation { update_books(where: {}) { affected_rows } }');
     expect(res.body).toEqual({
-      errors: [{ message: 'at least one of "_set" or "_inc" with a column is expected', extensions: { path: '$.selectionSet.update_books.args', code: 'validation-failed' } }],
+      errors: [
+        {
+          message: 'at least one of "_set" or "_inc" with a column is expected',
+          extensions: { path: '$.selectionSet.update_books.args', code: 'validation-failed' },
+        },
+      ],
     });
   });
 });
 
 describe('delete_T and delete_T_by_pk', () => {
   test('delete_T with affected_rows and returning relationships', async () => {
-    const res = await server.gql('mutation { delete_editions(where: {year: {_lt: 2005}}) { affected_rows returning { edition year book { title } } } }');
+    const res = await server.gql(
+      'mutation { delete_editions(where: {year: {_lt: 2005}}) { affected_rows returning { edition year book { title } } } }',
+    );
     res.body.data.delete_editions.returning = sorted(res.body.data.delete_editions.returning, 'edition');
     expect(res.body).toEqual({
-      data: { delete_editions: { affected_rows: 2, returning: [{ edition: 1, year: 2001, book: { title: 'The First Light (2nd)' } }, { edition: 2, year: 2003, book: { title: 'The First Light (2nd)' } }] } },
+      data: {
+        delete_editions: {
+          affected_rows: 2,
+          returning: [
+            { edition: 1, year: 2001, book: { title: 'The First Light (2nd)' } },
+            { edition: 2, year: 2003, book: { title: 'The First Light (2nd)' } },
+          ],
+        },
+      },
     });
   });
 
   test('delete_T_by_pk returns the deleted row, then null', async () => {
     const query = `mutation { delete_books_by_pk(id: "${BOOK.secondThoughts}") { title pages author { name } } }`;
-    expect((await server.gql(query)).body).toEqual({ data: { delete_books_by_pk: { title: 'Second Thoughts', pages: 210, author: { name: 'Alice Archer' } } } });
+    expect((await server.gql(query)).body).toEqual({
+      data: { delete_books_by_pk: { title: 'Second Thoughts', pages: 210, author: { name: 'Alice Archer' } } },
+    });
     expect((await server.gql(query)).body).toEqual({ data: { delete_books_by_pk: null } });
-    const text = await server.gql('mutation { delete_countries_by_pk(code: "CA") { name } delete_countries(where: {code: {_in: ["ES", "IT", "XX"]}}) { affected_rows } }');
-    expect(text.body).toEqual({ data: { delete_countries_by_pk: { name: 'Canada' }, delete_countries: { affected_rows: 2 } } });
+    const text = await server.gql(
+      'mutation { delete_countries_by_pk(code: "CA") { name } delete_countries(where: {code: {_in: ["ES", "IT", "XX"]}}) { affected_rows } }',
+    );
+    expect(text.body).toEqual({
+      data: { delete_countries_by_pk: { name: 'Canada' }, delete_countries: { affected_rows: 2 } },
+    });
   });
 
   test('delete with no matching rows', async () => {
-    const res = await server.gql('mutation { delete_books(where: {title: {_eq: "no such book"}}) { affected_rows returning { id } } }');
+    const res = await server.gql(
+      'mutation { delete_books(where: {title: {_eq: "no such book"}}) { affected_rows returning { id } } }',
+    );
     expect(res.body).toEqual({ data: { delete_books: { affected_rows: 0, returning: [] } } });
   });
 });
@@ -228,7 +354,9 @@ describe('the mutations of one request are one transaction, run in document orde
       b: update_countries(where: {code: {_eq: "NL"}}, _set: {name: "Holland"}) { affected_rows returning { name } }
       c: delete_countries_by_pk(code: "NL") { name }
     }`);
-    expect(res.body).toEqual({ data: { a: { code: 'NL' }, b: { affected_rows: 1, returning: [{ name: 'Holland' }] }, c: { name: 'Holland' } } });
+    expect(res.body).toEqual({
+      data: { a: { code: 'NL' }, b: { affected_rows: 1, returning: [{ name: 'Holland' }] }, c: { name: 'Holland' } },
+    });
   });
 
   test('a unique violation in the second field undoes the first', async () => {
@@ -237,9 +365,16 @@ describe('the mutations of one request are one transaction, run in document orde
       b: insert_countries_one(object: {code: "GB", name: "Britain"}) { code }
     }`);
     expect(res.body).toEqual({
-      errors: [{ message: 'duplicate key value violates unique constraint "countries_pkey"', extensions: { path: '$', code: 'constraint-violation' } }],
+      errors: [
+        {
+          message: 'duplicate key value violates unique constraint "countries_pkey"',
+          extensions: { path: '$', code: 'constraint-violation' },
+        },
+      ],
     });
-    expect((await server.gql('{ countries_by_pk(code: "DE") { code } }')).body).toEqual({ data: { countries_by_pk: null } });
+    expect((await server.gql('{ countries_by_pk(code: "DE") { code } }')).body).toEqual({
+      data: { countries_by_pk: null },
+    });
   });
 
   test('a foreign key violation undoes an earlier update', async () => {
@@ -248,15 +383,27 @@ describe('the mutations of one request are one transaction, run in document orde
       insert_books(objects: [{author_id: 99, title: "Orphan"}]) { affected_rows }
     }`);
     expect(res.body).toEqual({
-      errors: [{ message: 'insert or update on table "books" violates foreign key constraint "books_author_id_fkey"', extensions: { path: '$', code: 'constraint-violation' } }],
+      errors: [
+        {
+          message: 'insert or update on table "books" violates foreign key constraint "books_author_id_fkey"',
+          extensions: { path: '$', code: 'constraint-violation' },
+        },
+      ],
     });
-    expect((await server.gql('{ countries_by_pk(code: "JP") { name } }')).body).toEqual({ data: { countries_by_pk: { name: 'Japan' } } });
+    expect((await server.gql('{ countries_by_pk(code: "JP") { name } }')).body).toEqual({
+      data: { countries_by_pk: { name: 'Japan' } },
+    });
   });
 
   test('a NOT NULL violation is a constraint violation too', async () => {
     const res = await server.gql('mutation { insert_authors_one(object: {rating: 1}) { id } }');
     expect(res.body).toEqual({
-      errors: [{ message: 'null value in column "name" of relation "authors" violates not-null constraint', extensions: { path: '$', code: 'constraint-violation' } }],
+      errors: [
+        {
+          message: 'null value in column "name" of relation "authors" violates not-null constraint',
+          extensions: { path: '$', code: 'constraint-violation' },
+        },
+      ],
     });
   });
 });

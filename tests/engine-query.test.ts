@@ -16,31 +16,128 @@ const titles = (list: string[]) => list.map((title) => ({ title }));
 
 describe('T returns every row with values of the right JSON type', () => {
   test('authors: int, text, date, numeric, jsonb, nullable jsonb, timestamptz', async () => {
-    const res = await server.gql('{ authors(order_by: {id: asc}) { id name birth_date rating tags profile country_code created_at } }');
+    const res = await server.gql(
+      '{ authors(order_by: {id: asc}) { id name birth_date rating tags profile country_code created_at } }',
+    );
     expect(res.body).toEqual({
       data: {
         authors: [
-          { id: 1, name: 'Alice Archer', birth_date: '1970-01-15', rating: 4.5, tags: ['classic', 'british'], profile: { twitter: '@alice', langs: ['en', 'fr'] }, country_code: 'GB', created_at: '2024-01-01T10:00:00+00:00' },
-          { id: 2, name: 'Bob Brown', birth_date: '1980-06-30', rating: 3.25, tags: ['modern'], profile: null, country_code: 'US', created_at: '2024-02-01T10:00:00+00:00' },
-          { id: 3, name: 'Carol Chen', birth_date: null, rating: null, tags: [], profile: { site: 'carol.example' }, country_code: 'US', created_at: '2024-03-01T10:00:00+00:00' },
-          { id: 4, name: 'Dan Dubois', birth_date: '1965-12-01', rating: 5, tags: ['poetry', 'french'], profile: { twitter: '@dan' }, country_code: 'FR', created_at: '2024-04-01T10:00:00+00:00' },
-          { id: 5, name: 'eve evans', birth_date: '1990-03-03', rating: 2, tags: ['modern', 'classic'], profile: null, country_code: null, created_at: '2024-05-01T10:00:00+00:00' },
+          {
+            id: 1,
+            name: 'Alice Archer',
+            birth_date: '1970-01-15',
+            rating: 4.5,
+            tags: ['classic', 'british'],
+            profile: { twitter: '@alice', langs: ['en', 'fr'] },
+            country_code: 'GB',
+            created_at: '2024-01-01T10:00:00+00:00',
+          },
+          {
+            id: 2,
+            name: 'Bob Brown',
+            birth_date: '1980-06-30',
+            rating: 3.25,
+            tags: ['modern'],
+            profile: null,
+            country_code: 'US',
+            created_at: '2024-02-01T10:00:00+00:00',
+          },
+          {
+            id: 3,
+            name: 'Carol Chen',
+            birth_date: null,
+            rating: null,
+            tags: [],
+            profile: { site: 'carol.example' },
+            country_code: 'US',
+            created_at: '2024-03-01T10:00:00+00:00',
+          },
+          {
+            id: 4,
+            name: 'Dan Dubois',
+            birth_date: '1965-12-01',
+            rating: 5,
+            tags: ['poetry', 'french'],
+            profile: { twitter: '@dan' },
+            country_code: 'FR',
+            created_at: '2024-04-01T10:00:00+00:00',
+          },
+          {
+            id: 5,
+            name: 'eve evans',
+            birth_date: '1990-03-03',
+            rating: 2,
+            tags: ['modern', 'classic'],
+            profile: null,
+            country_code: null,
+            created_at: '2024-05-01T10:00:00+00:00',
+          },
         ],
       },
     });
   });
 
   test('books: uuid, numeric(10,2) as numbers, timestamp without zone, lookup values, NULLs', async () => {
-    const res = await server.gql('{ books(order_by: {pages: asc}) { id author_id title pages price published genre } }');
+    const res = await server.gql(
+      '{ books(order_by: {pages: asc}) { id author_id title pages price published genre } }',
+    );
     expect(res.body).toEqual({
       data: {
         books: [
-          { id: BOOK.quietVerses, author_id: 2, title: 'Quiet Verses', pages: 90, price: 9.95, published: '2015-07-04T18:45:30.5', genre: 'poetry' },
-          { id: BOOK.autumnPoems, author_id: 4, title: 'Autumn Poems', pages: 120, price: 15, published: '1999-10-10T10:10:10', genre: 'poetry' },
-          { id: BOOK.thirdTime, author_id: 1, title: 'Third Time', pages: 150, price: null, published: null, genre: 'fiction' },
-          { id: BOOK.secondThoughts, author_id: 1, title: 'Second Thoughts', pages: 210, price: 12.5, published: '2005-09-10T08:30:00', genre: 'nonfiction' },
-          { id: BOOK.firstLight, author_id: 1, title: 'The First Light', pages: 320, price: 19.99, published: '2001-05-01T12:00:00', genre: 'fiction' },
-          { id: BOOK.brightNights, author_id: 2, title: 'Bright Nights', pages: 480, price: 25, published: '2010-01-01T00:00:00', genre: 'fiction' },
+          {
+            id: BOOK.quietVerses,
+            author_id: 2,
+            title: 'Quiet Verses',
+            pages: 90,
+            price: 9.95,
+            published: '2015-07-04T18:45:30.5',
+            genre: 'poetry',
+          },
+          {
+            id: BOOK.autumnPoems,
+            author_id: 4,
+            title: 'Autumn Poems',
+            pages: 120,
+            price: 15,
+            published: '1999-10-10T10:10:10',
+            genre: 'poetry',
+          },
+          {
+            id: BOOK.thirdTime,
+            author_id: 1,
+            title: 'Third Time',
+            pages: 150,
+            price: null,
+            published: null,
+            genre: 'fiction',
+          },
+          {
+            id: BOOK.secondThoughts,
+            author_id: 1,
+            title: 'Second Thoughts',
+            pages: 210,
+            price: 12.5,
+            published: '2005-09-10T08:30:00',
+            genre: 'nonfiction',
+          },
+          {
+            id: BOOK.firstLight,
+            author_id: 1,
+            title: 'The First Light',
+            pages: 320,
+            price: 19.99,
+            published: '2001-05-01T12:00:00',
+            genre: 'fiction',
+          },
+          {
+            id: BOOK.brightNights,
+            author_id: 2,
+            title: 'Bright Nights',
+            pages: 480,
+            price: 25,
+            published: '2010-01-01T00:00:00',
+            genre: 'fiction',
+          },
         ],
       },
     });
@@ -51,8 +148,14 @@ describe('T returns every row with values of the right JSON type', () => {
   test('a table of 66 columns (more than json_build_object takes in one call) comes back whole', async () => {
     const cols = Array.from({ length: 64 }, (_, i) => `c${String(i + 1).padStart(2, '0')}`);
     const res = await server.gql(`{ wide(order_by: {id: asc}) { id label ${cols.join(' ')} } }`);
-    const row = (id: number, label: string, value: (i: number) => number | null) => ({ id, label, ...Object.fromEntries(cols.map((c, i) => [c, value(i + 1)])) });
-    expect(res.body).toEqual({ data: { wide: [row(1, 'one', (i) => i), row(2, 'two', (i) => (i === 64 ? null : i * 100))] } });
+    const row = (id: number, label: string, value: (i: number) => number | null) => ({
+      id,
+      label,
+      ...Object.fromEntries(cols.map((c, i) => [c, value(i + 1)])),
+    });
+    expect(res.body).toEqual({
+      data: { wide: [row(1, 'one', (i) => i), row(2, 'two', (i) => (i === 64 ? null : i * 100))] },
+    });
     expect(Object.keys(res.body.data.wide[0])).toEqual(['id', 'label', ...cols]);
   });
 });
@@ -85,25 +188,47 @@ describe('T_by_pk finds one row by a key of any kind, null when missing', () => 
       countries_by_pk(code: "XX") { name }
       wide_row(id: 3) { id }
     }`);
-    expect(res.body).toEqual({ data: { authors_by_pk: null, books_by_pk: null, editions_by_pk: null, countries_by_pk: null, wide_row: null } });
+    expect(res.body).toEqual({
+      data: { authors_by_pk: null, books_by_pk: null, editions_by_pk: null, countries_by_pk: null, wide_row: null },
+    });
   });
 
   test('by_pk with variables', async () => {
-    const res = await server.gql('query ($b: uuid!, $e: Int!) { editions_by_pk(book_id: $b, edition: $e) { year } }', { b: BOOK.brightNights, e: 1 });
+    const res = await server.gql('query ($b: uuid!, $e: Int!) { editions_by_pk(book_id: $b, edition: $e) { year } }', {
+      b: BOOK.brightNights,
+      e: 1,
+    });
     expect(res.body).toEqual({ data: { editions_by_pk: { year: 2010 } } });
   });
 
   test('custom root fields replace the default names; custom column names replace the column name', async () => {
     const old = await server.gql('{ wide_rows { id } }');
     expect(old.body).toEqual({
-      errors: [{ message: 'Cannot query field "wide_rows" on type "query_root". Did you mean "wide_row" or "wide_stats"?', extensions: { path: '$.selectionSet.wide_rows', code: 'validation-failed' } }],
+      errors: [
+        {
+          message: 'Cannot query field "wide_rows" on type "query_root". Did you mean "wide_row" or "wide_stats"?',
+          extensions: { path: '$.selectionSet.wide_rows', code: 'validation-failed' },
+        },
+      ],
     });
     const agg = await server.gql('{ wide_stats { aggregate { count sum { c01 } } } }');
     expect(agg.body).toEqual({ data: { wide_stats: { aggregate: { count: 2, sum: { c01: 101 } } } } });
     const born = await server.gql('{ authors { born } }');
-    expect(born.body.errors[0].extensions).toEqual({ path: '$.selectionSet.authors.selectionSet.born', code: 'validation-failed' });
-    const renamed = await server.gql('{ authors(where: {birth_date: {_lt: "1971-01-01"}}, order_by: {birth_date: asc}) { name birth_date } }');
-    expect(renamed.body).toEqual({ data: { authors: [{ name: 'Dan Dubois', birth_date: '1965-12-01' }, { name: 'Alice Archer', birth_date: '1970-01-15' }] } });
+    expect(born.body.errors[0].extensions).toEqual({
+      path: '$.selectionSet.authors.selectionSet.born',
+      code: 'validation-failed',
+    });
+    const renamed = await server.gql(
+      '{ authors(where: {birth_date: {_lt: "1971-01-01"}}, order_by: {birth_date: asc}) { name birth_date } }',
+    );
+    expect(renamed.body).toEqual({
+      data: {
+        authors: [
+          { name: 'Dan Dubois', birth_date: '1965-12-01' },
+          { name: 'Alice Archer', birth_date: '1970-01-15' },
+        ],
+      },
+    });
   });
 });
 
@@ -118,7 +243,9 @@ describe('order_by: directions, list priority, relationships and aggregates', ()
   ])('rating %s (one NULL rating)', async (dir, expected) => {
     const literal = await server.gql(`{ authors(order_by: {rating: ${dir}}) { id } }`);
     expect(literal.body).toEqual({ data: { authors: ids(expected) } });
-    const variable = await server.gql('query ($o: [authors_order_by!]) { authors(order_by: $o) { id } }', { o: { rating: dir } });
+    const variable = await server.gql('query ($o: [authors_order_by!]) { authors(order_by: $o) { id } }', {
+      o: { rating: dir },
+    });
     expect(variable.body).toEqual({ data: { authors: ids(expected) } });
   });
 
@@ -127,8 +254,12 @@ describe('order_by: directions, list priority, relationships and aggregates', ()
     expect(genreFirst.body).toEqual({
       data: {
         books: [
-          { genre: 'fiction', pages: 480 }, { genre: 'fiction', pages: 320 }, { genre: 'fiction', pages: 150 },
-          { genre: 'nonfiction', pages: 210 }, { genre: 'poetry', pages: 120 }, { genre: 'poetry', pages: 90 },
+          { genre: 'fiction', pages: 480 },
+          { genre: 'fiction', pages: 320 },
+          { genre: 'fiction', pages: 150 },
+          { genre: 'nonfiction', pages: 210 },
+          { genre: 'poetry', pages: 120 },
+          { genre: 'poetry', pages: 90 },
         ],
       },
     });
@@ -137,7 +268,9 @@ describe('order_by: directions, list priority, relationships and aggregates', ()
   });
 
   test('by a column of an object relationship', async () => {
-    const res = await server.gql('{ books(order_by: [{author: {name: desc}}, {title: asc}]) { title author { name } } }');
+    const res = await server.gql(
+      '{ books(order_by: [{author: {name: desc}}, {title: asc}]) { title author { name } } }',
+    );
     expect(res.body).toEqual({
       data: {
         books: [
@@ -165,28 +298,51 @@ describe('order_by: directions, list priority, relationships and aggregates', ()
   test('by sum and max over an array relationship', async () => {
     const sum = await server.gql('{ authors(order_by: [{books_aggregate: {sum: {pages: asc}}}, {id: asc}]) { id } }');
     expect(sum.body).toEqual({ data: { authors: ids([4, 2, 1, 3, 5]) } });
-    const max = await server.gql('{ authors(order_by: [{books_aggregate: {max: {price: desc_nulls_last}}}, {id: asc}]) { id } }');
+    const max = await server.gql(
+      '{ authors(order_by: [{books_aggregate: {max: {price: desc_nulls_last}}}, {id: asc}]) { id } }',
+    );
     expect(max.body).toEqual({ data: { authors: ids([2, 1, 4, 3, 5]) } });
   });
 });
 
 describe('distinct_on, limit and offset', () => {
   test('distinct_on keeps the first row of each group in order_by order', async () => {
-    const res = await server.gql('{ books(distinct_on: [author_id], order_by: [{author_id: asc}, {pages: desc}]) { author_id title } }');
+    const res = await server.gql(
+      '{ books(distinct_on: [author_id], order_by: [{author_id: asc}, {pages: desc}]) { author_id title } }',
+    );
     expect(res.body).toEqual({
-      data: { books: [{ author_id: 1, title: 'The First Light' }, { author_id: 2, title: 'Bright Nights' }, { author_id: 4, title: 'Autumn Poems' }] },
+      data: {
+        books: [
+          { author_id: 1, title: 'The First Light' },
+          { author_id: 2, title: 'Bright Nights' },
+          { author_id: 4, title: 'Autumn Poems' },
+        ],
+      },
     });
     const vars = await server.gql(
       'query ($d: [books_select_column!], $o: [books_order_by!]) { books(distinct_on: $d, order_by: $o) { genre pages } }',
       { d: ['genre'], o: [{ genre: 'asc' }, { pages: 'asc' }] },
     );
-    expect(vars.body).toEqual({ data: { books: [{ genre: 'fiction', pages: 150 }, { genre: 'nonfiction', pages: 210 }, { genre: 'poetry', pages: 90 }] } });
+    expect(vars.body).toEqual({
+      data: {
+        books: [
+          { genre: 'fiction', pages: 150 },
+          { genre: 'nonfiction', pages: 210 },
+          { genre: 'poetry', pages: 90 },
+        ],
+      },
+    });
   });
 
   test('distinct_on must lead order_by', async () => {
     const res = await server.gql('{ books(distinct_on: [author_id], order_by: {pages: desc}) { title } }');
     expect(res.body).toEqual({
-      errors: [{ message: '"distinct_on" columns must match initial "order_by" columns', extensions: { path: '$.selectionSet.books.args.distinct_on', code: 'validation-failed' } }],
+      errors: [
+        {
+          message: '"distinct_on" columns must match initial "order_by" columns',
+          extensions: { path: '$.selectionSet.books.args.distinct_on', code: 'validation-failed' },
+        },
+      ],
     });
   });
 
@@ -195,7 +351,9 @@ describe('distinct_on, limit and offset', () => {
     expect(literal.body).toEqual({ data: { books: titles(['Autumn Poems', 'Third Time']) } });
     const query = 'query ($l: Int, $o: Int) { books(order_by: {pages: asc}, limit: $l, offset: $o) { title } }';
     expect((await server.gql(query, { l: 2, o: 1 })).body).toEqual(literal.body);
-    expect((await server.gql(query, { l: 3, o: 4 })).body).toEqual({ data: { books: titles(['The First Light', 'Bright Nights']) } });
+    expect((await server.gql(query, { l: 3, o: 4 })).body).toEqual({
+      data: { books: titles(['The First Light', 'Bright Nights']) },
+    });
     expect((await server.gql(query, { l: 0 })).body).toEqual({ data: { books: [] } });
     expect((await server.gql(query, {})).body.data.books).toHaveLength(6);
   });
@@ -203,25 +361,47 @@ describe('distinct_on, limit and offset', () => {
   test('offset without order_by, and negative values, are refused', async () => {
     const offset = await server.gql('{ books(offset: 1) { title } }');
     expect(offset.body).toEqual({
-      errors: [{ message: '"offset" can only be used together with "order_by"', extensions: { path: '$.selectionSet.books.args.offset', code: 'validation-failed' } }],
+      errors: [
+        {
+          message: '"offset" can only be used together with "order_by"',
+          extensions: { path: '$.selectionSet.books.args.offset', code: 'validation-failed' },
+        },
+      ],
     });
     const negative = await server.gql('{ books(limit: -1) { title } }');
     expect(negative.body).toEqual({
-      errors: [{ message: 'expecting a non-negative integer for "limit"', extensions: { path: '$.selectionSet.books.args.limit', code: 'validation-failed' } }],
+      errors: [
+        {
+          message: 'expecting a non-negative integer for "limit"',
+          extensions: { path: '$.selectionSet.books.args.limit', code: 'validation-failed' },
+        },
+      ],
     });
     const negativeVar = await server.gql('query ($l: Int) { books(limit: $l) { title } }', { l: -2 });
     expect(negativeVar.body).toEqual({
-      errors: [{ message: 'expecting a non-negative integer', extensions: { path: '$.selectionSet.books.args.limit', code: 'validation-failed' } }],
+      errors: [
+        {
+          message: 'expecting a non-negative integer',
+          extensions: { path: '$.selectionSet.books.args.limit', code: 'validation-failed' },
+        },
+      ],
     });
   });
 });
 
 describe('arguments from variables give the same answers as literals', () => {
   test('where, order_by, limit and offset all from variables', async () => {
-    const literal = await server.gql('{ books(where: {pages: {_gte: 100}, genre: {_in: [fiction, poetry]}}, order_by: [{genre: desc}, {title: asc}], limit: 3, offset: 1) { title } }');
+    const literal = await server.gql(
+      '{ books(where: {pages: {_gte: 100}, genre: {_in: [fiction, poetry]}}, order_by: [{genre: desc}, {title: asc}], limit: 3, offset: 1) { title } }',
+    );
     const variables = await server.gql(
       'query ($w: books_bool_exp, $o: [books_order_by!], $l: Int, $off: Int) { books(where: $w, order_by: $o, limit: $l, offset: $off) { title } }',
-      { w: { pages: { _gte: 100 }, genre: { _in: ['fiction', 'poetry'] } }, o: [{ genre: 'desc' }, { title: 'asc' }], l: 3, off: 1 },
+      {
+        w: { pages: { _gte: 100 }, genre: { _in: ['fiction', 'poetry'] } },
+        o: [{ genre: 'desc' }, { title: 'asc' }],
+        l: 3,
+        off: 1,
+      },
     );
     expect(literal.body).toEqual({ data: { books: titles(['Bright Nights', 'The First Light', 'Third Time']) } });
     expect(variables.body).toEqual(literal.body);

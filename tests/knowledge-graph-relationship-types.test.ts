@@ -25,14 +25,16 @@ describe(`knowledge_graph_relationship_types on ${backendName}`, () => {
   };
   /** The same rows, counted by hand from the edges and their nodes. */
   const expected = async (tenant: string) =>
-    (await sql(
-      `SELECT e.tenant_id::text AS tenant_id, e.cloud_account_id::text AS cloud_account_id, e.relationship_type, s.node_type AS source_node_type,
+    (
+      await sql(
+        `SELECT e.tenant_id::text AS tenant_id, e.cloud_account_id::text AS cloud_account_id, e.relationship_type, s.node_type AS source_node_type,
               d.node_type AS destination_node_type, count(*)::int AS edge_count
          FROM knowledge_graph_edge e JOIN knowledge_graph_node s ON s.id = e.source_node_id JOIN knowledge_graph_node d ON d.id = e.destination_node_id
         WHERE e.tenant_id = $1::uuid
         GROUP BY 1, 2, 3, 4, 5 ORDER BY 3, 4 NULLS LAST, 5 NULLS LAST`,
-      [tenant],
-    )).map((r) => ({ ...r }));
+        [tenant],
+      )
+    ).map((r) => ({ ...r }));
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -46,13 +48,17 @@ describe(`knowledge_graph_relationship_types on ${backendName}`, () => {
   afterAll(() => server.close());
 
   test('each tenant sees the relationship types of its own graph, counted as SQL counts them', async () => {
-    for (const [tenant, headers] of [[acme.id, readonly], [globex.id, as('tenant_admin', globex.id, globex.users.admin.id)]] as const) {
+    for (const [tenant, headers] of [
+      [acme.id, readonly],
+      [globex.id, as('tenant_admin', globex.id, globex.users.admin.id)],
+    ] as const) {
       const want = await expected(tenant);
       expect(want.length).toBeGreaterThan(0);
       const got = await data(`{ knowledge_graph_relationship_types(${ORDER}) { ${FIELDS} } }`, headers);
       expect(got.knowledge_graph_relationship_types).toEqual(want);
     }
-    const acmeTypes = (await data(`{ knowledge_graph_relationship_types { relationship_type } }`, readonly)).knowledge_graph_relationship_types;
+    const acmeTypes = (await data(`{ knowledge_graph_relationship_types { relationship_type } }`, readonly))
+      .knowledge_graph_relationship_types;
     expect(acmeTypes.map((r) => r.relationship_type)).not.toContain('only_at_globex');
   });
 
@@ -64,19 +70,36 @@ describe(`knowledge_graph_relationship_types on ${backendName}`, () => {
          filtered: knowledge_graph_relationship_types(where: {relationship_type: {_eq: "${top.relationship_type}"}}) { edge_count cloud_account { id } } }`,
       readonly,
     );
-    const agg = got.knowledge_graph_relationship_types_aggregate as unknown as { aggregate: { count: number; sum: { edge_count: number } } };
+    const agg = got.knowledge_graph_relationship_types_aggregate as unknown as {
+      aggregate: { count: number; sum: { edge_count: number } };
+    };
     expect(agg.aggregate.count).toBe(want.length);
-    const [{ edges }] = await sql('SELECT count(*)::int AS edges FROM knowledge_graph_edge WHERE tenant_id = $1::uuid', [acme.id]);
+    const [{ edges }] = await sql(
+      'SELECT count(*)::int AS edges FROM knowledge_graph_edge WHERE tenant_id = $1::uuid',
+      [acme.id],
+    );
     expect(agg.aggregate.sum.edge_count).toBe(edges);
     const filtered = got.filtered as Row[];
-    expect(filtered.reduce((n, r) => n + (r.edge_count as number), 0)).toBe(want.filter((r) => r.relationship_type === top.relationship_type).reduce((n, r) => n + (r.edge_count as number), 0));
+    expect(filtered.reduce((n, r) => n + (r.edge_count as number), 0)).toBe(
+      want
+        .filter((r) => r.relationship_type === top.relationship_type)
+        .reduce((n, r) => n + (r.edge_count as number), 0),
+    );
     expect(filtered.every((r) => (r.cloud_account as Row).id === acme.cloudAccounts.aws)).toBe(true);
   });
 
   test('it is read-only: no mutations and no _by_pk', async () => {
-    const res = await server.gql('{ __schema { queryType { fields { name } } mutationType { fields { name } } } }', {}, as('tenant_admin', acme.id));
-    const names = [...res.body.data.__schema.queryType.fields, ...res.body.data.__schema.mutationType.fields].map((f: { name: string }) => f.name);
-    expect(names).toEqual(expect.arrayContaining(['knowledge_graph_relationship_types', 'knowledge_graph_relationship_types_aggregate']));
+    const res = await server.gql(
+      '{ __schema { queryType { fields { name } } mutationType { fields { name } } } }',
+      {},
+      as('tenant_admin', acme.id),
+    );
+    const names = [...res.body.data.__schema.queryType.fields, ...res.body.data.__schema.mutationType.fields].map(
+      (f: { name: string }) => f.name,
+    );
+    expect(names).toEqual(
+      expect.arrayContaining(['knowledge_graph_relationship_types', 'knowledge_graph_relationship_types_aggregate']),
+    );
     expect(names.filter((n: string) => n.includes('knowledge_graph_relationship_types'))).toHaveLength(2);
   });
 });

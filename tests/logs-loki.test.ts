@@ -35,16 +35,44 @@ const FETCH = `mutation Q($request: LogsQueryInput!) { logs_query(request: $requ
 const T0 = BigInt(Date.UTC(2026, 2, 1)) * 1_000_000n;
 const at = (sec: number, extraNs = 0n) => T0 + BigInt(sec) * 1_000_000_000n + extraNs;
 
-interface Stream { stream: Record<string, string>; values: [bigint, string][] }
+interface Stream {
+  stream: Record<string, string>;
+  values: [bigint, string][];
+}
 
 /** What the stand-in holds: streams of ACCOUNT, of another account of Acme and of a Globex account. */
 const STREAMS: Stream[] = [
-  { stream: { cloud_account_id: ACCOUNT, namespace: 'prod', app: 'api', level: 'error' }, values: [[at(10), 'upstream timeout after 3000ms'], [at(4, 123_456_789n), 'db timeout']] },
-  { stream: { cloud_account_id: ACCOUNT, namespace: 'prod', app: 'api', level: 'info' }, values: [[at(12), 'GET /orders 200'], [at(7), 'GET /health 200'], [at(2), 'started']] },
-  { stream: { cloud_account_id: ACCOUNT, namespace: 'prod', app: 'worker', severity: 'warning' }, values: [[at(9), 'retrying job 42: timeout'], [at(5, 500n), 'job 41 done']] },
+  {
+    stream: { cloud_account_id: ACCOUNT, namespace: 'prod', app: 'api', level: 'error' },
+    values: [
+      [at(10), 'upstream timeout after 3000ms'],
+      [at(4, 123_456_789n), 'db timeout'],
+    ],
+  },
+  {
+    stream: { cloud_account_id: ACCOUNT, namespace: 'prod', app: 'api', level: 'info' },
+    values: [
+      [at(12), 'GET /orders 200'],
+      [at(7), 'GET /health 200'],
+      [at(2), 'started'],
+    ],
+  },
+  {
+    stream: { cloud_account_id: ACCOUNT, namespace: 'prod', app: 'worker', severity: 'warning' },
+    values: [
+      [at(9), 'retrying job 42: timeout'],
+      [at(5, 500n), 'job 41 done'],
+    ],
+  },
   { stream: { cloud_account_id: ACCOUNT, namespace: 'staging', app: 'api' }, values: [[at(11), 'staging timeout']] },
-  { stream: { cloud_account_id: acme.cloudAccounts.gcp, namespace: 'prod', app: 'api', level: 'error' }, values: [[at(8), 'gcp timeout']] },
-  { stream: { cloud_account_id: globex.cloudAccounts.aws, namespace: 'prod', app: 'api', level: 'error' }, values: [[at(6), 'globex timeout']] },
+  {
+    stream: { cloud_account_id: acme.cloudAccounts.gcp, namespace: 'prod', app: 'api', level: 'error' },
+    values: [[at(8), 'gcp timeout']],
+  },
+  {
+    stream: { cloud_account_id: globex.cloudAccounts.aws, namespace: 'prod', app: 'api', level: 'error' },
+    values: [[at(6), 'globex timeout']],
+  },
 ];
 
 type Matcher = { label: string; op: string; value: string };
@@ -100,7 +128,12 @@ function lineMatches(line: string, fs: Filter[]): boolean {
   });
 }
 
-interface Received { method: string; path: string; params: Record<string, string>; headers: IncomingMessage['headers'] }
+interface Received {
+  method: string;
+  path: string;
+  params: Record<string, string>;
+  headers: IncomingMessage['headers'];
+}
 
 interface StandIn {
   url: string;
@@ -126,14 +159,23 @@ function answer(params: URLSearchParams): { status: number; body: string } {
   const backward = (params.get('direction') ?? 'backward') === 'backward';
   // Every matching entry, [start, end), newest first across streams (backward), cut at limit ...
   const entries = STREAMS.filter((s) => streamMatches(s.stream, sel.matchers))
-    .flatMap((s) => s.values.filter(([ts, line]) => ts >= start && ts < end && lineMatches(line, sel.filters)).map(([ts, line]) => ({ s, ts, line })))
-    .sort((a, b) => (a.ts === b.ts ? 0 : (a.ts > b.ts) === backward ? -1 : 1))
+    .flatMap((s) =>
+      s.values
+        .filter(([ts, line]) => ts >= start && ts < end && lineMatches(line, sel.filters))
+        .map(([ts, line]) => ({ s, ts, line })),
+    )
+    .sort((a, b) => (a.ts === b.ts ? 0 : a.ts > b.ts === backward ? -1 : 1))
     .slice(0, limit);
   // ... then grouped back into streams, in an order of their own (the engine must merge them).
   const byStream = new Map<Stream, [string, string][]>();
   for (const e of entries) byStream.set(e.s, [...(byStream.get(e.s) ?? []), [e.ts.toString(), e.line]]);
-  const result = [...byStream].map(([s, values]) => ({ stream: s.stream, values })).sort((a, b) => JSON.stringify(a.stream).localeCompare(JSON.stringify(b.stream)));
-  return { status: 200, body: JSON.stringify({ status: 'success', data: { resultType: 'streams', result, stats: {} } }) };
+  const result = [...byStream]
+    .map(([s, values]) => ({ stream: s.stream, values }))
+    .sort((a, b) => JSON.stringify(a.stream).localeCompare(JSON.stringify(b.stream)));
+  return {
+    status: 200,
+    body: JSON.stringify({ status: 'success', data: { resultType: 'streams', result, stats: {} } }),
+  };
 }
 
 async function startLoki(): Promise<StandIn> {
@@ -141,14 +183,21 @@ async function startLoki(): Promise<StandIn> {
   const requests: Received[] = [];
   const server: Server = createServer((req, res) => {
     const u = new URL(req.url ?? '/', 'http://loki.invalid');
-    requests.push({ method: req.method ?? '', path: u.pathname, params: Object.fromEntries(u.searchParams), headers: req.headers });
+    requests.push({
+      method: req.method ?? '',
+      path: u.pathname,
+      params: Object.fromEntries(u.searchParams),
+      headers: req.headers,
+    });
     if (state.override) return state.override(res);
     if (req.method !== 'GET' || !u.pathname.endsWith('/loki/api/v1/query_range')) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found\n');
       return;
     }
     const a = answer(u.searchParams);
-    res.writeHead(a.status, { 'content-type': a.status === 200 ? 'application/json' : 'text/plain; charset=utf-8' }).end(a.body);
+    res
+      .writeHead(a.status, { 'content-type': a.status === 200 ? 'application/json' : 'text/plain; charset=utf-8' })
+      .end(a.body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
@@ -189,7 +238,8 @@ describe(`logs_query with a Loki backend on ${backendName}`, () => {
   let loki: StandIn;
   let server: TestServer;
 
-  const query = (request: Record<string, unknown>, headers = admin) => server.gql(FETCH, { request: { account_id: ACCOUNT, ...DAY, ...request } }, headers);
+  const query = (request: Record<string, unknown>, headers = admin) =>
+    server.gql(FETCH, { request: { account_id: ACCOUNT, ...DAY, ...request } }, headers);
   const lines = async (q: string, extra: Record<string, unknown> = {}): Promise<Line[]> => {
     const res = await query({ query: q, ...extra });
     if (res.body.errors) throw new Error(JSON.stringify(res.body.errors));
@@ -207,7 +257,9 @@ describe(`logs_query with a Loki backend on ${backendName}`, () => {
 
   beforeAll(async () => {
     loki = await startLoki();
-    server = await startTestServer({ env: { LOKI_URL: `${loki.url}/`, LOKI_TENANT, LOKI_TIMEOUT_MS: String(TIMEOUT_MS) } });
+    server = await startTestServer({
+      env: { LOKI_URL: `${loki.url}/`, LOKI_TENANT, LOKI_TIMEOUT_MS: String(TIMEOUT_MS) },
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -225,7 +277,9 @@ describe(`logs_query with a Loki backend on ${backendName}`, () => {
       const r = last();
       expect(r.method).toBe('GET');
       expect(r.path).toBe('/loki/api/v1/query_range');
-      expect(r.params.query).toBe(`{cloud_account_id="${ACCOUNT}", namespace="prod", app=~"api|worker"} |= "timeout" != "gcp"`);
+      expect(r.params.query).toBe(
+        `{cloud_account_id="${ACCOUNT}", namespace="prod", app=~"api|worker"} |= "timeout" != "gcp"`,
+      );
       expect(r.params.start).toBe(nsOfIso(DAY.start));
       // Loki's end is exclusive; the operation's is inclusive (as on the built-in store): one ns more.
       expect(r.params.end).toBe((BigInt(nsOfIso(DAY.end)) + 1n).toString());
@@ -237,7 +291,11 @@ describe(`logs_query with a Loki backend on ${backendName}`, () => {
     });
 
     test('the default limit is 100; start/end in any zone are sent as UTC nanoseconds; without them none are sent', async () => {
-      await lines('{namespace="prod"}', { limit: undefined, start: '2026-03-01T01:00:02+01:00', end: '2026-03-01T00:00:09.5' });
+      await lines('{namespace="prod"}', {
+        limit: undefined,
+        start: '2026-03-01T01:00:02+01:00',
+        end: '2026-03-01T00:00:09.5',
+      });
       expect(last().params.limit).toBe('100');
       expect(last().params.start).toBe(at(2).toString());
       expect(last().params.end).toBe((at(9, 500_000_000n) + 1n).toString());
@@ -249,8 +307,12 @@ describe(`logs_query with a Loki backend on ${backendName}`, () => {
 
     test('strings are re-quoted as LogQL: escapes and raw strings arrive as Loki reads them', async () => {
       const got = await lines('{namespace=`prod`, app=~`api|w.*`} |~ `job \\d+` != "x\\"y"');
-      expect(last().params.query).toBe(`{cloud_account_id="${ACCOUNT}", namespace="prod", app=~"api|w.*"} |~ "job \\\\d+" != "x\\"y"`);
-      expect(got.map((l) => l.message)).toEqual(expected((s, m) => s.namespace === 'prod' && /^(api|w.*)$/.test(s.app) && /job \d+/.test(m)));
+      expect(last().params.query).toBe(
+        `{cloud_account_id="${ACCOUNT}", namespace="prod", app=~"api|w.*"} |~ "job \\\\d+" != "x\\"y"`,
+      );
+      expect(got.map((l) => l.message)).toEqual(
+        expected((s, m) => s.namespace === 'prod' && /^(api|w.*)$/.test(s.app) && /job \d+/.test(m)),
+      );
     });
 
     test('a malformed query is refused before Loki is asked', async () => {
@@ -268,21 +330,38 @@ describe(`logs_query with a Loki backend on ${backendName}`, () => {
       const times = got.map((l) => l.timestamp);
       expect([...times].sort().reverse()).toEqual(times);
       expect(got[0]).toEqual({
-        timestamp: '2026-03-01T00:00:12.000Z', severity: 'info', message: 'GET /orders 200',
+        timestamp: '2026-03-01T00:00:12.000Z',
+        severity: 'info',
+        message: 'GET /orders 200',
         labels: { cloud_account_id: ACCOUNT, namespace: 'prod', app: 'api', level: 'info' },
       });
       // Nanosecond timestamps keep their digits below the millisecond.
-      expect(got.find((l) => l.message === 'db timeout')).toMatchObject({ timestamp: '2026-03-01T00:00:04.123456789Z', severity: 'error' });
+      expect(got.find((l) => l.message === 'db timeout')).toMatchObject({
+        timestamp: '2026-03-01T00:00:04.123456789Z',
+        severity: 'error',
+      });
       // Severity from `severity` when there is no `level`; `unknown` when neither is there.
-      expect(got.find((l) => l.message === 'job 41 done')).toMatchObject({ timestamp: '2026-03-01T00:00:05.0000005Z', severity: 'warning' });
-      expect((await lines('{namespace="staging"}'))).toEqual([
-        { timestamp: '2026-03-01T00:00:11.000Z', severity: 'unknown', message: 'staging timeout', labels: { cloud_account_id: ACCOUNT, namespace: 'staging', app: 'api' } },
+      expect(got.find((l) => l.message === 'job 41 done')).toMatchObject({
+        timestamp: '2026-03-01T00:00:05.0000005Z',
+        severity: 'warning',
+      });
+      expect(await lines('{namespace="staging"}')).toEqual([
+        {
+          timestamp: '2026-03-01T00:00:11.000Z',
+          severity: 'unknown',
+          message: 'staging timeout',
+          labels: { cloud_account_id: ACCOUNT, namespace: 'staging', app: 'api' },
+        },
       ]);
     });
 
     test('matchers and line filters decide (Loki evaluates what was sent)', async () => {
-      expect((await lines('{app="api"} |= "timeout"')).map((l) => l.message)).toEqual(expected((s, m) => s.app === 'api' && m.includes('timeout')));
-      expect((await lines('{namespace="prod", level!="info"} !~ "(?i)TIMEOUT"')).map((l) => l.message)).toEqual(expected((s, m) => s.namespace === 'prod' && s.level !== 'info' && !/timeout/i.test(m)));
+      expect((await lines('{app="api"} |= "timeout"')).map((l) => l.message)).toEqual(
+        expected((s, m) => s.app === 'api' && m.includes('timeout')),
+      );
+      expect((await lines('{namespace="prod", level!="info"} !~ "(?i)TIMEOUT"')).map((l) => l.message)).toEqual(
+        expected((s, m) => s.namespace === 'prod' && s.level !== 'info' && !/timeout/i.test(m)),
+      );
       expect(await lines('{namespace="prod", app=~"ap"}')).toEqual([]);
     });
 
@@ -296,7 +375,9 @@ describe(`logs_query with a Loki backend on ${backendName}`, () => {
       const got = await lines('{namespace="prod"}', { start: '2026-03-01T00:00:02Z', end: '2026-03-01T00:00:12Z' });
       expect(got.map((l) => l.timestamp)[0]).toBe('2026-03-01T00:00:12.000Z');
       expect(got.map((l) => l.timestamp).at(-1)).toBe('2026-03-01T00:00:02.000Z');
-      expect(got.map((l) => l.message)).toEqual(expected((s, _m, ts) => s.namespace === 'prod' && ts >= at(2) && ts <= at(12)));
+      expect(got.map((l) => l.message)).toEqual(
+        expected((s, _m, ts) => s.namespace === 'prod' && ts >= at(2) && ts <= at(12)),
+      );
       const one = await lines('{namespace="prod"}', { start: '2026-03-01T00:00:07Z', end: '2026-03-01T00:00:07Z' });
       expect(one.map((l) => l.message)).toEqual(['GET /health 200']);
     });
@@ -314,25 +395,40 @@ describe(`logs_query with a Loki backend on ${backendName}`, () => {
       expect(widened.map((l) => l.message)).toEqual(mine.map((l) => l.message));
       expect(await lines(`{namespace="prod", cloud_account_id="${globex.cloudAccounts.aws}"}`)).toEqual([]);
       // Another account of the tenant is the tenant's to read.
-      expect((await lines('{namespace="prod"}', { account_id: acme.cloudAccounts.gcp })).map((l) => l.message)).toEqual(['gcp timeout']);
+      expect((await lines('{namespace="prod"}', { account_id: acme.cloudAccounts.gcp })).map((l) => l.message)).toEqual(
+        ['gcp timeout'],
+      );
       expect(last().params.query).toBe(`{cloud_account_id="${acme.cloudAccounts.gcp}", namespace="prod"}`);
     });
 
     test('an account of another tenant is refused, and Loki is not asked', async () => {
       const before = loki.requests.length;
       const res = await query({ query: '{namespace="prod"}', account_id: globex.cloudAccounts.aws });
-      expect(res.body).toEqual({ errors: [{ message: 'request.account_id is not an account of your tenant', extensions: { code: 'validation-failed', path: '$.request.account_id' } }] });
+      expect(res.body).toEqual({
+        errors: [
+          {
+            message: 'request.account_id is not an account of your tenant',
+            extensions: { code: 'validation-failed', path: '$.request.account_id' },
+          },
+        ],
+      });
       const unknown = await query({ query: '{namespace="prod"}', account_id: '00000000-0000-4000-8000-00000000dead' });
       expect(unknown.body.errors[0].message).toBe('request.account_id is not an account of your tenant');
       expect(loki.requests.length).toBe(before);
       // Globex's own admin gets Globex's line (the same Loki, its account's matcher).
-      const theirs = await query({ query: '{namespace="prod"}', account_id: globex.cloudAccounts.aws }, as('tenant_admin', globex.id, globex.users.admin.id));
+      const theirs = await query(
+        { query: '{namespace="prod"}', account_id: globex.cloudAccounts.aws },
+        as('tenant_admin', globex.id, globex.users.admin.id),
+      );
       expect(theirs.body.data.logs_query.map((l: Line) => l.message)).toEqual(['globex timeout']);
     });
 
     test('read-only users have no logs_query', async () => {
       const before = loki.requests.length;
-      const res = await query({ query: '{namespace="prod"}' }, as('tenant_admin_readonly', acme.id, acme.users.readonly.id));
+      const res = await query(
+        { query: '{namespace="prod"}' },
+        as('tenant_admin_readonly', acme.id, acme.users.readonly.id),
+      );
       expect(res.body.errors[0].extensions.code).toBe('validation-failed');
       expect(loki.requests.length).toBe(before);
     });
@@ -340,15 +436,24 @@ describe(`logs_query with a Loki backend on ${backendName}`, () => {
 
   describe('Loki failing', () => {
     test('HTTP 400: Loki’s message, cut to one line', async () => {
-      loki.override = (res) => res.writeHead(400, { 'content-type': 'text/plain' }).end('parse error at line 1, col 38:\n  syntax error: unexpected IDENTIFIER\n');
+      loki.override = (res) =>
+        res
+          .writeHead(400, { 'content-type': 'text/plain' })
+          .end('parse error at line 1, col 38:\n  syntax error: unexpected IDENTIFIER\n');
       const msg = actionError(await query({ query: '{namespace="prod"}' }));
       expect(msg).toBe('Loki answered HTTP 400: parse error at line 1, col 38: syntax error: unexpected IDENTIFIER');
     });
 
     test('HTTP 500 and 502 with a proxy’s page: the status, the text cut at 300 characters', async () => {
-      loki.override = (res) => res.writeHead(500, { 'content-type': 'text/plain' }).end('too many outstanding requests');
-      expect(actionError(await query({ query: '{namespace="prod"}' }))).toBe('Loki answered HTTP 500: too many outstanding requests');
-      loki.override = (res) => res.writeHead(502, { 'content-type': 'text/html' }).end(`<html><body>${'Bad gateway. '.repeat(100)}</body></html>`);
+      loki.override = (res) =>
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('too many outstanding requests');
+      expect(actionError(await query({ query: '{namespace="prod"}' }))).toBe(
+        'Loki answered HTTP 500: too many outstanding requests',
+      );
+      loki.override = (res) =>
+        res
+          .writeHead(502, { 'content-type': 'text/html' })
+          .end(`<html><body>${'Bad gateway. '.repeat(100)}</body></html>`);
       const msg = actionError(await query({ query: '{namespace="prod"}' }));
       expect(msg.startsWith('Loki answered HTTP 502: <html><body>Bad gateway.')).toBe(true);
       expect(msg.length).toBeLessThanOrEqual('Loki answered HTTP 502: '.length + 300);
@@ -359,7 +464,9 @@ describe(`logs_query with a Loki backend on ${backendName}`, () => {
     test('no answer within LOKI_TIMEOUT_MS, before the headers or in the middle of the body', async () => {
       loki.override = () => undefined; // never answers
       let t = Date.now();
-      expect(actionError(await query({ query: '{namespace="prod"}' }))).toBe(`Loki did not answer within ${TIMEOUT_MS} ms (LOKI_TIMEOUT_MS)`);
+      expect(actionError(await query({ query: '{namespace="prod"}' }))).toBe(
+        `Loki did not answer within ${TIMEOUT_MS} ms (LOKI_TIMEOUT_MS)`,
+      );
       expect(Date.now() - t).toBeGreaterThanOrEqual(TIMEOUT_MS - 50);
       expect(Date.now() - t).toBeLessThan(TIMEOUT_MS + 5000);
       loki.override = (res) => {
@@ -367,20 +474,41 @@ describe(`logs_query with a Loki backend on ${backendName}`, () => {
         res.write('{"status":"success","data":{"resultType":"streams","result":[');
       };
       t = Date.now();
-      expect(actionError(await query({ query: '{namespace="prod"}' }))).toBe(`Loki did not answer within ${TIMEOUT_MS} ms (LOKI_TIMEOUT_MS)`);
+      expect(actionError(await query({ query: '{namespace="prod"}' }))).toBe(
+        `Loki did not answer within ${TIMEOUT_MS} ms (LOKI_TIMEOUT_MS)`,
+      );
       expect(Date.now() - t).toBeLessThan(TIMEOUT_MS + 5000);
     });
 
     test('an answer that is not JSON, not streams, or has a malformed line', async () => {
       loki.override = (res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html>Grafana login</html>');
       expect(actionError(await query({ query: '{namespace="prod"}' }))).toBe('Loki answered something other than JSON');
-      loki.override = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'success', data: { resultType: 'matrix', result: [] } }));
-      expect(actionError(await query({ query: '{namespace="prod"}' }))).toBe('Loki answered something other than log streams');
+      loki.override = (res) =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ status: 'success', data: { resultType: 'matrix', result: [] } }));
+      expect(actionError(await query({ query: '{namespace="prod"}' }))).toBe(
+        'Loki answered something other than log streams',
+      );
       loki.override = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('null');
-      expect(actionError(await query({ query: '{namespace="prod"}' }))).toBe('Loki answered something other than log streams');
-      loki.override = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'success', data: { resultType: 'streams', result: [{ stream: {}, values: [['yesterday', 'x']] }] } }));
+      expect(actionError(await query({ query: '{namespace="prod"}' }))).toBe(
+        'Loki answered something other than log streams',
+      );
+      loki.override = (res) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            status: 'success',
+            data: { resultType: 'streams', result: [{ stream: {}, values: [['yesterday', 'x']] }] },
+          }),
+        );
       expect(actionError(await query({ query: '{namespace="prod"}' }))).toBe('Loki answered a malformed log line');
-      loki.override = (res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'success', data: { resultType: 'streams', result: [{ stream: {}, values: [['1', 42]] }] } }));
+      loki.override = (res) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(
+          JSON.stringify({
+            status: 'success',
+            data: { resultType: 'streams', result: [{ stream: {}, values: [['1', 42]] }] },
+          }),
+        );
       expect(actionError(await query({ query: '{namespace="prod"}' }))).toBe('Loki answered a malformed log line');
     });
 
@@ -394,9 +522,17 @@ describe(`logs_query with a Loki backend on ${backendName}`, () => {
   describe('other settings (a second engine on the same database)', () => {
     test('LOKI_URL with credentials and a path: Basic authorization, no X-Scope-OrgID, nothing secret in errors', async () => {
       const password = randomBytes(18).toString('base64url');
-      const sibling = await startSibling(server, { LOKI_URL: `http://shipper:${password}@127.0.0.1:${loki.port}/gateway`, LOKI_TIMEOUT_MS: String(TIMEOUT_MS) });
+      const sibling = await startSibling(server, {
+        LOKI_URL: `http://shipper:${password}@127.0.0.1:${loki.port}/gateway`,
+        LOKI_TIMEOUT_MS: String(TIMEOUT_MS),
+      });
       try {
-        const ask = (q: string) => sibling.post('/api/graphql', JSON.stringify({ query: FETCH, variables: { request: { account_id: ACCOUNT, ...DAY, query: q } } }), { 'x-hasura-admin-secret': ADMIN_SECRET, ...admin });
+        const ask = (q: string) =>
+          sibling.post(
+            '/api/graphql',
+            JSON.stringify({ query: FETCH, variables: { request: { account_id: ACCOUNT, ...DAY, query: q } } }),
+            { 'x-hasura-admin-secret': ADMIN_SECRET, ...admin },
+          );
         const ok = await ask('{namespace="staging"}');
         expect(ok.body).toEqual({ data: { logs_query: [expect.objectContaining({ message: 'staging timeout' })] } });
         const r = last();
@@ -404,14 +540,18 @@ describe(`logs_query with a Loki backend on ${backendName}`, () => {
         expect(r.headers.authorization).toBe(`Basic ${Buffer.from(`shipper:${password}`).toString('base64')}`);
         expect(r.headers['x-scope-orgid']).toBeUndefined();
         // A proxy that echoes the request in its error page: neither the password nor the header's value come back.
-        loki.override = (res) => res.writeHead(403, { 'content-type': 'text/plain' }).end(`denied: password=${password} authorization=${last().headers.authorization}`);
+        loki.override = (res) =>
+          res
+            .writeHead(403, { 'content-type': 'text/plain' })
+            .end(`denied: password=${password} authorization=${last().headers.authorization}`);
         const denied = await ask('{namespace="staging"}');
         expect(actionError(denied)).toMatch(/^Loki answered HTTP 403: denied: /);
         expect(denied.text).not.toContain(password);
         expect(denied.text).not.toContain(Buffer.from(`shipper:${password}`).toString('base64'));
         expect(denied.text).not.toContain('127.0.0.1');
         // Nor its first characters when the message is cut (at 300) through it.
-        loki.override = (res) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${'x'.repeat(295)}${password}`);
+        loki.override = (res) =>
+          res.writeHead(500, { 'content-type': 'text/plain' }).end(`${'x'.repeat(295)}${password}`);
         const cut = await ask('{namespace="staging"}');
         expect(actionError(cut)).toMatch(/^Loki answered HTTP 500: x{295}\*\*\*$/);
         expect(cut.text).not.toContain(password.slice(0, 5));
@@ -422,9 +562,19 @@ describe(`logs_query with a Loki backend on ${backendName}`, () => {
 
     test('Loki unreachable: a clear error, without the URL', async () => {
       const port = await freePort();
-      const sibling = await startSibling(server, { LOKI_URL: `http://127.0.0.1:${port}`, LOKI_TIMEOUT_MS: String(TIMEOUT_MS) });
+      const sibling = await startSibling(server, {
+        LOKI_URL: `http://127.0.0.1:${port}`,
+        LOKI_TIMEOUT_MS: String(TIMEOUT_MS),
+      });
       try {
-        const res = await sibling.post('/api/graphql', JSON.stringify({ query: FETCH, variables: { request: { account_id: ACCOUNT, ...DAY, query: '{namespace="prod"}' } } }), { 'x-hasura-admin-secret': ADMIN_SECRET, ...admin });
+        const res = await sibling.post(
+          '/api/graphql',
+          JSON.stringify({
+            query: FETCH,
+            variables: { request: { account_id: ACCOUNT, ...DAY, query: '{namespace="prod"}' } },
+          }),
+          { 'x-hasura-admin-secret': ADMIN_SECRET, ...admin },
+        );
         expect(actionError(res)).toBe('Loki could not be reached (ECONNREFUSED)');
         expect(res.text).not.toContain(String(port));
       } finally {

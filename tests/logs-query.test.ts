@@ -33,29 +33,51 @@ const LINES: { app: string; level: string; message: string; account?: string; te
   { app: 'apix', level: 'info', message: 'line\nwith a newline' },
   // Same labels, another account of the tenant and an account of another tenant: never in ACCOUNT's answers.
   { app: 'api-gateway', level: 'error', message: 'gcp timeout', account: acme.cloudAccounts.gcp },
-  { app: 'api-gateway', level: 'error', message: 'globex timeout', account: globex.cloudAccounts.aws, tenant: globex.id },
+  {
+    app: 'api-gateway',
+    level: 'error',
+    message: 'globex timeout',
+    account: globex.cloudAccounts.aws,
+    tenant: globex.id,
+  },
   { app: 'Éclair', level: 'info', message: 'unicode app' },
 ];
 const tsOf = (i: number) => `2026-03-01T00:00:${String(i).padStart(2, '0')}.000Z`;
 
 describe(`logs_query on ${backendName}`, () => {
   let server: TestServer;
-  const query = async (request: Record<string, unknown>, headers = admin) => server.gql(FETCH, { request: { account_id: ACCOUNT, ...DAY, ...request } }, headers);
+  const query = async (request: Record<string, unknown>, headers = admin) =>
+    server.gql(FETCH, { request: { account_id: ACCOUNT, ...DAY, ...request } }, headers);
   const lines = async (q: string, extra: Record<string, unknown> = {}) => {
     const res = await query({ query: q, ...extra });
     if (res.body.errors) throw new Error(JSON.stringify(res.body.errors));
-    return res.body.data.logs_query as { timestamp: string; severity: string; message: string; labels: Record<string, string> }[];
+    return res.body.data.logs_query as {
+      timestamp: string;
+      severity: string;
+      message: string;
+      labels: Record<string, string>;
+    }[];
   };
   /** The messages the selector should give, from LINES by a predicate (ACCOUNT's only), newest first. */
   const expected = (pred: (l: (typeof LINES)[number]) => boolean) =>
-    LINES.map((l, i) => ({ ...l, i })).filter((l) => !l.account && pred(l)).reverse().map((l) => l.message);
+    LINES.map((l, i) => ({ ...l, i }))
+      .filter((l) => !l.account && pred(l))
+      .reverse()
+      .map((l) => l.message);
 
   beforeAll(async () => {
     server = await startTestServer({ env: authEnv() });
     for (const [i, l] of LINES.entries()) {
       await server.started.db.query(
         'INSERT INTO logs (tenant_id, cloud_account_id, ts, severity, message, labels) VALUES ($1::uuid, $2::uuid, $3::timestamptz, $4, $5, $6::jsonb)',
-        [l.tenant ?? acme.id, l.account ?? ACCOUNT, tsOf(i), l.level, l.message, JSON.stringify({ namespace: 'lq', app: l.app, level: l.level, ...(l.pod ? { pod: l.pod } : {}) })],
+        [
+          l.tenant ?? acme.id,
+          l.account ?? ACCOUNT,
+          tsOf(i),
+          l.level,
+          l.message,
+          JSON.stringify({ namespace: 'lq', app: l.app, level: l.level, ...(l.pod ? { pod: l.pod } : {}) }),
+        ],
       );
     }
   });
@@ -63,11 +85,21 @@ describe(`logs_query on ${backendName}`, () => {
 
   describe('grammar', () => {
     test('matchers, line filters, raw strings and escapes', () => {
-      const s = parseSelector('{namespace="production", app=~"api.*", level!="debug", pod!~`x-\\d+`} |= "timeout" != "health" |~ "re\\\\d" !~ `(?i)ok`');
+      const s = parseSelector(
+        '{namespace="production", app=~"api.*", level!="debug", pod!~`x-\\d+`} |= "timeout" != "health" |~ "re\\\\d" !~ `(?i)ok`',
+      );
       expect(s.matchers.map((m) => [m.label, m.op, m.value])).toEqual([
-        ['namespace', '=', 'production'], ['app', '=~', 'api.*'], ['level', '!=', 'debug'], ['pod', '!~', 'x-\\d+'],
+        ['namespace', '=', 'production'],
+        ['app', '=~', 'api.*'],
+        ['level', '!=', 'debug'],
+        ['pod', '!~', 'x-\\d+'],
       ]);
-      expect(s.filters.map((f) => [f.op, f.value])).toEqual([['|=', 'timeout'], ['!=', 'health'], ['|~', 're\\d'], ['!~', '(?i)ok']]);
+      expect(s.filters.map((f) => [f.op, f.value])).toEqual([
+        ['|=', 'timeout'],
+        ['!=', 'health'],
+        ['|~', 're\\d'],
+        ['!~', '(?i)ok'],
+      ]);
       expect(s.filters[3].regex).toEqual({ pattern: 'ok', insensitive: true });
       expect(parseSelector('{ a = "x\\"y\\n" }').matchers[0].value).toBe('x"y\n');
       expect(formatSelector(parseSelector('{a="x\\"y"} |= `q"`'))).toBe('{a="x\\"y"} |= "q\\""');
@@ -106,7 +138,14 @@ describe(`logs_query on ${backendName}`, () => {
     test('a bad query answers validation-failed at $.request.query through HTTP', async () => {
       const res = await query({ query: '{namespace="lq", app=~"(api"}' });
       expect(res.status).toBe(200);
-      expect(res.body.errors).toEqual([{ message: expect.stringMatching(/^invalid log query at position 24: invalid regular expression "\(api": missing closing \)/), extensions: { code: 'validation-failed', path: '$.request.query' } }]);
+      expect(res.body.errors).toEqual([
+        {
+          message: expect.stringMatching(
+            /^invalid log query at position 24: invalid regular expression "\(api": missing closing \)/,
+          ),
+          extensions: { code: 'validation-failed', path: '$.request.query' },
+        },
+      ]);
     });
   });
 
@@ -114,7 +153,10 @@ describe(`logs_query on ${backendName}`, () => {
     /** Whether PostgreSQL's ~ (or ~*) says the translated pattern matches. */
     const pg = async (re: string, value: string, anchored = true) => {
       const t = toPostgresRegex(re, anchored);
-      const [row] = await server.started.db.query(`SELECT $1::text ${t.insensitive ? '~*' : '~'} $2::text AS m`, [value, t.pattern]);
+      const [row] = await server.started.db.query(`SELECT $1::text ${t.insensitive ? '~*' : '~'} $2::text AS m`, [
+        value,
+        t.pattern,
+      ]);
       return row.m === true || row.m === 't';
     };
     // [RE2 pattern, value, does RE2 match the whole value] (Go's regexp, anchored as Loki's =~).
@@ -168,34 +210,59 @@ describe(`logs_query on ${backendName}`, () => {
     test('= matcher: every line of the namespace in the account, newest first, with labels', async () => {
       const got = await lines('{namespace="lq"}');
       expect(got.map((l) => l.message)).toEqual(expected(() => true));
-      expect(got[0]).toEqual({ timestamp: tsOf(10), severity: 'info', message: 'unicode app', labels: { namespace: 'lq', app: 'Éclair', level: 'info' } });
+      expect(got[0]).toEqual({
+        timestamp: tsOf(10),
+        severity: 'info',
+        message: 'unicode app',
+        labels: { namespace: 'lq', app: 'Éclair', level: 'info' },
+      });
       const times = got.map((l) => l.timestamp);
       expect([...times].sort().reverse()).toEqual(times);
     });
 
     test('=~ is anchored, != and !~ exclude, a missing label reads as empty', async () => {
-      expect((await lines('{namespace="lq", app=~"api.*"}')).map((l) => l.message)).toEqual(expected((l) => l.app.startsWith('api')));
-      expect((await lines('{namespace="lq", app=~"api"}'))).toEqual([]);
-      expect((await lines('{namespace="lq", app=~"api-.*", level!="debug"}')).map((l) => l.message)).toEqual(expected((l) => l.app.startsWith('api-') && l.level !== 'debug'));
-      expect((await lines('{namespace="lq", app!~"api.*|web"}')).map((l) => l.message)).toEqual(expected((l) => !/^(api.*|web)$/.test(l.app)));
+      expect((await lines('{namespace="lq", app=~"api.*"}')).map((l) => l.message)).toEqual(
+        expected((l) => l.app.startsWith('api')),
+      );
+      expect(await lines('{namespace="lq", app=~"api"}')).toEqual([]);
+      expect((await lines('{namespace="lq", app=~"api-.*", level!="debug"}')).map((l) => l.message)).toEqual(
+        expected((l) => l.app.startsWith('api-') && l.level !== 'debug'),
+      );
+      expect((await lines('{namespace="lq", app!~"api.*|web"}')).map((l) => l.message)).toEqual(
+        expected((l) => !/^(api.*|web)$/.test(l.app)),
+      );
       expect((await lines('{namespace="lq", pod=""}')).length).toBe(expected(() => true).length);
-      expect((await lines('{namespace="lq", pod!=""}'))).toEqual([]);
+      expect(await lines('{namespace="lq", pod!=""}')).toEqual([]);
       expect((await lines('{namespace="lq", app=~"(?i)éCLAIR"}')).map((l) => l.message)).toEqual(['unicode app']);
-      expect((await lines('{namespace="lq", app="web", app="api-worker"}'))).toEqual([]);
+      expect(await lines('{namespace="lq", app="web", app="api-worker"}')).toEqual([]);
     });
 
     test('line filters, chained', async () => {
-      expect((await lines('{namespace="lq"} |= "timeout"')).map((l) => l.message)).toEqual(expected((l) => l.message.includes('timeout')));
-      expect((await lines('{namespace="lq"} |= "timeout" != "health"')).map((l) => l.message)).toEqual(expected((l) => l.message.includes('timeout') && !l.message.includes('health')));
-      expect((await lines('{namespace="lq"} |~ "(?i)timeout" !~ "[0-9]+ms"')).map((l) => l.message)).toEqual(expected((l) => /timeout/i.test(l.message) && !/[0-9]+ms/.test(l.message)));
-      expect((await lines('{namespace="lq"} |~ "^GET /\\\\w+ 200"')).map((l) => l.message)).toEqual(expected((l) => /^GET \/\w+ 200/.test(l.message)));
+      expect((await lines('{namespace="lq"} |= "timeout"')).map((l) => l.message)).toEqual(
+        expected((l) => l.message.includes('timeout')),
+      );
+      expect((await lines('{namespace="lq"} |= "timeout" != "health"')).map((l) => l.message)).toEqual(
+        expected((l) => l.message.includes('timeout') && !l.message.includes('health')),
+      );
+      expect((await lines('{namespace="lq"} |~ "(?i)timeout" !~ "[0-9]+ms"')).map((l) => l.message)).toEqual(
+        expected((l) => /timeout/i.test(l.message) && !/[0-9]+ms/.test(l.message)),
+      );
+      expect((await lines('{namespace="lq"} |~ "^GET /\\\\w+ 200"')).map((l) => l.message)).toEqual(
+        expected((l) => /^GET \/\w+ 200/.test(l.message)),
+      );
       expect((await lines('{namespace="lq"} |~ "line.with"')).map((l) => l.message)).toEqual([]);
-      expect((await lines('{namespace="lq"} |= "50%"')).map((l) => l.message)).toEqual(['health probe: timeout budget 50%']);
-      expect((await lines('{namespace="lq"} |= "_"'))).toEqual([]);
+      expect((await lines('{namespace="lq"} |= "50%"')).map((l) => l.message)).toEqual([
+        'health probe: timeout budget 50%',
+      ]);
+      expect(await lines('{namespace="lq"} |= "_"')).toEqual([]);
     });
 
     test('time range (inclusive) and limit', async () => {
-      const got = await lines('{namespace="lq"}', { start: '2026-03-01T00:00:02Z', end: '2026-03-01T01:00:05+01:00', limit: 2 });
+      const got = await lines('{namespace="lq"}', {
+        start: '2026-03-01T00:00:02Z',
+        end: '2026-03-01T01:00:05+01:00',
+        limit: 2,
+      });
       expect(got.map((l) => l.timestamp)).toEqual([tsOf(5), tsOf(4)]);
       const all = await lines('{namespace="lq"}', { start: '2026-03-01T00:00:02', end: '2026-03-01T00:00:05.000Z' });
       expect(all.map((l) => l.timestamp)).toEqual([tsOf(5), tsOf(4), tsOf(3), tsOf(2)]);
@@ -219,9 +286,17 @@ describe(`logs_query on ${backendName}`, () => {
       expect(gcp.map((l) => l.message)).toEqual(['gcp timeout']);
       // Another tenant's account: refused, not an empty answer that would confirm it exists.
       const res = await query({ query: '{namespace="lq"}', account_id: globex.cloudAccounts.aws });
-      expect(res.body.errors).toEqual([{ message: 'request.account_id is not an account of your tenant', extensions: { code: 'validation-failed', path: '$.request.account_id' } }]);
+      expect(res.body.errors).toEqual([
+        {
+          message: 'request.account_id is not an account of your tenant',
+          extensions: { code: 'validation-failed', path: '$.request.account_id' },
+        },
+      ]);
       // Globex's own admin sees Globex's line only.
-      const theirs = await query({ query: '{namespace="lq"}', account_id: globex.cloudAccounts.aws }, as('tenant_admin', globex.id, globex.users.admin.id));
+      const theirs = await query(
+        { query: '{namespace="lq"}', account_id: globex.cloudAccounts.aws },
+        as('tenant_admin', globex.id, globex.users.admin.id),
+      );
       expect(theirs.body.data.logs_query.map((l: { message: string }) => l.message)).toEqual(['globex timeout']);
       const notUuid = await query({ query: '{namespace="lq"}', account_id: 'acme-aws' });
       expect(notUuid.body.errors[0].extensions).toEqual({ code: 'validation-failed', path: '$.request.account_id' });
@@ -238,12 +313,19 @@ describe(`logs_query on ${backendName}`, () => {
     test('FetchLogs answers the production lines of 2026-02-15, newest first, as SQL says', async () => {
       const { jwt } = await jwtFor(server, acme.users.admin.username, 'logs example');
       const ex = EXAMPLES.FetchLogs;
-      const res = await gqlWith(server, bearer(jwt), ex.query, withIds(ex.variables, { account: ACCOUNT, integration: acme.integrationId }));
+      const res = await gqlWith(
+        server,
+        bearer(jwt),
+        ex.query,
+        withIds(ex.variables, { account: ACCOUNT, integration: acme.integrationId }),
+      );
       expect(res.status).toBe(200);
       const [row] = await server.started.db.query(
         `SELECT coalesce(json_agg(json_build_object('timestamp', to_char(ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'severity', severity, 'message', message, 'labels', labels) ORDER BY ts DESC, id DESC), '[]')::text AS j
            FROM (SELECT * FROM logs WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND labels->>'namespace' = 'production'
-                 AND ts BETWEEN '2026-02-15T00:00:00Z' AND '2026-02-15T23:59:59Z' ORDER BY ts DESC, id DESC LIMIT 100) l`, [acme.id, ACCOUNT]);
+                 AND ts BETWEEN '2026-02-15T00:00:00Z' AND '2026-02-15T23:59:59Z' ORDER BY ts DESC, id DESC LIMIT 100) l`,
+        [acme.id, ACCOUNT],
+      );
       const want = JSON.parse(String(row.j));
       expect(want.length).toBeGreaterThan(0);
       expect(res.body).toEqual({ data: { logs_query: want } });
@@ -262,9 +344,13 @@ describe(`logs_query on ${backendName}`, () => {
     };
     /** The same lines by plain SQL: the oracle. */
     const oracle = async (where: string, limit = 100) =>
-      (await server.started.db.query(
-        `SELECT message FROM logs WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND ts BETWEEN $3::timestamptz AND $4::timestamptz AND ${where}
-          ORDER BY ts DESC, id DESC LIMIT ${limit}`, [acme.id, acme.cloudAccounts.gcp, WINDOW_DAY.start, WINDOW_DAY.end])).map((r) => String(r.message));
+      (
+        await server.started.db.query(
+          `SELECT message FROM logs WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND ts BETWEEN $3::timestamptz AND $4::timestamptz AND ${where}
+          ORDER BY ts DESC, id DESC LIMIT ${limit}`,
+          [acme.id, acme.cloudAccounts.gcp, WINDOW_DAY.start, WINDOW_DAY.end],
+        )
+      ).map((r) => String(r.message));
 
     beforeAll(async () => {
       // Line n at 00:00 + n*3 s; every 7th is an error of app "dense"; 3 "rare" lines among the oldest 100.
@@ -283,7 +369,9 @@ describe(`logs_query on ${backendName}`, () => {
     test('a selector matching often: the newest matches, as SQL gives them', async () => {
       const got = await onGcp('{namespace="lw", app="dense"} |= "line"');
       expect(got).toHaveLength(100);
-      expect(got).toEqual(await oracle(`labels @> '{"namespace": "lw", "app": "dense"}' AND strpos(message, 'line') > 0`));
+      expect(got).toEqual(
+        await oracle(`labels @> '{"namespace": "lw", "app": "dense"}' AND strpos(message, 'line') > 0`),
+      );
       expect(got[0]).toBe(`line ${TOTAL - (TOTAL % 7)}`);
     });
 
@@ -310,7 +398,9 @@ describe(`logs_query on ${backendName}`, () => {
 
   describe('indexes', () => {
     test('the account-and-time index and the labels GIN index exist', async () => {
-      const rows = await server.started.db.query(`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'logs' ORDER BY indexname`);
+      const rows = await server.started.db.query(
+        `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'logs' ORDER BY indexname`,
+      );
       const defs = Object.fromEntries(rows.map((r) => [String(r.indexname), String(r.indexdef)]));
       expect(defs.logs_account_ts_id_idx).toMatch(/\(cloud_account_id, ts DESC, id DESC\)/);
       expect(defs.logs_labels_idx).toMatch(/gin \(labels jsonb_path_ops\)/);

@@ -35,7 +35,8 @@ function metadataWith(edit: (dir: string) => void): string {
 const tableFile = (dir: string, name: string) => path.join(dir, TABLES_DIR, name);
 
 /** Parses a table file, lets `change` edit the document, writes it back. */
-function editTable(dir: string, name: string, change: (doc: any) => void): void { // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function editTable(dir: string, name: string, change: (doc: any) => void): void {
   const file = tableFile(dir, name);
   const doc = YAML.parse(fs.readFileSync(file, 'utf8'));
   change(doc);
@@ -83,7 +84,9 @@ describe(`start-up refuses bad metadata on ${backendName}`, () => {
   afterAll(() => database?.drop());
 
   test('invalid YAML in a table file: its name, and the line and column', async () => {
-    const dir = metadataWith((d) => fs.writeFileSync(tableFile(d, 'public_spends.yaml'), 'table:\n  name: spends\n  schema: [public\n'));
+    const dir = metadataWith((d) =>
+      fs.writeFileSync(tableFile(d, 'public_spends.yaml'), 'table:\n  name: spends\n  schema: [public\n'),
+    );
     await refused(dir, path.join(TABLES_DIR, 'public_spends.yaml'), 'invalid YAML', /line \d+, column \d+/);
   });
 
@@ -136,7 +139,9 @@ describe(`start-up refuses bad metadata on ${backendName}`, () => {
     const dir = metadataWith((d) =>
       editTable(d, 'public_spends.yaml', (doc) => {
         const i = indexOfRole(doc.select_permissions, 'tenant_admin');
-        doc.select_permissions[i].permission.filter = { _and: [{ date: { _is_null: false } }, { tenant_id: { _eq: 'X-Hasura-Tenant-Id' } }] };
+        doc.select_permissions[i].permission.filter = {
+          _and: [{ date: { _is_null: false } }, { tenant_id: { _eq: 'X-Hasura-Tenant-Id' } }],
+        };
         at = `at select_permissions[${i}].permission.filter._and[1].tenant_id:`;
       }),
     );
@@ -160,11 +165,25 @@ describe(`start-up refuses bad metadata on ${backendName}`, () => {
       editTable(d, 'public_tickets.yaml', (doc) => {
         doc.array_relationships = [
           ...(doc.array_relationships ?? []),
-          { name: 'links', using: { foreign_key_constraint_on: { column: 'ticket_id', table: { schema: 'public', name: 'untracked_ticket_links' } } } },
+          {
+            name: 'links',
+            using: {
+              foreign_key_constraint_on: {
+                column: 'ticket_id',
+                table: { schema: 'public', name: 'untracked_ticket_links' },
+              },
+            },
+          },
         ];
       }),
     );
-    await refused(dir, 'public_tickets.yaml', 'at array_relationships.links:', '"public.untracked_ticket_links"', 'not tracked');
+    await refused(
+      dir,
+      'public_tickets.yaml',
+      'at array_relationships.links:',
+      '"public.untracked_ticket_links"',
+      'not tracked',
+    );
   });
 
   test('an object relationship (manual) to a table the metadata does not track', async () => {
@@ -172,17 +191,34 @@ describe(`start-up refuses bad metadata on ${backendName}`, () => {
       editTable(d, 'public_tickets.yaml', (doc) => {
         doc.object_relationships = [
           ...(doc.object_relationships ?? []),
-          { name: 'note', using: { manual_configuration: { remote_table: { schema: 'public', name: 'untracked_notes' }, column_mapping: { id: 'id' } } } },
+          {
+            name: 'note',
+            using: {
+              manual_configuration: {
+                remote_table: { schema: 'public', name: 'untracked_notes' },
+                column_mapping: { id: 'id' },
+              },
+            },
+          },
         ];
       }),
     );
-    await refused(dir, 'public_tickets.yaml', 'at object_relationships.note:', '"public.untracked_notes"', 'not tracked');
+    await refused(
+      dir,
+      'public_tickets.yaml',
+      'at object_relationships.note:',
+      '"public.untracked_notes"',
+      'not tracked',
+    );
   });
 
   test('a missing !include in tables.yaml: the including file and the entry', async () => {
     let at = '';
     const dir = metadataWith((d) => {
-      const lines = fs.readFileSync(tableFile(d, 'tables.yaml'), 'utf8').split('\n').filter((l) => l.trim().startsWith('-'));
+      const lines = fs
+        .readFileSync(tableFile(d, 'tables.yaml'), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim().startsWith('-'));
       at = `at [${lines.length}]:`;
       fs.appendFileSync(tableFile(d, 'tables.yaml'), '- "!include public_gadgets.yaml"\n');
     });
@@ -192,14 +228,29 @@ describe(`start-up refuses bad metadata on ${backendName}`, () => {
   test('a missing !include in databases.yaml', async () => {
     const dir = metadataWith((d) => {
       const file = path.join(d, 'databases', 'databases.yaml');
-      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('default/tables/tables.yaml', 'default/tables/all-tables.yaml'));
+      fs.writeFileSync(
+        file,
+        fs.readFileSync(file, 'utf8').replace('default/tables/tables.yaml', 'default/tables/all-tables.yaml'),
+      );
     });
     await refused(dir, path.join('databases', 'databases.yaml'), 'at [0].tables:', 'all-tables.yaml', 'file not found');
   });
 
   test('a missing !include inside a table file', async () => {
-    const dir = metadataWith((d) => editTable(d, 'public_tickets.yaml', (doc) => (doc.select_permissions = '!include permissions/tickets_select.yaml')));
-    await refused(dir, 'public_tickets.yaml', 'at select_permissions:', 'permissions/tickets_select.yaml', 'file not found');
+    const dir = metadataWith((d) =>
+      editTable(
+        d,
+        'public_tickets.yaml',
+        (doc) => (doc.select_permissions = '!include permissions/tickets_select.yaml'),
+      ),
+    );
+    await refused(
+      dir,
+      'public_tickets.yaml',
+      'at select_permissions:',
+      'permissions/tickets_select.yaml',
+      'file not found',
+    );
   });
 });
 
@@ -213,11 +264,15 @@ describe('loadMetadata resolves !include', () => {
     }
     return dir;
   };
-  const databases = '- name: default\n  kind: postgres\n  configuration: {}\n  tables: "!include default/tables/tables.yaml"\n';
+  const databases =
+    '- name: default\n  kind: postgres\n  configuration: {}\n  tables: "!include default/tables/tables.yaml"\n';
 
   test("the project's metadata: every line of tables.yaml is a table, each from its own file", () => {
     const md = loadMetadata(PROJECT_METADATA);
-    const lines = fs.readFileSync(path.join(PROJECT_METADATA, TABLES_DIR, 'tables.yaml'), 'utf8').split('\n').filter((l) => l.includes('!include'));
+    const lines = fs
+      .readFileSync(path.join(PROJECT_METADATA, TABLES_DIR, 'tables.yaml'), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('!include'));
     expect(md.sources.map((s) => s.name)).toEqual(['default']);
     expect(md.sources[0].tables).toHaveLength(lines.length);
     for (const t of md.sources[0].tables) {
@@ -238,8 +293,10 @@ describe('loadMetadata resolves !include', () => {
         '- table: { name: gamma, schema: public }',
         '',
       ].join('\n'),
-      'databases/default/tables/public_alpha.yaml': 'table:\n  name: alpha\n  schema: public\nselect_permissions: !include permissions/alpha_select.yaml\n',
-      'databases/default/tables/permissions/alpha_select.yaml': '- role: reader\n  permission:\n    columns: "*"\n    filter: {}\n',
+      'databases/default/tables/public_alpha.yaml':
+        'table:\n  name: alpha\n  schema: public\nselect_permissions: !include permissions/alpha_select.yaml\n',
+      'databases/default/tables/permissions/alpha_select.yaml':
+        '- role: reader\n  permission:\n    columns: "*"\n    filter: {}\n',
       'databases/default/tables/more/public_beta.yaml': [
         'table:',
         '  name: beta',
@@ -247,7 +304,8 @@ describe('loadMetadata resolves !include', () => {
         '  - "!include ../relationships/beta_alpha.yaml"',
         '',
       ].join('\n'),
-      'databases/default/tables/relationships/beta_alpha.yaml': 'name: alpha\nusing:\n  foreign_key_constraint_on: alpha_id\n',
+      'databases/default/tables/relationships/beta_alpha.yaml':
+        'name: alpha\nusing:\n  foreign_key_constraint_on: alpha_id\n',
     });
     const md = loadMetadata(dir);
     const [alpha, beta, gamma] = md.sources[0].tables;
@@ -264,17 +322,22 @@ describe('loadMetadata resolves !include', () => {
     const dir = tree({
       'databases/databases.yaml': databases,
       'databases/default/tables/tables.yaml': '- "!include public_alpha.yaml"\n',
-      'databases/default/tables/public_alpha.yaml': 'table: { name: alpha }\nselect_permissions: "!include alpha_select.yaml"\n',
-      'databases/default/tables/alpha_select.yaml': '- role: reader\n  permission: { columns: "*", filter: {}, limt: 5 }\n',
+      'databases/default/tables/public_alpha.yaml':
+        'table: { name: alpha }\nselect_permissions: "!include alpha_select.yaml"\n',
+      'databases/default/tables/alpha_select.yaml':
+        '- role: reader\n  permission: { columns: "*", filter: {}, limt: 5 }\n',
     });
-    expect(() => loadMetadata(dir)).toThrow(/public_alpha\.yaml at select_permissions\[0\]\.permission: unknown key "limt"/);
+    expect(() => loadMetadata(dir)).toThrow(
+      /public_alpha\.yaml at select_permissions\[0\]\.permission: unknown key "limt"/,
+    );
   });
 
   test('a circular !include is refused with the chain of files', () => {
     const dir = tree({
       'databases/databases.yaml': databases,
       'databases/default/tables/tables.yaml': '- "!include public_alpha.yaml"\n',
-      'databases/default/tables/public_alpha.yaml': 'table: { name: alpha }\nselect_permissions: "!include loop_a.yaml"\n',
+      'databases/default/tables/public_alpha.yaml':
+        'table: { name: alpha }\nselect_permissions: "!include loop_a.yaml"\n',
       'databases/default/tables/loop_a.yaml': '- "!include loop_b.yaml"\n',
       'databases/default/tables/loop_b.yaml': '- "!include loop_a.yaml"\n',
     });

@@ -70,7 +70,11 @@ describe(`a platform engineer adds a table on ${backendName}`, () => {
     server = undefined;
   };
   const rootFields = async (role: string) => {
-    const res = await server!.gql('{ __schema { queryType { fields { name } } mutationType { fields { name } } } }', {}, as(role, acme.id));
+    const res = await server!.gql(
+      '{ __schema { queryType { fields { name } } mutationType { fields { name } } } }',
+      {},
+      as(role, acme.id),
+    );
     const names = (t: { fields: { name: string }[] } | null) => (t?.fields ?? []).map((f) => f.name);
     return { query: names(res.body.data.__schema.queryType), mutation: names(res.body.data.__schema.mutationType) };
   };
@@ -90,18 +94,22 @@ describe(`a platform engineer adds a table on ${backendName}`, () => {
     fs.rmSync(work, { recursive: true, force: true });
   });
 
-  test('before: the engine runs on the copies and knows no widgets', async () => {
-    await start();
-    const fields = await rootFields('tenant_admin');
-    expect(fields.query).toContain('cloud_accounts');
-    expect(fields.query.filter((f) => f.startsWith('widgets'))).toEqual([]);
-    const res = await server!.gql('{ widgets { id } }', {}, as('tenant_admin', acme.id));
-    expect(res.body.errors[0].extensions.code).toBe('validation-failed');
-    expect(res.body.errors[0].message).toContain('widgets');
-    const [table] = await server!.started.db.query("SELECT to_regclass('public.widgets') IS NULL AS absent");
-    expect(table.absent).toBe(true);
-    await stop();
-  }, STARTUP_MS);
+  test(
+    'before: the engine runs on the copies and knows no widgets',
+    async () => {
+      await start();
+      const fields = await rootFields('tenant_admin');
+      expect(fields.query).toContain('cloud_accounts');
+      expect(fields.query.filter((f) => f.startsWith('widgets'))).toEqual([]);
+      const res = await server!.gql('{ widgets { id } }', {}, as('tenant_admin', acme.id));
+      expect(res.body.errors[0].extensions.code).toBe('validation-failed');
+      expect(res.body.errors[0].message).toContain('widgets');
+      const [table] = await server!.started.db.query("SELECT to_regclass('public.widgets') IS NULL AS absent");
+      expect(table.absent).toBe(true);
+      await stop();
+    },
+    STARTUP_MS,
+  );
 
   test('the engineer adds a migration, a metadata file and its include line', () => {
     fs.writeFileSync(path.join(migrationsDir, '0100_widgets.sql'), MIGRATION);
@@ -110,7 +118,9 @@ describe(`a platform engineer adds a table on ${backendName}`, () => {
     fs.appendFileSync(path.join(tablesDir, 'tables.yaml'), '- "!include public_widgets.yaml"\n');
     // The project's own folders are left as they were.
     expect(fs.existsSync(path.join(__dirname, '..', 'sql', '0100_widgets.sql'))).toBe(false);
-    expect(fs.existsSync(path.join(__dirname, '..', 'metadata', 'databases', 'default', 'tables', 'public_widgets.yaml'))).toBe(false);
+    expect(
+      fs.existsSync(path.join(__dirname, '..', 'metadata', 'databases', 'default', 'tables', 'public_widgets.yaml')),
+    ).toBe(false);
   });
 
   describe('after a restart on the same database', () => {
@@ -118,7 +128,9 @@ describe(`a platform engineer adds a table on ${backendName}`, () => {
     afterAll(stop);
 
     test('the migration ran once and the data that was there is still there', async () => {
-      const applied = await server!.started.db.query("SELECT name FROM engine_migrations WHERE name = '0100_widgets.sql'");
+      const applied = await server!.started.db.query(
+        "SELECT name FROM engine_migrations WHERE name = '0100_widgets.sql'",
+      );
       expect(applied).toHaveLength(1);
       const [n] = await server!.started.db.query('SELECT count(*)::int AS n FROM tenant');
       expect(n.n).toBe(Object.keys(DEMO.tenants).length);
@@ -138,7 +150,10 @@ describe(`a platform engineer adds a table on ${backendName}`, () => {
     });
 
     test('insert_widgets stores rows under the session tenant', async () => {
-      for (const [tenant, names] of [[acme, ['anvil', 'rocket']], [globex, ['gizmo']]] as const) {
+      for (const [tenant, names] of [
+        [acme, ['anvil', 'rocket']],
+        [globex, ['gizmo']],
+      ] as const) {
         const res = await server!.gql(
           'mutation($objects: [widgets_insert_input!]!) { insert_widgets(objects: $objects) { affected_rows returning { name tenant_id } } }',
           { objects: names.map((name, i) => ({ name, size: i + 1 })) },
@@ -146,9 +161,13 @@ describe(`a platform engineer adds a table on ${backendName}`, () => {
         );
         expect(res.body.errors).toBeUndefined();
         expect(res.body.data.insert_widgets.affected_rows).toBe(names.length);
-        expect(res.body.data.insert_widgets.returning.every((w: { tenant_id: string }) => w.tenant_id === tenant.id)).toBe(true);
+        expect(
+          res.body.data.insert_widgets.returning.every((w: { tenant_id: string }) => w.tenant_id === tenant.id),
+        ).toBe(true);
       }
-      const rows = await server!.started.db.query('SELECT name, tenant_id::text AS tenant_id FROM widgets ORDER BY name');
+      const rows = await server!.started.db.query(
+        'SELECT name, tenant_id::text AS tenant_id FROM widgets ORDER BY name',
+      );
       expect(rows).toEqual([
         { name: 'anvil', tenant_id: acme.id },
         { name: 'gizmo', tenant_id: globex.id },
@@ -171,7 +190,10 @@ describe(`a platform engineer adds a table on ${backendName}`, () => {
       );
       expect(res.body).toEqual({
         data: {
-          widgets: [{ name: 'anvil', size: 1, tenant: { name: acme.name } }, { name: 'rocket', size: 2, tenant: { name: acme.name } }],
+          widgets: [
+            { name: 'anvil', size: 1, tenant: { name: acme.name } },
+            { name: 'rocket', size: 2, tenant: { name: acme.name } },
+          ],
           widgets_aggregate: { aggregate: { count: 2, sum: { size: 3 } } },
           mine: { name: 'anvil' },
           theirs: null,
@@ -180,17 +202,27 @@ describe(`a platform engineer adds a table on ${backendName}`, () => {
     });
 
     test('the tenant column is not part of the insert input', async () => {
-      const res = await server!.gql('{ __type(name: "widgets_insert_input") { inputFields { name } } }', {}, as('tenant_admin', acme.id));
+      const res = await server!.gql(
+        '{ __type(name: "widgets_insert_input") { inputFields { name } } }',
+        {},
+        as('tenant_admin', acme.id),
+      );
       expect(res.body.data.__type.inputFields.map((f: { name: string }) => f.name).sort()).toEqual(['name', 'size']);
     });
   });
 
-  test('a third start applies nothing again and keeps the widgets', async () => {
-    await start();
-    const applied = await server!.started.db.query("SELECT count(*)::int AS n FROM engine_migrations WHERE name = '0100_widgets.sql'");
-    expect(applied[0].n).toBe(1);
-    const res = await server!.gql('{ widgets_aggregate { aggregate { count } } }', {}, as('tenant_admin', globex.id));
-    expect(res.body).toEqual({ data: { widgets_aggregate: { aggregate: { count: 1 } } } });
-    await stop();
-  }, STARTUP_MS);
+  test(
+    'a third start applies nothing again and keeps the widgets',
+    async () => {
+      await start();
+      const applied = await server!.started.db.query(
+        "SELECT count(*)::int AS n FROM engine_migrations WHERE name = '0100_widgets.sql'",
+      );
+      expect(applied[0].n).toBe(1);
+      const res = await server!.gql('{ widgets_aggregate { aggregate { count } } }', {}, as('tenant_admin', globex.id));
+      expect(res.body).toEqual({ data: { widgets_aggregate: { aggregate: { count: 1 } } } });
+      await stop();
+    },
+    STARTUP_MS,
+  );
 });

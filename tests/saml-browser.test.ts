@@ -136,12 +136,16 @@ describe(`SAML sign-in in Chromium with an IdP process, on ${backendName}`, () =
   let license: Awaited<ReturnType<typeof makeLicense>> | undefined;
   let idpUrl: string;
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `saml-${name}.png`), fullPage: true });
+  const shot = (page: Page, name: string) =>
+    page.screenshot({ path: path.join(SHOTS, `saml-${name}.png`), fullPage: true });
   const cookieNames = async (context: BrowserContext) => (await context.cookies()).map((c) => c.name);
 
   beforeAll(async () => {
     // Not skipped when the browser is missing: this is the only test of the flow in a real browser.
-    if (!fs.existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium; .ci/run does) or set CHROMIUM_PATH`);
+    if (!fs.existsSync(CHROMIUM))
+      throw new Error(
+        `no Chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium; .ci/run does) or set CHROMIUM_PATH`,
+      );
     fs.mkdirSync(SHOTS, { recursive: true });
     const port = await freePort();
     const engineUrl = `http://127.0.0.1:${port}`;
@@ -183,10 +187,13 @@ describe(`SAML sign-in in Chromium with an IdP process, on ${backendName}`, () =
     await shot(page, `${prefix}-1-signin`);
     await page.click('text=Sign in with SSO (SAML)');
     await page.waitForURL((u) => u.origin === idpUrl && u.pathname === '/sso');
-    if (!(await page.$('#idp-request'))) throw new Error(`the IdP did not show its login page:\n${await page.textContent('body')}\n${idp!.log()}`);
+    if (!(await page.$('#idp-request')))
+      throw new Error(`the IdP did not show its login page:\n${await page.textContent('body')}\n${idp!.log()}`);
     expect(await page.textContent('#idp-request')).toContain(`${engine!.url} asks who you are`);
     await shot(page, `${prefix}-2-idp`);
-    const acs = page.waitForResponse((r) => r.url() === `${engine!.url}/api/auth/saml/acs` && r.request().method() === 'POST');
+    const acs = page.waitForResponse(
+      (r) => r.url() === `${engine!.url}/api/auth/saml/acs` && r.request().method() === 'POST',
+    );
     await page.click('#idp-sign-in');
     return acs;
   }
@@ -225,7 +232,9 @@ describe(`SAML sign-in in Chromium with an IdP process, on ${backendName}`, () =
           method: 'POST',
           credentials: 'same-origin',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ query: '{ tenant { id } users { username display_name } cloud_accounts_aggregate { aggregate { count } } }' }),
+          body: JSON.stringify({
+            query: '{ tenant { id } users { username display_name } cloud_accounts_aggregate { aggregate { count } } }',
+          }),
         });
         return { status: res.status, body: await res.json() };
       });
@@ -234,7 +243,9 @@ describe(`SAML sign-in in Chromium with an IdP process, on ${backendName}`, () =
       expect(answer.body.data.tenant).toEqual([{ id: acme.id }]);
       expect(answer.body.data.users).toContainEqual({ username: person.email, display_name: person.name });
       expect(answer.body.data.cloud_accounts_aggregate.aggregate.count).toBe(DEMO.perTenant.cloudAccounts);
-      expect(engine!.logs).toContainEqual(expect.objectContaining({ level: 'info', msg: 'SAML sign-in', tenant: acme.id, role: 'tenant_admin' }));
+      expect(engine!.logs).toContainEqual(
+        expect.objectContaining({ level: 'info', msg: 'SAML sign-in', tenant: acme.id, role: 'tenant_admin' }),
+      );
     } finally {
       await context.close();
     }
@@ -263,7 +274,12 @@ describe(`SAML sign-in in Chromium with an IdP process, on ${backendName}`, () =
       // Still signed out: a signed-in page sends the browser back to the sign-in page.
       await page.goto(`${engine!.url}/settings`);
       expect(new URL(page.url()).pathname).toBe('/signin');
-      expect(engine!.logs).toContainEqual(expect.objectContaining({ level: 'warn', msg: expect.stringContaining('SAML sign-in refused: Signature validation fails') }));
+      expect(engine!.logs).toContainEqual(
+        expect.objectContaining({
+          level: 'warn',
+          msg: expect.stringContaining('SAML sign-in refused: Signature validation fails'),
+        }),
+      );
     } finally {
       await context.close();
     }

@@ -20,9 +20,18 @@ describe('SAML health: the certificate table', () => {
     const h = samlHealth(configWith(samlEnv(healthy.cert)), undefined);
     expect(h.status).toBe('healthy');
     expect(h.enabled).toBe(true);
-    expect(h.certificate).toEqual({ expired: false, expiringSoon: false, expiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), daysUntilExpiry: expect.any(Number) });
+    expect(h.certificate).toEqual({
+      expired: false,
+      expiringSoon: false,
+      expiresAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      daysUntilExpiry: expect.any(Number),
+    });
     expect(h.certificate.daysUntilExpiry).toBeGreaterThanOrEqual(363);
-    expect(h.config).toEqual({ entryPoint: 'https://idp.test/sso', issuer: 'https://idp.test/metadata', callbackUrl: 'http://platform.test/api/auth/saml/acs' });
+    expect(h.config).toEqual({
+      entryPoint: 'https://idp.test/sso',
+      issuer: 'https://idp.test/metadata',
+      callbackUrl: 'http://platform.test/api/auth/saml/acs',
+    });
     expect(h.messages).toEqual([]);
   });
 
@@ -54,8 +63,12 @@ describe('SAML health: the certificate table', () => {
     const pem = normaliseCertificate(healthy.cert);
     expect(normaliseCertificate(certBody(healthy.cert))).toBe(pem);
     expect(normaliseCertificate(healthy.cert.replace(/\n/g, '\\n'))).toBe(pem);
-    expect(pem).toMatch(/^-----BEGIN CERTIFICATE-----\n([A-Za-z0-9+/=]{64}\n)+[A-Za-z0-9+/=]{1,64}\n-----END CERTIFICATE-----\n$/);
-    expect(samlHealth(configWith(samlEnv(healthy.cert, { SAML_CERT: healthy.cert })), undefined).status).toBe('healthy');
+    expect(pem).toMatch(
+      /^-----BEGIN CERTIFICATE-----\n([A-Za-z0-9+/=]{64}\n)+[A-Za-z0-9+/=]{1,64}\n-----END CERTIFICATE-----\n$/,
+    );
+    expect(samlHealth(configWith(samlEnv(healthy.cert, { SAML_CERT: healthy.cert })), undefined).status).toBe(
+      'healthy',
+    );
   });
 
   test('a certificate that is not one: error with the reason', () => {
@@ -66,13 +79,16 @@ describe('SAML health: the certificate table', () => {
 });
 
 describe('SAML health: configuration', () => {
-  test.each(['SAML_ENTRY_POINT', 'SAML_ISSUER', 'SAML_CERT', 'SAML_AUDIENCE'])('%s missing: SAML not configured (error)', (name) => {
-    const env = samlEnv(healthy.cert);
-    delete env[name];
-    const h = samlHealth(configWith(env), undefined);
-    expect(h.status).toBe('error');
-    expect(h.messages).toContain(`SAML not configured: ${name} is missing`);
-  });
+  test.each(['SAML_ENTRY_POINT', 'SAML_ISSUER', 'SAML_CERT', 'SAML_AUDIENCE'])(
+    '%s missing: SAML not configured (error)',
+    (name) => {
+      const env = samlEnv(healthy.cert);
+      delete env[name];
+      const h = samlHealth(configWith(env), undefined);
+      expect(h.status).toBe('error');
+      expect(h.messages).toContain(`SAML not configured: ${name} is missing`);
+    },
+  );
 
   test('SAML_GROUP_MAPPING that is not JSON: a clear message, no crash; a mapping to another role is ignored', () => {
     const config = configWith(samlEnv(healthy.cert, { SAML_GROUP_MAPPING: '{"Admins": tenant_admin}' }));
@@ -80,9 +96,13 @@ describe('SAML health: configuration', () => {
     const h = samlHealth(config, undefined);
     expect(h.status).toBe('warning');
     expect(h.messages.join(' ')).toMatch(/SAML_GROUP_MAPPING is not a valid JSON object/);
-    const other = configWith(samlEnv(healthy.cert, { SAML_GROUP_MAPPING: '{"Admins":"tenant_admin","Owners":"superuser"}' }));
+    const other = configWith(
+      samlEnv(healthy.cert, { SAML_GROUP_MAPPING: '{"Admins":"tenant_admin","Owners":"superuser"}' }),
+    );
     expect(other.saml.groupMapping).toEqual({ Admins: 'tenant_admin' });
-    expect(samlHealth(other, undefined).messages.join(' ')).toMatch(/"Owners" maps to "superuser", which is not one of tenant_admin, tenant_admin_readonly/);
+    expect(samlHealth(other, undefined).messages.join(' ')).toMatch(
+      /"Owners" maps to "superuser", which is not one of tenant_admin, tenant_admin_readonly/,
+    );
   });
 
   test('defaults: sync and remove on, unmapped groups off, AUTH_DEFAULT_ROLE tenant_admin_readonly, community edition, ACS from NEXTAUTH_URL', () => {
@@ -90,9 +110,21 @@ describe('SAML health: configuration', () => {
     expect(c.edition).toBe('community');
     expect(c.deploymentMode).toBe('onprem');
     expect(loadConfig({ ...base, EDITION: 'cloud' }).deploymentMode).toBe('saas');
-    expect(c.saml).toMatchObject({ enabled: false, syncRolesOnLogin: true, removeOldRoles: true, includeUnmappedGroups: false, defaultRole: 'tenant_admin_readonly', groupMapping: {}, callbackUrl: 'http://platform.test/api/auth/saml/acs' });
-    expect(() => loadConfig({ ...base, AUTH_DEFAULT_ROLE: 'admin' })).toThrow(/AUTH_DEFAULT_ROLE must be one of tenant_admin, tenant_admin_readonly/);
-    expect(() => loadConfig({ ...base, EDITION: 'platinum' })).toThrow(/EDITION must be one of community, enterprise, cloud/);
+    expect(c.saml).toMatchObject({
+      enabled: false,
+      syncRolesOnLogin: true,
+      removeOldRoles: true,
+      includeUnmappedGroups: false,
+      defaultRole: 'tenant_admin_readonly',
+      groupMapping: {},
+      callbackUrl: 'http://platform.test/api/auth/saml/acs',
+    });
+    expect(() => loadConfig({ ...base, AUTH_DEFAULT_ROLE: 'admin' })).toThrow(
+      /AUTH_DEFAULT_ROLE must be one of tenant_admin, tenant_admin_readonly/,
+    );
+    expect(() => loadConfig({ ...base, EDITION: 'platinum' })).toThrow(
+      /EDITION must be one of community, enterprise, cloud/,
+    );
   });
 
   test('Community edition: not enabled, and says SAML is not in this edition', () => {
@@ -126,15 +158,21 @@ describe(`SAML over HTTP on ${backendName}`, () => {
   let community: TestServer;
   let enterprise: TestServer;
   beforeAll(async () => {
-    community = await startTestServer({ env: { ...authEnv(), ...samlEnv(soon.cert), EDITION: 'community' }, seed: false });
-    enterprise = await startTestServer({ env: { ...authEnv(), ...samlEnv(soon.cert, { SAML_GROUP_MAPPING: 'not json' }) }, seed: false });
+    community = await startTestServer({
+      env: { ...authEnv(), ...samlEnv(soon.cert), EDITION: 'community' },
+      seed: false,
+    });
+    enterprise = await startTestServer({
+      env: { ...authEnv(), ...samlEnv(soon.cert, { SAML_GROUP_MAPPING: 'not json' }) },
+      seed: false,
+    });
   });
   afterAll(async () => {
     await community?.close();
     await enterprise?.close();
   });
 
-  test('GET /api/auth/saml/health answers the spec\'s shape', async () => {
+  test("GET /api/auth/saml/health answers the spec's shape", async () => {
     const res = await fetch(`${enterprise.url}/api/auth/saml/health`);
     expect(res.status).toBe(200);
     const h = await res.json();

@@ -7,7 +7,17 @@ import { DEMO } from '../demo/demo-data';
 import { authEnv, gqlWith } from './support/auth';
 import { backendName } from './support/database';
 import { makeLicense } from './support/license';
-import { makeCertificate, makeIdp, postAcs, requestIdOf, samlEnv, signedResponse, spFromMetadata, startLogin, type AcsResult } from './support/saml';
+import {
+  makeCertificate,
+  makeIdp,
+  postAcs,
+  requestIdOf,
+  samlEnv,
+  signedResponse,
+  spFromMetadata,
+  startLogin,
+  type AcsResult,
+} from './support/saml';
 import { startTestServer, type TestServer } from './support/server';
 
 afterAll(() => stopSchemaValidator());
@@ -28,7 +38,11 @@ describe('group-to-role rules', () => {
 
   test('SAML_INCLUDE_UNMAPPED_GROUPS passes unmapped group names through unchanged', () => {
     const saml = configWith({ SAML_GROUP_MAPPING: mapping, SAML_INCLUDE_UNMAPPED_GROUPS: 'true' }).saml;
-    expect(rolesFromGroups(saml, ['Admins', 'tenant_admin_readonly', 'Finance'])).toEqual(['tenant_admin', 'tenant_admin_readonly', 'Finance']);
+    expect(rolesFromGroups(saml, ['Admins', 'tenant_admin_readonly', 'Finance'])).toEqual([
+      'tenant_admin',
+      'tenant_admin_readonly',
+      'Finance',
+    ]);
   });
 
   test('an invalid mapping maps nothing ("roles not mapping")', () => {
@@ -46,17 +60,36 @@ describe('attribute mapping', () => {
   });
 
   test('display name from displayName, then name, then firstName + lastName', () => {
-    expect(mapAttributes(attrs({ displayName: ['D'], name: ['N'], firstName: ['F'], lastName: ['L'] }), 'c@x.test').displayName).toBe('D');
+    expect(
+      mapAttributes(attrs({ displayName: ['D'], name: ['N'], firstName: ['F'], lastName: ['L'] }), 'c@x.test')
+        .displayName,
+    ).toBe('D');
     expect(mapAttributes(attrs({ name: ['N'], firstName: ['F'], lastName: ['L'] }), 'c@x.test').displayName).toBe('N');
     expect(mapAttributes(attrs({ firstName: ['F'], lastName: ['L'] }), 'c@x.test').displayName).toBe('F L');
   });
 
   test('groups from the first of groups, Group, memberOf, roles, Role and the two claim URIs', () => {
-    expect(mapAttributes(attrs({ Role: ['r'], groups: ['g1', 'g2'] }), 'x@y.test')).toMatchObject({ groups: ['g1', 'g2'], hasGroupAttribute: true });
-    for (const name of ['Group', 'memberOf', 'roles', 'Role', 'http://schemas.xmlsoap.org/claims/Group', 'http://schemas.microsoft.com/ws/2008/06/identity/claims/groups']) {
-      expect(mapAttributes(attrs({ [name]: ['G'] }), 'x@y.test')).toMatchObject({ groups: ['G'], hasGroupAttribute: true });
+    expect(mapAttributes(attrs({ Role: ['r'], groups: ['g1', 'g2'] }), 'x@y.test')).toMatchObject({
+      groups: ['g1', 'g2'],
+      hasGroupAttribute: true,
+    });
+    for (const name of [
+      'Group',
+      'memberOf',
+      'roles',
+      'Role',
+      'http://schemas.xmlsoap.org/claims/Group',
+      'http://schemas.microsoft.com/ws/2008/06/identity/claims/groups',
+    ]) {
+      expect(mapAttributes(attrs({ [name]: ['G'] }), 'x@y.test')).toMatchObject({
+        groups: ['G'],
+        hasGroupAttribute: true,
+      });
     }
-    expect(mapAttributes(attrs({ department: ['G'] }), 'x@y.test')).toMatchObject({ groups: [], hasGroupAttribute: false });
+    expect(mapAttributes(attrs({ department: ['G'] }), 'x@y.test')).toMatchObject({
+      groups: [],
+      hasGroupAttribute: false,
+    });
   });
 });
 
@@ -98,7 +131,10 @@ describe(`provisioning on ${backendName}`, () => {
     return postAcs(server.url, await signedResponse(idp, sp, requestId, { nameId }), started.cookie);
   };
   const membership = async (server: TestServer, email: string) =>
-    server.started.db.query(`SELECT r.tenant_id::text AS tenant_id, r.role FROM users u JOIN user_roles r ON r.user_id = u.id WHERE u.username = $1`, [email]);
+    server.started.db.query(
+      `SELECT r.tenant_id::text AS tenant_id, r.role FROM users u JOIN user_roles r ON r.user_id = u.id WHERE u.username = $1`,
+      [email],
+    );
 
   test('SaaS: the e-mail domain picks the tenant (allowed_domains, any case); the role is its auth_default_role', async () => {
     const acs = await login(saas, 'first.user@newco.test');
@@ -110,7 +146,9 @@ describe(`provisioning on ${backendName}`, () => {
 
   test('SaaS: a tenant without auth_default_role gives AUTH_DEFAULT_ROLE', async () => {
     expect((await login(saas, 'second.user@acme.example.com')).status).toBe(303);
-    expect(await membership(saas, 'second.user@acme.example.com')).toEqual([{ tenant_id: acme.id, role: 'tenant_admin_readonly' }]);
+    expect(await membership(saas, 'second.user@acme.example.com')).toEqual([
+      { tenant_id: acme.id, role: 'tenant_admin_readonly' },
+    ]);
   });
 
   test('SaaS: no tenant for the domain: a clear refusal, no user, no session', async () => {

@@ -70,7 +70,12 @@ describe('generated demo data', () => {
     const plan = planScale({ scale: 1, tenants: 4 });
     const rows = render(plan);
     expect(rows.tenant).toHaveLength(2);
-    expect(rows.user_roles!.map((l) => l.split('\t')[2]).sort()).toEqual(['tenant_admin', 'tenant_admin', 'tenant_admin_readonly', 'tenant_admin_readonly']);
+    expect(rows.user_roles!.map((l) => l.split('\t')[2]).sort()).toEqual([
+      'tenant_admin',
+      'tenant_admin',
+      'tenant_admin_readonly',
+      'tenant_admin_readonly',
+    ]);
     const tenantsWithAccounts = new Set(rows.cloud_accounts!.map((l) => l.split('\t')[1]));
     expect(tenantsWithAccounts.size).toBe(4);
     expect(tenantsWithAccounts.has(DEMO.tenants.acme.id)).toBe(true);
@@ -95,7 +100,9 @@ describe(`seeding generated demo data on ${backendName}`, () => {
   const tables = Object.keys(expectedCounts(planScale({ scale: 1, tenants: 2 })));
 
   const countAll = async (): Promise<Record<string, number>> => {
-    const [row] = await db.query(`SELECT json_build_object(${tables.map((t) => `'${t}', (SELECT count(*) FROM ${t})`).join(', ')})::text AS j`);
+    const [row] = await db.query(
+      `SELECT json_build_object(${tables.map((t) => `'${t}', (SELECT count(*) FROM ${t})`).join(', ')})::text AS j`,
+    );
     return JSON.parse(String(row!.j));
   };
   const delta = (after: Record<string, number>, before: Record<string, number>) =>
@@ -130,7 +137,9 @@ describe(`seeding generated demo data on ${backendName}`, () => {
     expect(delta(await countAll(), before)).toEqual(expectedCounts(planScale({ scale: 1, tenants: 2 })));
     expect(await readSeedState(db)).toEqual({ scale: 1, tenants: 2, accounts: 14 });
     // The demo set is as it was.
-    const [acme] = await db.query('SELECT count(*)::int AS n FROM spends WHERE cloud_account = $1::uuid', [DEMO.tenants.acme.cloudAccounts.aws]);
+    const [acme] = await db.query('SELECT count(*)::int AS n FROM spends WHERE cloud_account = $1::uuid', [
+      DEMO.tenants.acme.cloudAccounts.aws,
+    ]);
     expect(acme!.n).toBe(DEMO.perTenant.resourcesPerAccount * DEMO.perTenant.spendDays);
   }, 240_000);
 

@@ -18,10 +18,15 @@ describe(`the ticket page on ${backendName}`, () => {
   let server: TestServer;
   const cookieOf = (tenant: typeof acme | typeof globex) => ({
     cookie: `${SESSION_COOKIE}=${sessionCookieValue(server.started.engine.config, {
-      userId: tenant.users.admin.id, tenantId: tenant.id, role: 'tenant_admin', email: tenant.users.admin.username, displayName: tenant.users.admin.displayName,
+      userId: tenant.users.admin.id,
+      tenantId: tenant.id,
+      role: 'tenant_admin',
+      email: tenant.users.admin.username,
+      displayName: tenant.users.admin.displayName,
     })}`,
   });
-  const get = (path: string, headers: Record<string, string> = {}) => fetch(`${server.url}${path}`, { headers, redirect: 'manual' });
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}${path}`, { headers, redirect: 'manual' });
 
   beforeAll(async () => {
     server = await startTestServer({ env: ENV });
@@ -29,7 +34,14 @@ describe(`the ticket page on ${backendName}`, () => {
   afterAll(() => server.close());
 
   test('the answered URL shows the ticket to its tenant, with what was filed', async () => {
-    const object = { title: 'Disk <full> on db-1', description: 'Volume at 97%\nsince 02:00', severity: 'High', project_key: 'PAGE', integration_id: acme.integrationId, account_id: acme.cloudAccounts.aws };
+    const object = {
+      title: 'Disk <full> on db-1',
+      description: 'Volume at 97%\nsince 02:00',
+      severity: 'High',
+      project_key: 'PAGE',
+      integration_id: acme.integrationId,
+      account_id: acme.cloudAccounts.aws,
+    };
     const res = await server.gql(TICKET, { o: object }, as('tenant_admin', acme.id, acme.users.admin.id));
     const { ticket_id: id, url } = res.body.data.tickets_insert_one.data.insert_tickets_one;
     expect(url).toBe(`${ENV.NEXTAUTH_URL}/tickets/${id}`);
@@ -43,8 +55,12 @@ describe(`the ticket page on ${backendName}`, () => {
     expect(body).toMatch(/<th>Project<\/th><td>PAGE<\/td>/);
   });
 
-  test('another tenant\'s user: not found; no session: to the sign-in page', async () => {
-    const res = await server.gql(TICKET, { o: { title: 'Acme only', project_key: 'PAGE', integration_id: acme.integrationId } }, as('tenant_admin', acme.id, acme.users.admin.id));
+  test("another tenant's user: not found; no session: to the sign-in page", async () => {
+    const res = await server.gql(
+      TICKET,
+      { o: { title: 'Acme only', project_key: 'PAGE', integration_id: acme.integrationId } },
+      as('tenant_admin', acme.id, acme.users.admin.id),
+    );
     const { url } = res.body.data.tickets_insert_one.data.insert_tickets_one;
     const path = new URL(url).pathname;
     const other = await get(path, cookieOf(globex));

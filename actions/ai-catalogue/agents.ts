@@ -27,15 +27,28 @@ const AGENT_SCOPE = 'a.tenant_id = $1::uuid AND a.cloud_account_id = $2::uuid';
 
 function agentOf(r: Row) {
   return {
-    id: r.id, tenant_id: r.tenant_id, account_id: r.account_id, name: r.name, description: r.description, agent_type: r.agent_type,
-    system_prompt: r.system_prompt, enabled: r.enabled === true || r.enabled === 't', tools: json(r.tools) ?? [], created_by: r.created_by,
-    updated_by: r.updated_by, created_at: r.created_at, updated_at: r.updated_at,
+    id: r.id,
+    tenant_id: r.tenant_id,
+    account_id: r.account_id,
+    name: r.name,
+    description: r.description,
+    agent_type: r.agent_type,
+    system_prompt: r.system_prompt,
+    enabled: r.enabled === true || r.enabled === 't',
+    tools: json(r.tools) ?? [],
+    created_by: r.created_by,
+    updated_by: r.updated_by,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
   };
 }
 
 export async function ai_list_agents(args: Args, ctx: ActionContext) {
   const { tenant, account } = await accountScope(ctx, requestOf(args));
-  const rows = await ctx.db.query(`SELECT ${AGENT_COLUMNS} FROM ai_agent a WHERE ${AGENT_SCOPE} ORDER BY a.name, a.id`, [tenant, account]);
+  const rows = await ctx.db.query(
+    `SELECT ${AGENT_COLUMNS} FROM ai_agent a WHERE ${AGENT_SCOPE} ORDER BY a.name, a.id`,
+    [tenant, account],
+  );
   return { data: { agents: rows.map(agentOf), total: rows.length } };
 }
 
@@ -45,22 +58,33 @@ export async function ai_list_agents_with_kb_counts(args: Args, ctx: ActionConte
   const rows = await ctx.db.query(
     `SELECT ${AGENT_COLUMNS}, (SELECT count(*)::int FROM ai_agent_kb m JOIN ai_knowledgebase k ON k.id = m.kb_id
         WHERE m.agent_id = a.id AND m.tenant_id = a.tenant_id AND k.tenant_id = a.tenant_id AND k.cloud_account_id = a.cloud_account_id) AS kb_count
-     FROM ai_agent a WHERE ${AGENT_SCOPE} ORDER BY a.name, a.id`, [tenant, account]);
-  return { data: { agents: rows.map((r) => ({ ...agentOf(r), kb_count: num(r.kb_count) })), total: rows.length }, errors: null };
+     FROM ai_agent a WHERE ${AGENT_SCOPE} ORDER BY a.name, a.id`,
+    [tenant, account],
+  );
+  return {
+    data: { agents: rows.map((r) => ({ ...agentOf(r), kb_count: num(r.kb_count) })), total: rows.length },
+    errors: null,
+  };
 }
 
 export async function ai_list_agent_kbs(args: Args, ctx: ActionContext) {
   const req = requestOf(args);
   const { tenant, account } = await accountScope(ctx, req);
   const agentId = uuidArg(req.agent_id, 'request.agent_id');
-  const agent = await ctx.db.query(`SELECT 1 FROM ai_agent a WHERE ${AGENT_SCOPE} AND a.id = $3::uuid`, [tenant, account, agentId]);
+  const agent = await ctx.db.query(`SELECT 1 FROM ai_agent a WHERE ${AGENT_SCOPE} AND a.id = $3::uuid`, [
+    tenant,
+    account,
+    agentId,
+  ]);
   if (!agent.length) return { data: null, errors: [notFound('agent', agentId)] };
   const rows = await ctx.db.query(
     `SELECT k.id::text AS id, k.name, k.description, k.kb_type, k.kb_source, k.status, k.data_filename, k.data_format, k.data_size_bytes,
        ${ts('m.created_at')} AS mapped_at
      FROM ai_agent_kb m JOIN ai_knowledgebase k ON k.id = m.kb_id
      WHERE m.agent_id = $3::uuid AND m.tenant_id = $1::uuid AND k.tenant_id = $1::uuid AND k.cloud_account_id = $2::uuid
-     ORDER BY k.name, k.id`, [tenant, account, agentId]);
+     ORDER BY k.name, k.id`,
+    [tenant, account, agentId],
+  );
   const kbs = rows.map((r) => ({ ...r, data_size_bytes: num(r.data_size_bytes) }));
   return { data: { agent_id: agentId, knowledge_bases: kbs, total: kbs.length }, errors: null };
 }
@@ -69,12 +93,20 @@ export async function ai_list_kb_agents(args: Args, ctx: ActionContext) {
   const req = requestOf(args);
   const { tenant, account } = await accountScope(ctx, req);
   const kbId = uuidArg(req.kb_id, 'request.kb_id');
-  const kb = await ctx.db.query('SELECT 1 FROM ai_knowledgebase WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND id = $3::uuid', [tenant, account, kbId]);
+  const kb = await ctx.db.query(
+    'SELECT 1 FROM ai_knowledgebase WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND id = $3::uuid',
+    [tenant, account, kbId],
+  );
   if (!kb.length) return { data: null, errors: [notFound('knowledge base', kbId)] };
   const rows = await ctx.db.query(
     `SELECT ${AGENT_COLUMNS}, ${ts('m.created_at')} AS mapped_at FROM ai_agent_kb m JOIN ai_agent a ON a.id = m.agent_id
-     WHERE ${AGENT_SCOPE} AND m.tenant_id = $1::uuid AND m.kb_id = $3::uuid ORDER BY a.name, a.id`, [tenant, account, kbId]);
-  return { data: { kb_id: kbId, agents: rows.map((r) => ({ ...agentOf(r), mapped_at: r.mapped_at })), total: rows.length }, errors: null };
+     WHERE ${AGENT_SCOPE} AND m.tenant_id = $1::uuid AND m.kb_id = $3::uuid ORDER BY a.name, a.id`,
+    [tenant, account, kbId],
+  );
+  return {
+    data: { kb_id: kbId, agents: rows.map((r) => ({ ...agentOf(r), mapped_at: r.mapped_at })), total: rows.length },
+    errors: null,
+  };
 }
 
 export async function ai_list_kb_agent_mappings(args: Args, ctx: ActionContext) {
@@ -83,6 +115,8 @@ export async function ai_list_kb_agent_mappings(args: Args, ctx: ActionContext) 
     `SELECT a.id::text AS agent_id, a.name AS agent_name, k.id::text AS kb_id, k.name AS kb_name, m.created_by, ${ts('m.created_at')} AS created_at
      FROM ai_agent_kb m JOIN ai_agent a ON a.id = m.agent_id JOIN ai_knowledgebase k ON k.id = m.kb_id
      WHERE ${AGENT_SCOPE} AND m.tenant_id = $1::uuid AND k.tenant_id = $1::uuid AND k.cloud_account_id = $2::uuid
-     ORDER BY a.name, k.name, a.id, k.id`, [tenant, account]);
+     ORDER BY a.name, k.name, a.id, k.id`,
+    [tenant, account],
+  );
   return { data: { mappings: rows, total: rows.length }, errors: null };
 }

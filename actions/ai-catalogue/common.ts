@@ -19,7 +19,8 @@ export interface ApiError {
 /** The request object of an operation, or a validation error naming it. */
 export function requestOf(args: Args, name = 'request'): Args {
   const req = args[name];
-  if (!req || typeof req !== 'object' || Array.isArray(req)) throw new RequestError('validation-failed', `${name} is required`, `$.${name}`);
+  if (!req || typeof req !== 'object' || Array.isArray(req))
+    throw new RequestError('validation-failed', `${name} is required`, `$.${name}`);
   return req as Args;
 }
 
@@ -49,8 +50,12 @@ export interface Scope {
 export async function accountScope(ctx: ActionContext, req: Args, path = 'request.account_id'): Promise<Scope> {
   const tenant = tenantOf(ctx).toLowerCase();
   const account = uuidArg(req.account_id, path);
-  const owned = await ctx.db.query('SELECT 1 FROM cloud_accounts WHERE id = $1::uuid AND tenant = $2::uuid', [account, tenant]);
-  if (!owned.length) throw new RequestError('validation-failed', `${path} is not a cloud account of your tenant`, `$.${path}`);
+  const owned = await ctx.db.query('SELECT 1 FROM cloud_accounts WHERE id = $1::uuid AND tenant = $2::uuid', [
+    account,
+    tenant,
+  ]);
+  if (!owned.length)
+    throw new RequestError('validation-failed', `${path} is not a cloud account of your tenant`, `$.${path}`);
   return { tenant, account };
 }
 
@@ -61,8 +66,10 @@ export const MAX_PAGE = 200;
 export function pageOf(req: Args): { limit: number; offset: number } {
   const limit = req.limit ?? DEFAULT_PAGE;
   const offset = req.offset ?? 0;
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) throw new RequestError('validation-failed', 'request.limit must be a positive integer', '$.request.limit');
-  if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0) throw new RequestError('validation-failed', 'request.offset must be a non-negative integer', '$.request.offset');
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)
+    throw new RequestError('validation-failed', 'request.limit must be a positive integer', '$.request.limit');
+  if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0)
+    throw new RequestError('validation-failed', 'request.offset must be a non-negative integer', '$.request.offset');
   return { limit: Math.min(limit, MAX_PAGE), offset };
 }
 
@@ -70,7 +77,7 @@ export function pageOf(req: Args): { limit: number; offset: number } {
 export const ts = (column: string): string => `(to_json(${column} AT TIME ZONE 'UTC') #>> '{}')`;
 
 /** A jsonb value read as text (both drivers then agree), parsed back. */
-export const json = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : value ?? null);
+export const json = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : (value ?? null));
 
 /** A number column (double precision, count) as a number, whatever the driver made of it. */
 export const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
@@ -84,4 +91,7 @@ export class Params {
   }
 }
 
-export const notFound = (what: string, id: string): ApiError => ({ code: 'not-found', message: `no ${what} ${id} in this account` });
+export const notFound = (what: string, id: string): ApiError => ({
+  code: 'not-found',
+  message: `no ${what} ${id} in this account`,
+});

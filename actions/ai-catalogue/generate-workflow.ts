@@ -51,8 +51,14 @@ interface Task {
 }
 
 async function taskDefinitions(ctx: ActionContext): Promise<TaskDefinition[]> {
-  const rows = await ctx.db.query('SELECT name, description, input_schema::text AS input_schema FROM workflow_task_definitions ORDER BY name');
-  return rows.map((r) => ({ name: String(r.name), description: String(r.description), schema: (json(r.input_schema) ?? {}) as TaskDefinition['schema'] }));
+  const rows = await ctx.db.query(
+    'SELECT name, description, input_schema::text AS input_schema FROM workflow_task_definitions ORDER BY name',
+  );
+  return rows.map((r) => ({
+    name: String(r.name),
+    description: String(r.description),
+    schema: (json(r.input_schema) ?? {}) as TaskDefinition['schema'],
+  }));
 }
 
 /** 0 gathers data, 1 waits for approval, 2 acts, 3 notifies: read from the task's name. */
@@ -78,10 +84,18 @@ function matchTasks(query: string, defs: TaskDefinition[]): Match[] {
 }
 
 /** A notification's message when the request quotes none: what the workflow did. */
-const defaultMessage = (name: string, done: string[]) => (done.length ? `${name}: ${done.join(', ')} finished` : `${name} ran`);
+const defaultMessage = (name: string, done: string[]) =>
+  done.length ? `${name}: ${done.join(', ')} finished` : `${name} ran`;
 
 /** The parameters of a task: read from the request, else a workflow input (required ones only). */
-function paramsOf(query: string, match: Match, taskId: string, done: string[], name: string, inputs: Input[]): Record<string, unknown> {
+function paramsOf(
+  query: string,
+  match: Match,
+  taskId: string,
+  done: string[],
+  name: string,
+  inputs: Input[],
+): Record<string, unknown> {
   const params: Record<string, unknown> = {};
   const required = new Set(match.def.schema.required ?? []);
   for (const [param, schema] of Object.entries(match.def.schema.properties ?? {})) {
@@ -90,7 +104,11 @@ function paramsOf(query: string, match: Match, taskId: string, done: string[], n
     if (value !== undefined) params[param] = value;
     else if (required.has(param)) {
       const id = `${taskId}_${param}`;
-      inputs.push({ id, type: schema?.type ?? 'string', description: schema?.description ?? `${param} of task ${taskId} (${match.def.name})` });
+      inputs.push({
+        id,
+        type: schema?.type ?? 'string',
+        description: schema?.description ?? `${param} of task ${taskId} (${match.def.name})`,
+      });
       params[param] = `{{inputs.${id}}}`;
     }
   }
@@ -104,7 +122,18 @@ function buildTasks(query: string, matches: Match[], name: string): { tasks: Tas
   let approval: string | undefined;
   for (const m of matches) {
     const id = m.def.name;
-    const task: Task = { id, type: m.def.name, params: paramsOf(query, m, id, tasks.map((t) => t.id), name, inputs) };
+    const task: Task = {
+      id,
+      type: m.def.name,
+      params: paramsOf(
+        query,
+        m,
+        id,
+        tasks.map((t) => t.id),
+        name,
+        inputs,
+      ),
+    };
     if (tasks.length) task.depends_on = [tasks[tasks.length - 1]!.id];
     if (approval && m.phase === 2) task.if = `tasks.${approval}.output.approved`;
     if (m.phase === 1) approval = id;
@@ -115,27 +144,54 @@ function buildTasks(query: string, matches: Match[], name: string): { tasks: Tas
 
 /** A name for the workflow: the request's first sentence, shortened. */
 function nameOf(query: string): string {
-  const first = query.trim().split(/(?<=[.!?])\s/)[0]!.replace(/[.!?]+$/, '');
+  const first = query
+    .trim()
+    .split(/(?<=[.!?])\s/)[0]!
+    .replace(/[.!?]+$/, '');
   const short = first.length > 60 ? `${first.slice(0, 57).replace(/\s+\S*$/, '')}...` : first;
   return short.charAt(0).toUpperCase() + short.slice(1);
 }
 
-const triggerText = (t: Trigger) => (t.type === 'schedule' ? `on the schedule "${String(t.params?.cron)}"` : t.type === 'event' ? `on ${String(t.params?.source)} events` : 'when started by hand');
+const triggerText = (t: Trigger) =>
+  t.type === 'schedule'
+    ? `on the schedule "${String(t.params?.cron)}"`
+    : t.type === 'event'
+      ? `on ${String(t.params?.source)} events`
+      : 'when started by hand';
 
-function explanation(name: string, tasks: Task[], inputs: Input[], trigger: Trigger[], known: TaskDefinition[]): string {
-  if (!tasks.length) return `No known task matches the request. Tasks a workflow can use: ${known.map((d) => d.name).join(', ')}. Nothing was saved.`;
+function explanation(
+  name: string,
+  tasks: Task[],
+  inputs: Input[],
+  trigger: Trigger[],
+  known: TaskDefinition[],
+): string {
+  if (!tasks.length)
+    return `No known task matches the request. Tasks a workflow can use: ${known.map((d) => d.name).join(', ')}. Nothing was saved.`;
   const steps = tasks.map((t, i) => `${i + 1}. ${t.type}`).join('; ');
   const asks = inputs.length ? ` It needs these inputs: ${inputs.map((i) => i.id).join(', ')}.` : '';
   return `Suggested name: "${name}". Runs ${trigger.map(triggerText).join(' and ')}: ${steps}.${asks} The definition is returned only; nothing was saved.`;
 }
 
 /** Checks what the request may carry: ids are uuids, the agent one of the account's. */
-async function checkRequest(ctx: ActionContext, req: Args, scope: Scope): Promise<{ agentId?: string; conversationId?: string; messageId?: string }> {
+async function checkRequest(
+  ctx: ActionContext,
+  req: Args,
+  scope: Scope,
+): Promise<{ agentId?: string; conversationId?: string; messageId?: string }> {
   optUuid(req, 'user_id');
   const agentId = optUuid(req, 'agent_id');
   if (agentId) {
-    const found = await ctx.db.query('SELECT 1 FROM ai_agent WHERE id = $1::uuid AND tenant_id = $2::uuid AND cloud_account_id = $3::uuid', [agentId, scope.tenant, scope.account]);
-    if (!found.length) throw new RequestError('validation-failed', 'request.agent_id is not an agent of this account', '$.request.agent_id');
+    const found = await ctx.db.query(
+      'SELECT 1 FROM ai_agent WHERE id = $1::uuid AND tenant_id = $2::uuid AND cloud_account_id = $3::uuid',
+      [agentId, scope.tenant, scope.account],
+    );
+    if (!found.length)
+      throw new RequestError(
+        'validation-failed',
+        'request.agent_id is not an agent of this account',
+        '$.request.agent_id',
+      );
   }
   return { agentId, conversationId: optUuid(req, 'conversation_id'), messageId: optUuid(req, 'message_id') };
 }
@@ -144,7 +200,8 @@ export async function ai_generate_workflow(args: Args, ctx: ActionContext) {
   const req = requestOf(args);
   const scope = await accountScope(ctx, req);
   const query = optString(req, 'query')?.trim();
-  if (!query) throw new RequestError('validation-failed', 'request.query must describe the workflow', '$.request.query');
+  if (!query)
+    throw new RequestError('validation-failed', 'request.query must describe the workflow', '$.request.query');
   const ids = await checkRequest(ctx, req, scope);
   const defs = await taskDefinitions(ctx);
   const name = nameOf(query);
@@ -163,7 +220,16 @@ export async function ai_generate_workflow(args: Args, ctx: ActionContext) {
       ],
       chain_name: CHAIN,
       conversation_id: ids.conversationId ?? null,
-      followup: questions.length ? { data: { chain_name: CHAIN, conversation_id: ids.conversationId ?? null, message_id: ids.messageId ?? null, response: questions } } : null,
+      followup: questions.length
+        ? {
+            data: {
+              chain_name: CHAIN,
+              conversation_id: ids.conversationId ?? null,
+              message_id: ids.messageId ?? null,
+              response: questions,
+            },
+          }
+        : null,
       message_id: ids.messageId ?? null,
       query,
       response: [JSON.stringify(definition), explanation(name, tasks, inputs, trigger, defs)],

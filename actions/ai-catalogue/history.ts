@@ -27,7 +27,9 @@ export async function ai_list_memory(args: Args, ctx: ActionContext) {
   const rows = await ctx.db.query(
     `SELECT x.id::text AS id, x.cloud_account_id::text AS account_id, x.conversation_id::text AS conversation_id, x.message_id::text AS message_id,
        x.memory_type, x.content, ${ts('x.created_at')} AS created_at
-     FROM ai_memory x WHERE ${where} ORDER BY x.created_at DESC, x.id DESC LIMIT ${limit} OFFSET ${offset}`, params.values);
+     FROM ai_memory x WHERE ${where} ORDER BY x.created_at DESC, x.id DESC LIMIT ${limit} OFFSET ${offset}`,
+    params.values,
+  );
   return { data: rows, errors: null };
 }
 
@@ -38,6 +40,8 @@ export async function ai_list_references(args: Args, ctx: ActionContext) {
   const rows = await ctx.db.query(
     `SELECT x.id::text AS id, x.cloud_account_id::text AS account_id, x.agent_id::text AS agent_id, x.conversation_id::text AS conversation_id,
        x.message_id::text AS message_id, x.reference_id, x.type, x.content, ${ts('x.created_at')} AS created_at
-     FROM ai_reference x WHERE ${where} ORDER BY x.created_at DESC, x.id DESC LIMIT ${limit} OFFSET ${offset}`, params.values);
+     FROM ai_reference x WHERE ${where} ORDER BY x.created_at DESC, x.id DESC LIMIT ${limit} OFFSET ${offset}`,
+    params.values,
+  );
   return { data: rows, errors: null };
 }

@@ -33,16 +33,23 @@ const keysWithValues = (column: string) =>
 function stringList(req: Args, key: string): string[] | undefined {
   const v = req[key];
   if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) throw new RequestError('validation-failed', `request.${key} must be a list of strings`, `$.request.${key}`);
+  if (!Array.isArray(v) || v.some((x) => typeof x !== 'string'))
+    throw new RequestError('validation-failed', `request.${key} must be a list of strings`, `$.request.${key}`);
   return v as string[];
 }
 
 /** The options request (jsonb, optional): only account_ids and node_types are known. */
 function optionsRequest(args: Args): { accounts?: string[]; nodeTypes?: string[] } {
   const req = args.request ?? {};
-  if (typeof req !== 'object' || Array.isArray(req)) throw new RequestError('validation-failed', 'request must be an object', '$.request');
+  if (typeof req !== 'object' || Array.isArray(req))
+    throw new RequestError('validation-failed', 'request must be an object', '$.request');
   const unknown = Object.keys(req as Args).filter((k) => k !== 'account_ids' && k !== 'node_types');
-  if (unknown.length) throw new RequestError('validation-failed', `unknown request field ${unknown[0]}; allowed: account_ids, node_types`, `$.request.${unknown[0]}`);
+  if (unknown.length)
+    throw new RequestError(
+      'validation-failed',
+      `unknown request field ${unknown[0]}; allowed: account_ids, node_types`,
+      `$.request.${unknown[0]}`,
+    );
   const accounts = stringList(req as Args, 'account_ids')?.map((a, i) => uuidArg(a, `request.account_ids[${i}]`));
   return { accounts, nodeTypes: stringList(req as Args, 'node_types') };
 }
@@ -51,17 +58,27 @@ function optionsRequest(args: Args): { accounts?: string[]; nodeTypes?: string[]
 async function checkAccounts(ctx: ActionContext, tenant: string, accounts: string[]): Promise<void> {
   if (!accounts.length) return;
   const p = new Params();
-  const rows = await ctx.db.query(`SELECT id::text AS id FROM cloud_accounts WHERE tenant = ${p.add(tenant)}::uuid AND id IN (${inList(p, accounts, 'uuid')})`, p.values);
+  const rows = await ctx.db.query(
+    `SELECT id::text AS id FROM cloud_accounts WHERE tenant = ${p.add(tenant)}::uuid AND id IN (${inList(p, accounts, 'uuid')})`,
+    p.values,
+  );
   const owned = new Set(rows.map((r) => r.id));
   const i = accounts.findIndex((a) => !owned.has(a));
-  if (i >= 0) throw new RequestError('validation-failed', `request.account_ids[${i}] is not a cloud account of your tenant`, `$.request.account_ids[${i}]`);
+  if (i >= 0)
+    throw new RequestError(
+      'validation-failed',
+      `request.account_ids[${i}] is not a cloud account of your tenant`,
+      `$.request.account_ids[${i}]`,
+    );
 }
 
 /** Placeholders of a list of values, for IN (...). */
-const inList = (p: Params, values: string[], type: string): string => values.map((v) => `${p.add(v)}::${type}`).join(', ');
+const inList = (p: Params, values: string[], type: string): string =>
+  values.map((v) => `${p.add(v)}::${type}`).join(', ');
 
 /** Sorted, distinct text values of a subquery's column `v`, as a JSON array text. */
-const sortedArray = (subquery: string) => `(SELECT coalesce(json_agg(v ORDER BY v COLLATE "C"), '[]')::text FROM (${subquery}) s)`;
+const sortedArray = (subquery: string) =>
+  `(SELECT coalesce(json_agg(v ORDER BY v COLLATE "C"), '[]')::text FROM (${subquery}) s)`;
 
 export async function kg_get_filter_options(args: Args, ctx: ActionContext) {
   const tenant = tenantOf(ctx).toLowerCase();
@@ -80,11 +97,15 @@ export async function kg_get_filter_options(args: Args, ctx: ActionContext) {
        ${sortedArray(keysWithValues('query_attributes'))} AS attribute_keys,
        ${sortedArray('SELECT DISTINCT node_type AS v FROM n WHERE node_type IS NOT NULL')} AS node_types,
        (to_json(GREATEST((SELECT max(updated_at) FROM n), (SELECT max(last_sync_at) FROM knowledge_graph_metadata WHERE ${metaWhere}))) #>> '{}') AS last_sync`,
-    p.values);
+    p.values,
+  );
   return {
     data: {
-      account_ids: json(row.account_ids), attribute_keys: json(row.attribute_keys), label_keys: json(row.label_keys),
-      last_sync_time: row.last_sync ? `${row.last_sync}Z` : null, node_types: json(row.node_types),
+      account_ids: json(row.account_ids),
+      attribute_keys: json(row.attribute_keys),
+      label_keys: json(row.label_keys),
+      last_sync_time: row.last_sync ? `${row.last_sync}Z` : null,
+      node_types: json(row.node_types),
     },
   };
 }
@@ -103,7 +124,11 @@ export async function kg_get_filter_values(args: Args, ctx: ActionContext) {
   const type = req.filter_type;
   const key = req.filter_key;
   if (typeof type !== 'string' || !Object.hasOwn(VALUE_OF, type)) {
-    throw new RequestError('validation-failed', `unknown filter_type ${JSON.stringify(type)}; allowed: ${Object.keys(VALUE_OF).join(', ')}`, '$.request.filter_type');
+    throw new RequestError(
+      'validation-failed',
+      `unknown filter_type ${JSON.stringify(type)}; allowed: ${Object.keys(VALUE_OF).join(', ')}`,
+      '$.request.filter_type',
+    );
   }
   if (typeof key !== 'string' || ((type === 'label' || type === 'attribute') && key === '')) {
     throw new RequestError('validation-failed', `request.filter_key must name the ${type} key`, '$.request.filter_key');
@@ -112,6 +137,8 @@ export async function kg_get_filter_values(args: Args, ctx: ActionContext) {
   const keyed = type === 'label' || type === 'attribute';
   const [row] = await ctx.db.query(
     `SELECT ${sortedArray(`SELECT DISTINCT (${VALUE_OF[type]}) COLLATE "C" AS v FROM knowledge_graph_node
-        WHERE tenant_id = $1::uuid AND is_active AND (${VALUE_OF[type]}) IS NOT NULL ORDER BY 1 LIMIT ${MAX_VALUES}`)} AS vals`, keyed ? [tenant, key] : [tenant]);
+        WHERE tenant_id = $1::uuid AND is_active AND (${VALUE_OF[type]}) IS NOT NULL ORDER BY 1 LIMIT ${MAX_VALUES}`)} AS vals`,
+    keyed ? [tenant, key] : [tenant],
+  );
   return { data: { filter_key: key, filter_type: type, values: json(row.vals) } };
 }

@@ -17,13 +17,29 @@ const DOCUMENT_COLUMNS = `d.id::text AS id, d.tenant_id::text AS tenant_id, d.cl
 
 function documentOf(r: Row) {
   return {
-    account_id: r.account_id, created_at: r.created_at, created_by: r.created_by, data: r.data, data_filename: r.data_filename,
-    data_format: r.data_format, data_size_bytes: num(r.data_size_bytes), description: r.description, id: r.id, name: r.name,
-    status: r.status, tenant_id: r.tenant_id, updated_at: r.updated_at, updated_by: r.updated_by,
+    account_id: r.account_id,
+    created_at: r.created_at,
+    created_by: r.created_by,
+    data: r.data,
+    data_filename: r.data_filename,
+    data_format: r.data_format,
+    data_size_bytes: num(r.data_size_bytes),
+    description: r.description,
+    id: r.id,
+    name: r.name,
+    status: r.status,
+    tenant_id: r.tenant_id,
+    updated_at: r.updated_at,
+    updated_by: r.updated_by,
   };
 }
 
-const kbOf = (r: Row) => ({ ...documentOf(r), integration_id: r.integration_id, kb_source: r.kb_source, kb_type: r.kb_type });
+const kbOf = (r: Row) => ({
+  ...documentOf(r),
+  integration_id: r.integration_id,
+  kb_source: r.kb_source,
+  kb_type: r.kb_type,
+});
 
 const KB_SELECT = `SELECT ${DOCUMENT_COLUMNS}, d.kb_type, d.kb_source, d.integration_id::text AS integration_id FROM ai_knowledgebase d
   WHERE d.tenant_id = $1::uuid AND d.cloud_account_id = $2::uuid`;

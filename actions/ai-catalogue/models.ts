@@ -40,9 +40,17 @@ export interface Model {
 }
 
 const builtin = (): Model => ({
-  id: BUILTIN_MODEL, provider: 'builtin', name: BUILTIN_MODEL, display_name: 'Built-in analyst',
-  description: "Answers offline from the platform's data, without a language model", context_window: null, max_output_tokens: null,
-  source: 'builtin', enabled: true, available: true, is_default: false,
+  id: BUILTIN_MODEL,
+  provider: 'builtin',
+  name: BUILTIN_MODEL,
+  display_name: 'Built-in analyst',
+  description: "Answers offline from the platform's data, without a language model",
+  context_window: null,
+  max_output_tokens: null,
+  source: 'builtin',
+  enabled: true,
+  available: true,
+  is_default: false,
 });
 
 /** Rows of the shared catalogue and of the tenant (for all its accounts, or this one). */
@@ -51,26 +59,40 @@ async function modelRows(ctx: ActionContext, scope: Scope): Promise<Row[]> {
     `SELECT id::text AS id, provider, name, display_name, description, context_window, max_output_tokens, enabled, is_default,
        CASE WHEN tenant_id IS NULL THEN 'platform' WHEN cloud_account_id IS NULL THEN 'tenant' ELSE 'account' END AS source
      FROM ai_model WHERE tenant_id IS NULL OR (tenant_id = $1::uuid AND (cloud_account_id IS NULL OR cloud_account_id = $2::uuid))
-     ORDER BY (tenant_id IS NULL), (cloud_account_id IS NULL), provider, name, id`, [scope.tenant, scope.account]);
+     ORDER BY (tenant_id IS NULL), (cloud_account_id IS NULL), provider, name, id`,
+    [scope.tenant, scope.account],
+  );
 }
 
 function modelOf(r: Row, endpoint: boolean): Model {
   const enabled = r.enabled === true;
   return {
-    id: String(r.id), provider: String(r.provider), name: String(r.name), display_name: (r.display_name as string) ?? null,
-    description: (r.description as string) ?? null, context_window: num(r.context_window), max_output_tokens: num(r.max_output_tokens),
-    source: r.source as Model['source'], enabled, available: enabled && endpoint, is_default: false,
+    id: String(r.id),
+    provider: String(r.provider),
+    name: String(r.name),
+    display_name: (r.display_name as string) ?? null,
+    description: (r.description as string) ?? null,
+    context_window: num(r.context_window),
+    max_output_tokens: num(r.max_output_tokens),
+    source: r.source as Model['source'],
+    enabled,
+    available: enabled && endpoint,
+    is_default: false,
   };
 }
 
 /** The tenant's chosen default: an enabled account entry beats a tenant-wide one. */
 const tenantDefault = (rows: Row[], models: Model[]): Model | undefined => {
-  const pick = (source: string) => models.find((m, i) => m.source === source && m.enabled && rows[i]!.is_default === true);
+  const pick = (source: string) =>
+    models.find((m, i) => m.source === source && m.enabled && rows[i]!.is_default === true);
   return pick('account') ?? pick('tenant');
 };
 
 /** Every model the account may name, with the default marked. */
-export async function modelCatalogue(ctx: ActionContext, scope: Scope): Promise<{ models: Model[]; defaultModel: Model }> {
+export async function modelCatalogue(
+  ctx: ActionContext,
+  scope: Scope,
+): Promise<{ models: Model[]; defaultModel: Model }> {
   const { baseUrl, model: configured } = ctx.config.ai;
   const endpoint = baseUrl !== undefined;
   const rows = await modelRows(ctx, scope);
@@ -78,7 +100,15 @@ export async function modelCatalogue(ctx: ActionContext, scope: Scope): Promise<
   const models = [builtin(), ...listed];
   let configModel = listed.find((m) => m.name === configured);
   if (endpoint && !configModel) {
-    configModel = { ...builtin(), id: 'config', provider: 'openai-compatible', name: configured, display_name: configured, description: 'The model of AI_MODEL, at AI_BASE_URL', source: 'config' };
+    configModel = {
+      ...builtin(),
+      id: 'config',
+      provider: 'openai-compatible',
+      name: configured,
+      display_name: configured,
+      description: 'The model of AI_MODEL, at AI_BASE_URL',
+      source: 'config',
+    };
     models.splice(1, 0, configModel);
   }
   const defaultModel = tenantDefault(rows, listed) ?? (endpoint && configModel ? configModel : models[0]!);
@@ -89,25 +119,45 @@ export async function modelCatalogue(ctx: ActionContext, scope: Scope): Promise<
 export async function ai_list_models(args: Args, ctx: ActionContext) {
   const scope = await accountScope(ctx, requestOf(args));
   const { models, defaultModel } = await modelCatalogue(ctx, scope);
-  return { data: { models, default_model: { provider: defaultModel.provider, name: defaultModel.name }, total: models.length }, errors: null };
+  return {
+    data: { models, default_model: { provider: defaultModel.provider, name: defaultModel.name }, total: models.length },
+    errors: null,
+  };
 }
 
 /** The conversation's model_config, when the conversation is the tenant's and of this account (or of none). */
-async function conversationConfig(ctx: ActionContext, scope: Scope, id: string): Promise<Record<string, unknown> | null> {
+async function conversationConfig(
+  ctx: ActionContext,
+  scope: Scope,
+  id: string,
+): Promise<Record<string, unknown> | null> {
   const [row] = await ctx.db.query(
     `SELECT model_config::text AS config FROM ai_conversation
-     WHERE id = $1::uuid AND tenant_id = $2::uuid AND (cloud_account_id IS NULL OR cloud_account_id = $3::uuid)`, [id, scope.tenant, scope.account]);
+     WHERE id = $1::uuid AND tenant_id = $2::uuid AND (cloud_account_id IS NULL OR cloud_account_id = $3::uuid)`,
+    [id, scope.tenant, scope.account],
+  );
   return row ? (JSON.parse(String(row.config)) as Record<string, unknown>) : null;
 }
 
 /** The model a conversation's config names: from the catalogue when listed there, else as given. */
 function namedModel(models: Model[], config: Record<string, unknown>, endpoint: boolean): Model | undefined {
-  const name = typeof config.llm_model_name === 'string' && config.llm_model_name !== '' ? config.llm_model_name : undefined;
+  const name =
+    typeof config.llm_model_name === 'string' && config.llm_model_name !== '' ? config.llm_model_name : undefined;
   if (!name) return undefined;
-  const provider = typeof config.llm_provider === 'string' && config.llm_provider !== '' ? config.llm_provider : undefined;
+  const provider =
+    typeof config.llm_provider === 'string' && config.llm_provider !== '' ? config.llm_provider : undefined;
   const found = models.find((m) => m.name === name && (!provider || m.provider === provider));
   if (found) return found;
-  return { ...builtin(), id: 'conversation', provider: provider ?? 'openai-compatible', name, display_name: name, description: null, source: 'conversation', available: endpoint };
+  return {
+    ...builtin(),
+    id: 'conversation',
+    provider: provider ?? 'openai-compatible',
+    name,
+    display_name: name,
+    description: null,
+    source: 'conversation',
+    available: endpoint,
+  };
 }
 
 /**
@@ -115,7 +165,11 @@ function namedModel(models: Model[], config: Record<string, unknown>, endpoint: 
  * names one, else the default. `source` says which; undefined when the conversation is not found.
  * askModel (actions/ai/model-answer.ts) sends this model's name, so the catalogue decides.
  */
-export async function modelFor(ctx: ActionContext, scope: Scope, conversationId?: string): Promise<{ model: Model; source: string } | undefined> {
+export async function modelFor(
+  ctx: ActionContext,
+  scope: Scope,
+  conversationId?: string,
+): Promise<{ model: Model; source: string } | undefined> {
   const { models, defaultModel } = await modelCatalogue(ctx, scope);
   if (conversationId === undefined) return { model: defaultModel, source: defaultModel.source };
   const config = await conversationConfig(ctx, scope, conversationId);
@@ -132,13 +186,24 @@ export async function ai_get_model_config(args: Args, ctx: ActionContext) {
   const scope = await accountScope(ctx, req);
   const conversationId = optUuid(req, 'conversation_id');
   const found = await modelFor(ctx, scope, conversationId);
-  if (!found) return { data: null, errors: [{ code: 'not-found', message: `no conversation ${conversationId} in this account` }] };
+  if (!found)
+    return {
+      data: null,
+      errors: [{ code: 'not-found', message: `no conversation ${conversationId} in this account` }],
+    };
   const { model: chosen, source } = found;
   return {
     data: {
-      account_id: scope.account, conversation_id: conversationId ?? null, llm_provider: chosen.provider, llm_model_name: chosen.name, source,
-      available: chosen.available, answered_by: answersWithModel(chosen) ? `model:${chosen.name}` : 'builtin',
-      context_window: chosen.context_window, max_output_tokens: chosen.max_output_tokens, timeout_ms: ctx.config.ai.timeoutMs,
+      account_id: scope.account,
+      conversation_id: conversationId ?? null,
+      llm_provider: chosen.provider,
+      llm_model_name: chosen.name,
+      source,
+      available: chosen.available,
+      answered_by: answersWithModel(chosen) ? `model:${chosen.name}` : 'builtin',
+      context_window: chosen.context_window,
+      max_output_tokens: chosen.max_output_tokens,
+      timeout_ms: ctx.config.ai.timeoutMs,
     },
     errors: null,
   };

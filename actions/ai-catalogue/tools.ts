@@ -16,10 +16,17 @@ export async function ai_list_tools(args: Args, ctx: ActionContext) {
           WHERE at.tool_id = t.id AND at.tenant_id = $1::uuid AND a.tenant_id = $1::uuid AND a.cloud_account_id = $2::uuid) AS agents
      FROM ai_tool t
      WHERE t.tenant_id IS NULL OR (t.tenant_id = $1::uuid AND t.cloud_account_id = $2::uuid)
-     ORDER BY t.name, (t.tenant_id IS NULL), t.id`, [tenant, account]);
+     ORDER BY t.name, (t.tenant_id IS NULL), t.id`,
+    [tenant, account],
+  );
   const tools = rows.map((r) => ({
-    id: r.id, name: r.name, description: r.description, input_schema: json(r.input_schema), scope: r.scope,
-    enabled: r.enabled === true, agents: json(r.agents) ?? [],
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    input_schema: json(r.input_schema),
+    scope: r.scope,
+    enabled: r.enabled === true,
+    agents: json(r.agents) ?? [],
   }));
   return { data: { tools, total: tools.length }, errors: null };
 }

@@ -33,12 +33,21 @@ export async function loadEvent(db: Queryable, tenant: string, eventId: string):
 }
 
 /** Everything the analysts read about one event of the tenant. */
-export async function gatherEvidence(db: Queryable, tenant: string, event: EventRow, logsConfig?: LogsConfig): Promise<Evidence> {
+export async function gatherEvidence(
+  db: Queryable,
+  tenant: string,
+  event: EventRow,
+  logsConfig?: LogsConfig,
+): Promise<Evidence> {
   const account = event.account_id;
   const items: EvidenceItem[] = [eventItem(event, 'event')];
   const pod = await podOfEvent(db, tenant, event);
   const workload = workloadOf(event, pod?.workload_name as string | undefined);
-  const node = event.subject_node ?? (event.subject_type?.toLowerCase() === 'node' ? event.subject_name : null) ?? (pod?.node_name as string | null) ?? null;
+  const node =
+    event.subject_node ??
+    (event.subject_type?.toLowerCase() === 'node' ? event.subject_name : null) ??
+    (pod?.node_name as string | null) ??
+    null;
   const ns = event.subject_namespace;
   const at = event.created_at;
 
@@ -54,20 +63,35 @@ export async function gatherEvidence(db: Queryable, tenant: string, event: Event
     const names = [workload, event.subject_name, resourceName].filter((n): n is string => !!n);
     items.push(...(await recommendations(db, tenant, account, event.resource_id, names)));
     items.push(...(await anomalies(db, tenant, account, at, names, ns, workload)));
-    if (event.resource_id) items.push(...(await spends(db, tenant, event.resource_id, at, resourceName ?? event.subject_name)));
+    if (event.resource_id)
+      items.push(...(await spends(db, tenant, event.resource_id, at, resourceName ?? event.subject_name)));
   }
   items.push(...(await knowledge(db, tenant, account, event)));
   return { event, workload, items };
 }
 
 function eventItem(e: EventRow, role: 'event' | 'related_event' | 'change'): EvidenceItem {
-  const parts = [e.title, e.description, e.failure, e.labels ? JSON.stringify(e.labels) : null, e.evidences ? JSON.stringify(e.evidences) : null];
+  const parts = [
+    e.title,
+    e.description,
+    e.failure,
+    e.labels ? JSON.stringify(e.labels) : null,
+    e.evidences ? JSON.stringify(e.evidences) : null,
+  ];
   return {
     ref: { type: 'event', id: e.id, title: e.title },
     role,
     text: parts.filter(Boolean).join('\n'),
     at: e.created_at,
-    facts: { severity: e.severity, status: e.status, category: e.category, finding_type: e.finding_type, source: e.source, subject: e.subject_name, namespace: e.subject_namespace },
+    facts: {
+      severity: e.severity,
+      status: e.status,
+      category: e.category,
+      finding_type: e.finding_type,
+      source: e.source,
+      subject: e.subject_name,
+      namespace: e.subject_namespace,
+    },
   };
 }
 
@@ -94,7 +118,14 @@ function workloadOf(e: EventRow, podWorkload: string | undefined): string | null
 }
 
 /** Events of the same account around the same time on the same workload, namespace, node or resource. */
-async function relatedEvents(db: Queryable, tenant: string, account: string, e: EventRow, workload: string | null, node: string | null): Promise<EvidenceItem[]> {
+async function relatedEvents(
+  db: Queryable,
+  tenant: string,
+  account: string,
+  e: EventRow,
+  workload: string | null,
+  node: string | null,
+): Promise<EvidenceItem[]> {
   const rows = await db.query(
     `SELECT id::text, cloud_account_id::text AS account_id, cloud_resource_id::text AS resource_id, title, description, failure, severity, status,
             source, category, finding_type, aggregation_key, cluster, subject_name, subject_namespace, subject_node, subject_owner, subject_type,
@@ -107,7 +138,18 @@ async function relatedEvents(db: Queryable, tenant: string, account: string, e: 
           OR ($10::uuid IS NOT NULL AND cloud_resource_id = $10::uuid))
       ORDER BY abs(extract(epoch FROM coalesce(starts_at, created_at) - $4::timestamp)), id
       LIMIT ${LIMITS.related}`,
-    [tenant, account, e.id, e.created_at.replace('Z', ''), e.cluster, e.subject_namespace, workload, e.subject_name, node, e.resource_id],
+    [
+      tenant,
+      account,
+      e.id,
+      e.created_at.replace('Z', ''),
+      e.cluster,
+      e.subject_namespace,
+      workload,
+      e.subject_name,
+      node,
+      e.resource_id,
+    ],
   );
   return rows.map((r) => {
     const ev = r as unknown as EventRow;
@@ -118,7 +160,14 @@ async function relatedEvents(db: Queryable, tenant: string, account: string, e: 
 }
 
 /** Whose log lines: the event's workload in its namespace (or every line of the namespace without one), and its node. */
-interface LogSubject { account: string; at: string; ns: string | null; workload: string | null; subject: string; node: string | null }
+interface LogSubject {
+  account: string;
+  at: string;
+  ns: string | null;
+  workload: string | null;
+  subject: string;
+  node: string | null;
+}
 
 /** Warnings and errors first, then newest first: what the analysts read before the LIMITS.logs cut. */
 const NOTABLE = ['error', 'fatal', 'critical', 'warn', 'warning'];
@@ -142,7 +191,13 @@ async function logs(db: Queryable, tenant: string, q: LogSubject): Promise<Evide
 }
 
 function logItem(id: string, at: string, severity: string, message: string, labels: unknown): EvidenceItem {
-  return { ref: { type: 'log', id, title: `${severity}: ${message.slice(0, 80)}` }, role: 'log', text: message, at, facts: { severity, labels } };
+  return {
+    ref: { type: 'log', id, title: `${severity}: ${message.slice(0, 80)}` },
+    role: 'log',
+    text: message,
+    at,
+    facts: { severity, labels },
+  };
 }
 
 const LOKI_LINES_PER_QUERY = 1000;
@@ -158,14 +213,28 @@ async function lokiLogs(config: LogsConfig, q: LogSubject): Promise<EvidenceItem
   const at = Date.parse(q.at);
   const window = { start: new Date(at - 2 * 3600_000).toISOString(), end: new Date(at + 3600_000).toISOString() };
   const by = (label: string, value: string): LogSelector => ({ matchers: [{ label, op: '=', value }], filters: [] });
-  const selectors = [q.ns && by('namespace', q.ns), q.node && by('node', q.node), q.node && by('host', q.node)].filter((x): x is LogSelector => !!x);
+  const selectors = [q.ns && by('namespace', q.ns), q.node && by('node', q.node), q.node && by('host', q.node)].filter(
+    (x): x is LogSelector => !!x,
+  );
   const settings = { lokiUrl: config.lokiUrl!, lokiTenant: config.lokiTenant, lokiTimeoutMs: config.lokiTimeoutMs };
-  const answers = await Promise.all(selectors.map((selector) =>
-    queryLoki(settings, { account: q.account, selector, ...window, limit: LOKI_LINES_PER_QUERY }).catch(() => [] as LogLine[])));
+  const answers = await Promise.all(
+    selectors.map((selector) =>
+      queryLoki(settings, { account: q.account, selector, ...window, limit: LOKI_LINES_PER_QUERY }).catch(
+        () => [] as LogLine[],
+      ),
+    ),
+  );
   const ofSubject = (l: LogLine) => {
     const { namespace, app, workload, pod, node, host } = l.labels;
-    const inWorkload = !q.workload || app === q.workload || workload === q.workload || (pod ?? '').startsWith(`${q.workload}-`) || pod === q.subject;
-    return (q.ns !== null && namespace === q.ns && inWorkload) || (q.node !== null && (node === q.node || host === q.node));
+    const inWorkload =
+      !q.workload ||
+      app === q.workload ||
+      workload === q.workload ||
+      (pod ?? '').startsWith(`${q.workload}-`) ||
+      pod === q.subject;
+    return (
+      (q.ns !== null && namespace === q.ns && inWorkload) || (q.node !== null && (node === q.node || host === q.node))
+    );
   };
   const byId = new Map<string, LogLine>();
   for (const line of answers.flat().filter(ofSubject)) byId.set(lokiLineId(line), line);
@@ -178,11 +247,21 @@ async function lokiLogs(config: LogsConfig, q: LogSubject): Promise<EvidenceItem
 
 export function lokiLineId(l: LogLine): string {
   const labels = Object.entries(l.labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `loki:${createHash('sha256').update(JSON.stringify([l.timestamp, labels, l.message])).digest('hex').slice(0, 24)}`;
+  return `loki:${createHash('sha256')
+    .update(JSON.stringify([l.timestamp, labels, l.message]))
+    .digest('hex')
+    .slice(0, 24)}`;
 }
 
 /** The workload's state and its pods (status, restarts, last termination), and whether it changed lately. */
-async function workloadState(db: Queryable, tenant: string, account: string, ns: string, workload: string, at: string): Promise<EvidenceItem[]> {
+async function workloadState(
+  db: Queryable,
+  tenant: string,
+  account: string,
+  ns: string,
+  workload: string,
+  at: string,
+): Promise<EvidenceItem[]> {
   const items: EvidenceItem[] = [];
   const [w] = await db.query(
     `SELECT id::text, name, namespace, kind, status, replicas, ready_pods, total_pods, cpu_request::float8, cpu_limit::float8,
@@ -196,7 +275,15 @@ async function workloadState(db: Queryable, tenant: string, account: string, ns:
       ref: { type: 'k8s_workload', id: String(w.id), title: `${w.kind} ${w.namespace}/${w.name}` },
       role: 'workload',
       text: `${w.kind} ${w.namespace}/${w.name} status ${w.status}, ${w.ready_pods}/${w.total_pods} pods ready; ${JSON.stringify(w.meta ?? {})}`,
-      facts: { status: w.status, ready: w.ready_pods, total: w.total_pods, cpu_request: w.cpu_request, cpu_limit: w.cpu_limit, memory_request: w.memory_request, memory_limit: w.memory_limit },
+      facts: {
+        status: w.status,
+        ready: w.ready_pods,
+        total: w.total_pods,
+        cpu_request: w.cpu_request,
+        cpu_limit: w.cpu_limit,
+        memory_request: w.memory_request,
+        memory_limit: w.memory_limit,
+      },
     });
     if (w.changed_before) {
       items.push({
@@ -214,7 +301,10 @@ async function workloadState(db: Queryable, tenant: string, account: string, ns:
     [tenant, account, ns, workload],
   );
   for (const p of pods) {
-    const restarts = Object.values((p.restart_count ?? {}) as Record<string, number>).reduce((a, b) => a + Number(b || 0), 0);
+    const restarts = Object.values((p.restart_count ?? {}) as Record<string, number>).reduce(
+      (a, b) => a + Number(b || 0),
+      0,
+    );
     items.push({
       ref: { type: 'k8s_pod', id: String(p.id), title: `pod ${ns}/${p.name}` },
       role: 'pod',
@@ -256,12 +346,21 @@ async function history(db: Queryable, tenant: string, eventId: string): Promise<
 
 async function resourceNameOf(db: Queryable, tenant: string, resourceId: string | null): Promise<string | null> {
   if (!resourceId) return null;
-  const [r] = await db.query('SELECT name FROM cloud_resourses WHERE id = $1::uuid AND tenant = $2::uuid', [resourceId, tenant]);
+  const [r] = await db.query('SELECT name FROM cloud_resourses WHERE id = $1::uuid AND tenant = $2::uuid', [
+    resourceId,
+    tenant,
+  ]);
   return (r?.name as string) ?? null;
 }
 
 /** Open recommendations on the same resource or workload, the largest savings first. */
-async function recommendations(db: Queryable, tenant: string, account: string, resourceId: string | null, names: string[]): Promise<EvidenceItem[]> {
+async function recommendations(
+  db: Queryable,
+  tenant: string,
+  account: string,
+  resourceId: string | null,
+  names: string[],
+): Promise<EvidenceItem[]> {
   const rows = await db.query(
     `SELECT id::text, rule_name, category, severity, status, estimated_savings::float8 AS savings, recommendation FROM recommendation
       WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND NOT is_dismissed
@@ -282,7 +381,15 @@ async function recommendations(db: Queryable, tenant: string, account: string, r
 }
 
 /** Anomalies the detector flagged on the same workload or resource within a day of the event. */
-async function anomalies(db: Queryable, tenant: string, account: string, at: string, names: string[], ns: string | null, workload: string | null): Promise<EvidenceItem[]> {
+async function anomalies(
+  db: Queryable,
+  tenant: string,
+  account: string,
+  at: string,
+  names: string[],
+  ns: string | null,
+  workload: string | null,
+): Promise<EvidenceItem[]> {
   if (!names.length) return [];
   const rows = await db.query(
     `SELECT id::text, anomaly_type, name, namespace, pod_name, current_value::float8 AS current_value, reference_value, ${isoTs('evaluated_at')} AS at
@@ -304,7 +411,13 @@ async function anomalies(db: Queryable, tenant: string, account: string, at: str
 }
 
 /** The resource's daily spend over the two weeks before the event: a spike shows against its baseline. */
-async function spends(db: Queryable, tenant: string, resourceId: string, at: string, name: string): Promise<EvidenceItem[]> {
+async function spends(
+  db: Queryable,
+  tenant: string,
+  resourceId: string,
+  at: string,
+  name: string,
+): Promise<EvidenceItem[]> {
   const rows = await db.query(
     `SELECT to_char(date_trunc('day', date), 'YYYY-MM-DD') AS day, sum(amount)::float8 AS amount, min(id::text) AS id FROM spends
       WHERE tenant = $1::uuid AND cloud_resource_id = $2::uuid
@@ -315,12 +428,14 @@ async function spends(db: Queryable, tenant: string, resourceId: string, at: str
   if (!rows.length) return [];
   const series = rows.map((r) => ({ day: String(r.day), amount: Number(r.amount) }));
   const last = rows[rows.length - 1]!;
-  return [{
-    ref: { type: 'spend', id: String(last.id), title: `daily spend of ${name}` },
-    role: 'spend',
-    text: `daily spend of ${name}: ${series.map((s) => `${s.day} ${s.amount.toFixed(2)}`).join(', ')}`,
-    facts: { series },
-  }];
+  return [
+    {
+      ref: { type: 'spend', id: String(last.id), title: `daily spend of ${name}` },
+      role: 'spend',
+      text: `daily spend of ${name}: ${series.map((s) => `${s.day} ${s.amount.toFixed(2)}`).join(', ')}`,
+      facts: { series },
+    },
+  ];
 }
 
 /** Rule articles (knowledge_base) and the tenant's own knowledge bases that speak of the event. */
@@ -353,13 +468,51 @@ async function knowledge(db: Queryable, tenant: string, account: string | null, 
       [tenant, account, terms],
     );
     for (const d of docs) {
-      items.push({ ref: { type: 'ai_knowledgebase', id: String(d.id), title: String(d.name) }, role: 'knowledge', text: `${d.name}: ${d.excerpt}` });
+      items.push({
+        ref: { type: 'ai_knowledgebase', id: String(d.id), title: String(d.name) },
+        role: 'knowledge',
+        text: `${d.name}: ${d.excerpt}`,
+      });
     }
   }
   return items;
 }
 
-const STOP = new Set(['the', 'and', 'for', 'with', 'from', 'this', 'that', 'are', 'was', 'has', 'have', 'what', 'which', 'why', 'how', 'who', 'does', 'did', 'not', 'but', 'you', 'your', 'our', 'its', 'into', 'over', 'than', 'then', 'there', 'their', 'about', 'detected', 'event']);
+const STOP = new Set([
+  'the',
+  'and',
+  'for',
+  'with',
+  'from',
+  'this',
+  'that',
+  'are',
+  'was',
+  'has',
+  'have',
+  'what',
+  'which',
+  'why',
+  'how',
+  'who',
+  'does',
+  'did',
+  'not',
+  'but',
+  'you',
+  'your',
+  'our',
+  'its',
+  'into',
+  'over',
+  'than',
+  'then',
+  'there',
+  'their',
+  'about',
+  'detected',
+  'event',
+]);
 
 /**
  * The distinct words of a text as an OR query for to_tsquery: letters and digits only, so nothing

@@ -30,12 +30,22 @@ export async function ai_followup_response(args: Record<string, unknown>, ctx: A
   const input = (args.request ?? {}) as FollowupInput;
   const message = typeof input.message === 'string' ? input.message.trim() : '';
   if (!message) throw new RequestError('validation-failed', 'request.message must not be empty', '$.request.message');
-  if (message.length > MAX_MESSAGE) throw new RequestError('validation-failed', `request.message is longer than ${MAX_MESSAGE} characters`, '$.request.message');
+  if (message.length > MAX_MESSAGE)
+    throw new RequestError(
+      'validation-failed',
+      `request.message is longer than ${MAX_MESSAGE} characters`,
+      '$.request.message',
+    );
   const accountId = uuidArg(input.account_id, 'request.account_id');
-  const [acct] = await ctx.db.query('SELECT id::text, account_name, cloud_provider FROM cloud_accounts WHERE id = $1::uuid AND tenant = $2::uuid', [accountId, tenant]);
+  const [acct] = await ctx.db.query(
+    'SELECT id::text, account_name, cloud_provider FROM cloud_accounts WHERE id = $1::uuid AND tenant = $2::uuid',
+    [accountId, tenant],
+  );
   if (!acct) throw new RequestError('validation-failed', `account ${accountId} not found`, '$.request.account_id');
   const account = { id: accountId, name: String(acct.account_name), provider: (acct.cloud_provider as string) ?? null };
-  const userId = /^[0-9a-f-]{36}$/i.test(ctx.session.vars['x-hasura-user-id'] ?? '') ? ctx.session.vars['x-hasura-user-id']! : null;
+  const userId = /^[0-9a-f-]{36}$/i.test(ctx.session.vars['x-hasura-user-id'] ?? '')
+    ? ctx.session.vars['x-hasura-user-id']!
+    : null;
 
   // The question is stored with its conversation before the model is asked, each write in a short
   // transaction of its own: waiting on the model holds no connection. clock_timestamp, not now():
@@ -55,10 +65,16 @@ export async function ai_followup_response(args: Record<string, unknown>, ctx: A
   const refs = dedupe([...offline.refs, ...allFound(found).map((f) => f.ref)]);
 
   const outcome = await askModel(ctx, {
-    tenant, account: accountId, module: 'user_investigation', operation: 'ai_followup_response', subjectId: conversationId, conversationId,
+    tenant,
+    account: accountId,
+    module: 'user_investigation',
+    operation: 'ai_followup_response',
+    subjectId: conversationId,
+    conversationId,
     messages: await modelMessages(ctx, tenant, conversationId, questionId, message, found, offline.text),
   });
-  const response = outcome.kind === 'model' ? outcome.content : outcome.notice ? `${outcome.notice}\n\n${offline.text}` : offline.text;
+  const response =
+    outcome.kind === 'model' ? outcome.content : outcome.notice ? `${outcome.notice}\n\n${offline.text}` : offline.text;
   const answeredBy = outcome.kind === 'model' ? `model:${outcome.model}` : 'builtin';
 
   const answerId = await ctx.transaction(async (tx) => {
@@ -77,16 +93,39 @@ export async function ai_followup_response(args: Record<string, unknown>, ctx: A
     await tx.query(
       `INSERT INTO ai_memory (tenant_id, cloud_account_id, conversation_id, message_id, memory_type, content)
        VALUES ($1::uuid, $2::uuid, $3::uuid, $4::uuid, 'exchange', $5::text)`,
-      [tenant, accountId, conversationId, String(answer.id), `Q: ${message}\nA (${answeredBy}): ${response.slice(0, 600)}`],
+      [
+        tenant,
+        accountId,
+        conversationId,
+        String(answer.id),
+        `Q: ${message}\nA (${answeredBy}): ${response.slice(0, 600)}`,
+      ],
     );
-    await tx.query('UPDATE ai_conversation SET updated_at = now() WHERE id = $1::uuid AND tenant_id = $2::uuid', [conversationId, tenant]);
+    await tx.query('UPDATE ai_conversation SET updated_at = now() WHERE id = $1::uuid AND tenant_id = $2::uuid', [
+      conversationId,
+      tenant,
+    ]);
     return String(answer.id);
   });
-  return { conversation_id: conversationId, message_id: answerId, response, references: refs, status: 'completed', answered_by: answeredBy };
+  return {
+    conversation_id: conversationId,
+    message_id: answerId,
+    response,
+    references: refs,
+    status: 'completed',
+    answered_by: answeredBy,
+  };
 }
 
 /** The conversation to add to: the caller's own (another tenant's is not found), or a new one. */
-async function conversationOf(db: Queryable, tenant: string, account: string, given: unknown, message: string, userId: string | null): Promise<string> {
+async function conversationOf(
+  db: Queryable,
+  tenant: string,
+  account: string,
+  given: unknown,
+  message: string,
+  userId: string | null,
+): Promise<string> {
   if (given !== null && given !== undefined && given !== '') {
     const id = uuidArg(given, 'request.conversation_id');
     const [row] = await db.query(
@@ -103,7 +142,14 @@ async function conversationOf(db: Queryable, tenant: string, account: string, gi
   return String(row.id);
 }
 
-const allFound = (f: Retrieved): Found[] => [...f.topRecommendations, ...f.recommendations, ...f.spendByService, ...f.events, ...f.knowledge, ...f.earlier];
+const allFound = (f: Retrieved): Found[] => [
+  ...f.topRecommendations,
+  ...f.recommendations,
+  ...f.spendByService,
+  ...f.events,
+  ...f.knowledge,
+  ...f.earlier,
+];
 
 function dedupe(refs: Reference[]): Reference[] {
   const seen = new Set<string>();
@@ -114,7 +160,12 @@ function dedupe(refs: Reference[]): Reference[] {
 }
 
 /** The built-in analyst's answer: what retrieval found, laid out by what the question asks. */
-async function builtinAnswer(ctx: ActionContext, tenant: string, message: string, f: Retrieved): Promise<{ text: string; refs: Reference[] }> {
+async function builtinAnswer(
+  ctx: ActionContext,
+  tenant: string,
+  message: string,
+  f: Retrieved,
+): Promise<{ text: string; refs: Reference[] }> {
   const parts: string[] = [];
   const refs: Reference[] = [];
   const acct = `${f.account.name}${f.account.provider ? ` (${f.account.provider})` : ''}`;
@@ -133,37 +184,68 @@ async function builtinAnswer(ctx: ActionContext, tenant: string, message: string
     parts.push(`${acct} has no open recommendations with estimated savings.`);
   }
   if (f.spendByService.length && f.spendPeriod) {
-    parts.push(`Spend of ${acct} from ${f.spendPeriod.from} to ${f.spendPeriod.to}, by service:\n` + f.spendByService.map((s, i) => `${i + 1}. ${cite(s)}`).join('\n'));
+    parts.push(
+      `Spend of ${acct} from ${f.spendPeriod.from} to ${f.spendPeriod.to}, by service:\n` +
+        f.spendByService.map((s, i) => `${i + 1}. ${cite(s)}`).join('\n'),
+    );
   }
   if (f.events.length && (f.intents.has('incident') || !parts.length)) {
-    parts.push(`Events of ${acct} that match your question:\n` + f.events.map((e, i) => `${i + 1}. ${cite(e)}`).join('\n'));
+    parts.push(
+      `Events of ${acct} that match your question:\n` + f.events.map((e, i) => `${i + 1}. ${cite(e)}`).join('\n'),
+    );
     if (f.intents.has('incident')) {
       // The same analysis as ai_get_rca, on the best match: a "why" question gets a cause, not a list.
       const event = await loadEvent(ctx.db, tenant, f.events[0]!.ref.id);
       if (event) {
         const dx = diagnose(await gatherEvidence(ctx.db, tenant, event, ctx.config.logs));
         const top = dx.causes[0];
-        parts.push(dx.summary + (top ? `\nSuggested actions:\n${top.actions.slice(0, 3).map((a) => `- ${a}`).join('\n')}` : ''));
+        parts.push(
+          dx.summary +
+            (top
+              ? `\nSuggested actions:\n${top.actions
+                  .slice(0, 3)
+                  .map((a) => `- ${a}`)
+                  .join('\n')}`
+              : ''),
+        );
         if (top) refs.push(...top.evidence.slice(0, 5).map(({ type, id, title }) => ({ type, id, title })));
       }
     }
   }
   if (!f.topRecommendations.length && f.recommendations.length && !f.intents.has('spend')) {
-    parts.push(`Recommendations that match your question:\n` + f.recommendations.slice(0, 3).map((r, i) => `${i + 1}. ${cite(r)}`).join('\n'));
+    parts.push(
+      `Recommendations that match your question:\n` +
+        f.recommendations
+          .slice(0, 3)
+          .map((r, i) => `${i + 1}. ${cite(r)}`)
+          .join('\n'),
+    );
   }
   if (f.knowledge.length) parts.push(`From the knowledge bases:\n` + f.knowledge.map((k) => `- ${cite(k)}`).join('\n'));
-  if (f.earlier.length && parts.length === 0) parts.push(`Earlier in this conversation:\n` + f.earlier.map((m) => `- ${cite(m)}`).join('\n'));
+  if (f.earlier.length && parts.length === 0)
+    parts.push(`Earlier in this conversation:\n` + f.earlier.map((m) => `- ${cite(m)}`).join('\n'));
   if (!parts.length) {
     parts.push(
       `I found nothing in the data of ${acct} that matches "${message.slice(0, 200)}". ` +
         'I can answer about cost recommendations and savings, spend by service, events and their likely causes, and your knowledge bases.',
     );
   }
-  return { text: `${BUILTIN_ANALYST[0]!.toUpperCase()}${BUILTIN_ANALYST.slice(1)} answering.\n\n${parts.join('\n\n')}`, refs };
+  return {
+    text: `${BUILTIN_ANALYST[0]!.toUpperCase()}${BUILTIN_ANALYST.slice(1)} answering.\n\n${parts.join('\n\n')}`,
+    refs,
+  };
 }
 
 /** The conversation so far, and the question with the records retrieved for it. */
-async function modelMessages(ctx: ActionContext, tenant: string, conversationId: string, questionId: string, message: string, f: Retrieved, offline: string): Promise<ChatMessage[]> {
+async function modelMessages(
+  ctx: ActionContext,
+  tenant: string,
+  conversationId: string,
+  questionId: string,
+  message: string,
+  f: Retrieved,
+  offline: string,
+): Promise<ChatMessage[]> {
   const history = await ctx.db.query(
     `SELECT role, content FROM (SELECT role, content, created_at, id FROM ai_message
        WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND id <> $3::uuid ORDER BY created_at DESC, id DESC LIMIT 10) m
@@ -172,8 +254,14 @@ async function modelMessages(ctx: ActionContext, tenant: string, conversationId:
   );
   const records = allFound(f).map((x) => ({ ref: `${x.ref.type}:${x.ref.id}`, text: x.text.slice(0, 600) }));
   return [
-    { role: 'system', content: `${SYSTEM_PROMPT} The account is ${f.account.name} (${f.account.provider ?? 'unknown provider'}).` },
-    ...history.map((h) => ({ role: h.role === 'assistant' ? ('assistant' as const) : ('user' as const), content: String(h.content) })),
+    {
+      role: 'system',
+      content: `${SYSTEM_PROMPT} The account is ${f.account.name} (${f.account.provider ?? 'unknown provider'}).`,
+    },
+    ...history.map((h) => ({
+      role: h.role === 'assistant' ? ('assistant' as const) : ('user' as const),
+      content: String(h.content),
+    })),
     {
       role: 'user',
       content: `${message}\n\nRecords retrieved from the account (JSON):\n${JSON.stringify(records)}\n\nThe built-in analyst's draft answer:\n${offline}`,

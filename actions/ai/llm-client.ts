@@ -20,7 +20,10 @@ export interface ChatAnswer {
 }
 
 export class LlmError extends Error {
-  constructor(readonly reason: 'timeout' | 'http' | 'bad-answer' | 'network', message: string) {
+  constructor(
+    readonly reason: 'timeout' | 'http' | 'bad-answer' | 'network',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -41,7 +44,8 @@ export async function chatCompletion(cfg: AiConfig, messages: ChatMessage[]): Pr
     });
   } catch (err) {
     const name = (err as { name?: string }).name;
-    if (name === 'TimeoutError' || name === 'AbortError') throw new LlmError('timeout', `the model did not answer within ${cfg.timeoutMs} ms`);
+    if (name === 'TimeoutError' || name === 'AbortError')
+      throw new LlmError('timeout', `the model did not answer within ${cfg.timeoutMs} ms`);
     throw new LlmError('network', 'the model could not be reached');
   }
   let body: unknown;
@@ -54,12 +58,18 @@ export async function chatCompletion(cfg: AiConfig, messages: ChatMessage[]): Pr
   } catch (err) {
     if (err instanceof LlmError) throw err;
     const name = (err as { name?: string }).name;
-    if (name === 'TimeoutError' || name === 'AbortError') throw new LlmError('timeout', `the model did not answer within ${cfg.timeoutMs} ms`);
+    if (name === 'TimeoutError' || name === 'AbortError')
+      throw new LlmError('timeout', `the model did not answer within ${cfg.timeoutMs} ms`);
     throw new LlmError('bad-answer', 'the model answered with something that is not JSON');
   }
-  const b = body as { model?: unknown; choices?: { message?: { content?: unknown } }[]; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } };
+  const b = body as {
+    model?: unknown;
+    choices?: { message?: { content?: unknown } }[];
+    usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
+  };
   const content = b?.choices?.[0]?.message?.content;
-  if (typeof content !== 'string' || content.trim() === '') throw new LlmError('bad-answer', 'the model answered without a message');
+  if (typeof content !== 'string' || content.trim() === '')
+    throw new LlmError('bad-answer', 'the model answered without a message');
   return {
     content: redact(content, cfg),
     model: typeof b.model === 'string' ? b.model : cfg.model,

@@ -34,28 +34,46 @@ export async function askModel(ctx: ActionContext, call: ModelCall): Promise<Mod
   const chosen = (await modelFor(ctx, { tenant: call.tenant, account: call.account }, call.conversationId))?.model;
   if (chosen?.source === 'builtin') return { kind: 'builtin', notice: null, fallback: null }; // chosen by the conversation
   if (chosen && !answersWithModel(chosen)) {
-    return { kind: 'builtin', fallback: 'disabled', notice: `The ${BUILTIN_ANALYST} answered: the model ${chosen.name} is disabled in the model catalogue.` };
+    return {
+      kind: 'builtin',
+      fallback: 'disabled',
+      notice: `The ${BUILTIN_ANALYST} answered: the model ${chosen.name} is disabled in the model catalogue.`,
+    };
   }
   const over = await overBudget(ctx.db, cfg, call.tenant, call.account, call.module);
   if (over) {
-    return { kind: 'builtin', fallback: 'budget', notice: `The ${BUILTIN_ANALYST} answered: ${over}, so the language model was not asked.` };
+    return {
+      kind: 'builtin',
+      fallback: 'budget',
+      notice: `The ${BUILTIN_ANALYST} answered: ${over}, so the language model was not asked.`,
+    };
   }
   try {
     const answer = await chatCompletion({ ...cfg, model: chosen?.name ?? cfg.model }, call.messages);
     await recordUsage(ctx.db, {
-      tenant: call.tenant, account: call.account, module: call.module, operation: call.operation, model: answer.model,
-      promptTokens: answer.promptTokens, completionTokens: answer.completionTokens, subjectId: call.subjectId,
+      tenant: call.tenant,
+      account: call.account,
+      module: call.module,
+      operation: call.operation,
+      model: answer.model,
+      promptTokens: answer.promptTokens,
+      completionTokens: answer.completionTokens,
+      subjectId: call.subjectId,
     });
     return { kind: 'model', ...answer };
   } catch (err) {
     // Only our own LlmError messages are shown; anything else is reported without its text.
     const why = err instanceof LlmError ? err.message : 'the model call failed';
     const reason = err instanceof LlmError ? err.reason : 'error';
-    return { kind: 'builtin', fallback: reason, notice: `The language model did not answer (${why}); the ${BUILTIN_ANALYST} answered instead.` };
+    return {
+      kind: 'builtin',
+      fallback: reason,
+      notice: `The language model did not answer (${why}); the ${BUILTIN_ANALYST} answered instead.`,
+    };
   }
 }
 
 export const SYSTEM_PROMPT =
   'You are the analyst of a cloud cost and Kubernetes operations platform. Answer from the evidence given, ' +
-  'which comes from the customer\'s own records. Cite evidence as [type:id]. Be concise and concrete: name the ' +
+  "which comes from the customer's own records. Cite evidence as [type:id]. Be concise and concrete: name the " +
   'cause, the evidence that shows it, and the actions to take. Say so when the evidence is not enough.';

@@ -16,7 +16,7 @@ import { BUILTIN_ANALYST, type Evidence, type EventRow, type Reference } from '.
 
 /** The suggestion kinds ai_get_recommendation accepts. */
 export const RECOMMENDATION_TYPES = {
-  logs: 'what the event\'s logs show, grouped by message, with a suggestion for each',
+  logs: "what the event's logs show, grouped by message, with a suggestion for each",
   fix: 'the steps to fix the most likely cause, with the evidence behind them',
 } as const;
 type RecommendationType = keyof typeof RECOMMENDATION_TYPES;
@@ -29,7 +29,9 @@ export async function ai_get_rca(args: Record<string, unknown>, ctx: ActionConte
     if (stored) return { data: stored };
     return {
       data: {
-        status: 'not_found', event_id: event.id, account_id: account,
+        status: 'not_found',
+        event_id: event.id,
+        account_id: account,
         message: 'No analysis of this event is stored yet; ask again with generate: true to make one.',
       },
     };
@@ -42,9 +44,13 @@ export async function ai_get_recommendation(args: Record<string, unknown>, ctx: 
   const tenant = tenantOf(ctx);
   const type = String(args.recommendation_type ?? '').toLowerCase();
   if (!(type in RECOMMENDATION_TYPES)) {
-    throw new RequestError('validation-failed',
-      `recommendation_type must be one of ${Object.keys(RECOMMENDATION_TYPES).map((t) => `"${t}"`).join(', ')}, got ${JSON.stringify(args.recommendation_type)}`,
-      '$.recommendation_type');
+    throw new RequestError(
+      'validation-failed',
+      `recommendation_type must be one of ${Object.keys(RECOMMENDATION_TYPES)
+        .map((t) => `"${t}"`)
+        .join(', ')}, got ${JSON.stringify(args.recommendation_type)}`,
+      '$.recommendation_type',
+    );
   }
   const { account, event } = await eventOf(ctx, tenant, args);
   const data = await analyse(ctx, tenant, account, event, type as RecommendationType);
@@ -52,7 +58,11 @@ export async function ai_get_recommendation(args: Record<string, unknown>, ctx: 
 }
 
 /** The event of the arguments, in the caller's tenant and the named account; another's is not found. */
-async function eventOf(ctx: ActionContext, tenant: string, args: Record<string, unknown>): Promise<{ account: string; event: EventRow }> {
+async function eventOf(
+  ctx: ActionContext,
+  tenant: string,
+  args: Record<string, unknown>,
+): Promise<{ account: string; event: EventRow }> {
   const account = uuidArg(args.account_id, 'account_id');
   const eventId = uuidArg(args.event_id, 'event_id');
   const event = await loadEvent(ctx.db, tenant, eventId);
@@ -72,7 +82,14 @@ async function storedAnalysis(ctx: ActionContext, tenant: string, eventId: strin
 }
 
 /** Keeps the latest analysis of the kind (a regenerated one replaces it). */
-async function store(ctx: ActionContext, tenant: string, account: string, eventId: string, kind: string, data: Record<string, unknown>) {
+async function store(
+  ctx: ActionContext,
+  tenant: string,
+  account: string,
+  eventId: string,
+  kind: string,
+  data: Record<string, unknown>,
+) {
   const [row] = await ctx.db.query(
     `INSERT INTO ai_event_analysis (tenant_id, cloud_account_id, event_id, kind, answered_by, data)
      VALUES ($1::uuid, $2::uuid, $3::uuid, $4::text, $5::text, $6::jsonb)
@@ -86,13 +103,26 @@ async function store(ctx: ActionContext, tenant: string, account: string, eventI
 type Task = 'rca' | RecommendationType;
 
 /** Evidence, the built-in diagnosis, and the model's answer when it gives one. */
-async function analyse(ctx: ActionContext, tenant: string, account: string, event: EventRow, task: Task): Promise<Record<string, unknown>> {
+async function analyse(
+  ctx: ActionContext,
+  tenant: string,
+  account: string,
+  event: EventRow,
+  task: Task,
+): Promise<Record<string, unknown>> {
   const ev = await gatherEvidence(ctx.db, tenant, event, ctx.config.logs);
   const dx = diagnose(ev);
   const builtin = task === 'rca' ? rcaBody(dx) : task === 'logs' ? logsBody(ev, dx) : fixBody(ev, dx);
   const outcome = await askModel(ctx, {
-    tenant, account, module: 'investigation', operation: task === 'rca' ? 'ai_get_rca' : 'ai_get_recommendation', subjectId: event.id,
-    messages: [{ role: 'system', content: SYSTEM_PROMPT }, { role: 'user', content: prompt(ev, dx, task) }],
+    tenant,
+    account,
+    module: 'investigation',
+    operation: task === 'rca' ? 'ai_get_rca' : 'ai_get_recommendation',
+    subjectId: event.id,
+    messages: [
+      { role: 'system', content: SYSTEM_PROMPT },
+      { role: 'user', content: prompt(ev, dx, task) },
+    ],
   });
   const common = {
     status: 'completed',
@@ -121,7 +151,9 @@ async function analyse(ctx: ActionContext, tenant: string, account: string, even
     ...builtin,
     analyst: BUILTIN_ANALYST,
     answered_by: 'builtin',
-    ...(outcome.notice ? { notice: outcome.notice, fallback: outcome.fallback, summary: `${outcome.notice} ${builtin.summary}` } : {}),
+    ...(outcome.notice
+      ? { notice: outcome.notice, fallback: outcome.fallback, summary: `${outcome.notice} ${builtin.summary}` }
+      : {}),
   };
 }
 
@@ -132,7 +164,13 @@ function rcaBody(dx: Diagnosis) {
 /** ai_get_recommendation "fix": the actions of the leading causes, each with its evidence. */
 function fixBody(ev: Evidence, dx: Diagnosis) {
   const leading = dx.causes.filter((c, i) => i === 0 || c.score >= 0.45).slice(0, 2);
-  const suggestions = leading.flatMap((c) => c.actions.map((a) => ({ title: a, cause: c.cause, evidence: c.evidence.slice(0, 3).map(({ type, id, title }) => ({ type, id, title })) })));
+  const suggestions = leading.flatMap((c) =>
+    c.actions.map((a) => ({
+      title: a,
+      cause: c.cause,
+      evidence: c.evidence.slice(0, 3).map(({ type, id, title }) => ({ type, id, title })),
+    })),
+  );
   const summary = leading.length
     ? `${dx.analyst[0]!.toUpperCase()}${dx.analyst.slice(1)}: to fix "${ev.event.title}", address ${leading.map((c) => c.title.toLowerCase()).join(', then ')}.`
     : `${dx.summary}`;
@@ -141,10 +179,24 @@ function fixBody(ev: Evidence, dx: Diagnosis) {
 
 /** ai_get_recommendation "logs": the event's log lines grouped by message shape, each with what it suggests. */
 function logsBody(ev: Evidence, dx: Diagnosis) {
-  const groups = new Map<string, { pattern: string; count: number; severity: string; first_at: string; last_at: string; example: string; log_ids: string[] }>();
+  const groups = new Map<
+    string,
+    {
+      pattern: string;
+      count: number;
+      severity: string;
+      first_at: string;
+      last_at: string;
+      example: string;
+      log_ids: string[];
+    }
+  >();
   for (const item of ev.items.filter((i) => i.role === 'log')) {
     // Numbers, hex ids and quoted names vary between otherwise identical lines.
-    const pattern = item.text.replace(/\b[0-9a-f]{8,}\b/gi, '<id>').replace(/\d+(\.\d+)?/g, '<n>').slice(0, 160);
+    const pattern = item.text
+      .replace(/\b[0-9a-f]{8,}\b/gi, '<id>')
+      .replace(/\d+(\.\d+)?/g, '<n>')
+      .slice(0, 160);
     const g = groups.get(pattern);
     const at = item.at ?? '';
     if (g) {
@@ -153,20 +205,36 @@ function logsBody(ev: Evidence, dx: Diagnosis) {
       if (at < g.first_at) g.first_at = at;
       if (at > g.last_at) g.last_at = at;
     } else {
-      groups.set(pattern, { pattern, count: 1, severity: String(item.facts?.severity ?? ''), first_at: at, last_at: at, example: item.text, log_ids: [item.ref.id] });
+      groups.set(pattern, {
+        pattern,
+        count: 1,
+        severity: String(item.facts?.severity ?? ''),
+        first_at: at,
+        last_at: at,
+        example: item.text,
+        log_ids: [item.ref.id],
+      });
     }
   }
-  const patterns = [...groups.values()].sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || b.count - a.count).map((g) => {
-    const rule = RULES.find((r) => [...r.strong, ...r.weak].some((p) => p.test(g.example)));
-    return {
-      ...g,
-      cause: rule?.cause ?? null,
-      suggestion: rule ? rule.actions(ev)[0] : severityRank(g.severity) >= 3 ? `Find where "${g.example.slice(0, 80)}" is raised and why; it repeats ${g.count} time(s) around the event` : null,
-    };
-  });
+  const patterns = [...groups.values()]
+    .sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || b.count - a.count)
+    .map((g) => {
+      const rule = RULES.find((r) => [...r.strong, ...r.weak].some((p) => p.test(g.example)));
+      return {
+        ...g,
+        cause: rule?.cause ?? null,
+        suggestion: rule
+          ? rule.actions(ev)[0]
+          : severityRank(g.severity) >= 3
+            ? `Find where "${g.example.slice(0, 80)}" is raised and why; it repeats ${g.count} time(s) around the event`
+            : null,
+      };
+    });
   const suggestions = [...new Set(patterns.map((p) => p.suggestion).filter((s): s is string => !!s))].map((title) => ({
     title,
-    evidence: patterns.filter((p) => p.suggestion === title).flatMap((p) => p.log_ids.slice(0, 3).map((id) => ({ type: 'log', id, title: p.example.slice(0, 80) }))),
+    evidence: patterns
+      .filter((p) => p.suggestion === title)
+      .flatMap((p) => p.log_ids.slice(0, 3).map((id) => ({ type: 'log', id, title: p.example.slice(0, 80) }))),
   }));
   const errors = patterns.filter((p) => severityRank(p.severity) >= 3).reduce((n, p) => n + p.count, 0);
   const summary = patterns.length
@@ -176,7 +244,8 @@ function logsBody(ev: Evidence, dx: Diagnosis) {
   return { summary, log_patterns: patterns, suggestions, root_causes: dx.causes };
 }
 
-const severityRank = (s: string) => ({ fatal: 5, critical: 5, error: 4, warn: 3, warning: 3, info: 2, debug: 1 })[s.toLowerCase()] ?? 0;
+const severityRank = (s: string) =>
+  ({ fatal: 5, critical: 5, error: 4, warn: 3, warning: 3, info: 2, debug: 1 })[s.toLowerCase()] ?? 0;
 
 function counts(ev: Evidence): Record<string, number> {
   const out: Record<string, number> = {};
@@ -206,7 +275,13 @@ const TASKS: Record<Task, string> = {
 /** The model's request: the task, the event, every piece of evidence, and the built-in ranking as a hint. */
 function prompt(ev: Evidence, dx: Diagnosis, task: Task): string {
   const e = ev.event;
-  const evidence = ev.items.map((i) => ({ ref: `${i.ref.type}:${i.ref.id}`, role: i.role, at: i.at, title: i.ref.title, text: i.text.slice(0, 600) }));
+  const evidence = ev.items.map((i) => ({
+    ref: `${i.ref.type}:${i.ref.id}`,
+    role: i.role,
+    at: i.at,
+    title: i.ref.title,
+    text: i.text.slice(0, 600),
+  }));
   return [
     TASKS[task],
     '',

@@ -84,7 +84,9 @@ function score(rule: Rule, ev: Evidence): Cause | null {
       return !seen.has(key) && seen.add(key);
     })
     .map((s) => ({ type: s.item.ref.type, id: s.item.ref.id, title: s.item.ref.title, excerpt: s.excerpt }));
-  const articles = signals.filter((s) => s.item.role === 'knowledge' && s.item.facts?.mitigation).map((s) => `${s.item.ref.title}: ${s.item.facts!.mitigation}`);
+  const articles = signals
+    .filter((s) => s.item.role === 'knowledge' && s.item.facts?.mitigation)
+    .map((s) => `${s.item.ref.title}: ${s.item.facts!.mitigation}`);
   return {
     cause: rule.cause,
     title: rule.title,

@@ -36,9 +36,15 @@ export type Intent = 'recommendations' | 'spend' | 'incident';
 export function intentsOf(message: string): Set<Intent> {
   const m = message.toLowerCase();
   const out = new Set<Intent>();
-  if (/recommend|saving|\bsave\b|optimi[sz]|rightsiz|reduce (the )?(cost|spend|bill)|cheaper|waste/.test(m)) out.add('recommendations');
+  if (/recommend|saving|\bsave\b|optimi[sz]|rightsiz|reduce (the )?(cost|spend|bill)|cheaper|waste/.test(m))
+    out.add('recommendations');
   if (/\bspen[dt]|\bbill|how much|cost (by|per)|costs? of|top cost|biggest cost/.test(m)) out.add('spend');
-  if (/\bwhy\b|cause|crash|fail|error|\boom|incident|event|alert|outage|\bdown\b|restart|pending|throttl|pull|evict|pressure|latency/.test(m)) out.add('incident');
+  if (
+    /\bwhy\b|cause|crash|fail|error|\boom|incident|event|alert|outage|\bdown\b|restart|pending|throttl|pull|evict|pressure|latency/.test(
+      m,
+    )
+  )
+    out.add('incident');
   return out;
 }
 
@@ -49,49 +55,74 @@ export function intentsOf(message: string): Set<Intent> {
  * signs are dropped so that the user cannot turn words into phrases or exclusions by accident.
  */
 export function webOr(message: string): string {
-  const words = (message.toLowerCase().match(/[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]/g) ?? []).filter((w) => w.length > 2 && w !== 'or' && w !== 'and');
+  const words = (message.toLowerCase().match(/[a-z0-9][a-z0-9_.-]*[a-z0-9]|[a-z0-9]/g) ?? []).filter(
+    (w) => w.length > 2 && w !== 'or' && w !== 'and',
+  );
   return [...new Set(words)].slice(0, 24).join(' or ');
 }
 
 const Q = `websearch_to_tsquery('english', $3::text)`;
 
-export async function retrieve(db: Queryable, tenant: string, account: Retrieved['account'], message: string, conversationId: string, currentMessageId: string): Promise<Retrieved> {
+export async function retrieve(
+  db: Queryable,
+  tenant: string,
+  account: Retrieved['account'],
+  message: string,
+  conversationId: string,
+  currentMessageId: string,
+): Promise<Retrieved> {
   const intents = intentsOf(message);
   const q = webOr(message);
   const params = [tenant, account.id, q];
-  const out: Retrieved = { intents, account, topRecommendations: [], recommendations: [], spendByService: [], spendPeriod: null, events: [], knowledge: [], earlier: [] };
+  const out: Retrieved = {
+    intents,
+    account,
+    topRecommendations: [],
+    recommendations: [],
+    spendByService: [],
+    spendPeriod: null,
+    events: [],
+    knowledge: [],
+    earlier: [],
+  };
 
   if (intents.has('recommendations') || (intents.has('spend') && /recommend|saving/.test(message.toLowerCase()))) {
-    out.topRecommendations = (await db.query(
-      `SELECT r.id::text, r.rule_name, r.category, r.severity, r.status, r.estimated_savings::float8 AS savings, r.recommendation,
+    out.topRecommendations = (
+      await db.query(
+        `SELECT r.id::text, r.rule_name, r.category, r.severity, r.status, r.estimated_savings::float8 AS savings, r.recommendation,
               res.name AS resource, res.service_name
          FROM recommendation r LEFT JOIN cloud_resourses res ON res.id = r.resource_id AND res.tenant = r.tenant_id
         WHERE r.tenant_id = $1::uuid AND r.cloud_account_id = $2::uuid AND NOT r.is_dismissed
           AND coalesce(r.status, 'Open') NOT IN ('Closed', 'Dismissed', 'Archive') AND r.estimated_savings > 0
         ORDER BY r.estimated_savings DESC, r.id LIMIT 5`,
-      [tenant, account.id],
-    )).map(recommendationFound);
+        [tenant, account.id],
+      )
+    ).map(recommendationFound);
   }
   if (q) {
-    out.recommendations = (await db.query(
-      `SELECT r.id::text, r.rule_name, r.category, r.severity, r.status, r.estimated_savings::float8 AS savings, r.recommendation,
+    out.recommendations = (
+      await db.query(
+        `SELECT r.id::text, r.rule_name, r.category, r.severity, r.status, r.estimated_savings::float8 AS savings, r.recommendation,
               res.name AS resource, res.service_name,
               ts_rank(to_tsvector('english', coalesce(r.rule_name, '') || ' ' || coalesce(r.category, '') || ' ' || r.recommendation::text), ${Q}) AS rank
          FROM recommendation r LEFT JOIN cloud_resourses res ON res.id = r.resource_id AND res.tenant = r.tenant_id
         WHERE r.tenant_id = $1::uuid AND r.cloud_account_id = $2::uuid
           AND to_tsvector('english', coalesce(r.rule_name, '') || ' ' || coalesce(r.category, '') || ' ' || r.recommendation::text) @@ ${Q}
         ORDER BY rank DESC, r.estimated_savings DESC NULLS LAST, r.id LIMIT 5`,
-      params,
-    )).map(recommendationFound);
-    out.events = (await db.query(
-      `SELECT id::text, title, status, severity, subject_name, subject_namespace, to_char(created_at, 'YYYY-MM-DD HH24:MI') AS at,
+        params,
+      )
+    ).map(recommendationFound);
+    out.events = (
+      await db.query(
+        `SELECT id::text, title, status, severity, subject_name, subject_namespace, to_char(created_at, 'YYYY-MM-DD HH24:MI') AS at,
               ts_rank(to_tsvector('english', title || ' ' || coalesce(description, '') || ' ' || coalesce(failure, '')), ${Q}) AS rank
          FROM events
         WHERE tenant = $1::uuid AND cloud_account_id = $2::uuid
           AND to_tsvector('english', title || ' ' || coalesce(description, '') || ' ' || coalesce(failure, '')) @@ ${Q}
         ORDER BY rank DESC, created_at DESC, id LIMIT 5`,
-      params,
-    )).map((e) => ({
+        params,
+      )
+    ).map((e) => ({
       ref: { type: 'event', id: String(e.id), title: String(e.title) },
       line: `${e.title} (${e.severity}, ${e.status}, ${e.at})`,
       text: `${e.title}; severity ${e.severity}; status ${e.status}; at ${e.at}; subject ${e.subject_namespace ?? ''}/${e.subject_name}`,
@@ -111,20 +142,26 @@ export async function retrieve(db: Queryable, tenant: string, account: Retrieved
       [q],
     );
     out.knowledge = [
-      ...docs.map((d) => ({ ref: { type: 'ai_knowledgebase', id: String(d.id), title: String(d.name) }, line: `${d.name}: ${oneLine(String(d.excerpt), 200)}`, text: `${d.name}: ${d.excerpt}` })),
+      ...docs.map((d) => ({
+        ref: { type: 'ai_knowledgebase', id: String(d.id), title: String(d.name) },
+        line: `${d.name}: ${oneLine(String(d.excerpt), 200)}`,
+        text: `${d.name}: ${d.excerpt}`,
+      })),
       ...articles.map((k) => ({
         ref: { type: 'knowledge_base', id: String(k.id), title: String(k.rule_name) },
         line: `${k.rule_name}: ${k.description} ${k.mitigation}`,
         text: `${k.rule_name}: ${k.description} Mitigation: ${k.mitigation}`,
       })),
     ];
-    out.earlier = (await db.query(
-      `SELECT id::text, role, content, ts_rank(search, ${Q}) AS rank FROM ai_message
+    out.earlier = (
+      await db.query(
+        `SELECT id::text, role, content, ts_rank(search, ${Q}) AS rank FROM ai_message
         WHERE tenant_id = $1::uuid AND conversation_id = $4::uuid AND id <> $5::uuid AND search @@ ${Q}
           AND $2::uuid IS NOT NULL
         ORDER BY rank DESC, created_at DESC LIMIT 3`,
-      [...params, conversationId, currentMessageId],
-    )).map((m) => ({
+        [...params, conversationId, currentMessageId],
+      )
+    ).map((m) => ({
       ref: { type: 'ai_message', id: String(m.id), title: oneLine(String(m.content), 80) },
       line: `${m.role === 'user' ? 'you asked' : 'I answered'}: ${oneLine(String(m.content), 160)}`,
       text: `${m.role}: ${m.content}`,
@@ -164,7 +201,8 @@ function recommendationFound(r: Record<string, unknown>): Found {
   };
 }
 
-export const money = (x: number) => `$${x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+export const money = (x: number) =>
+  `$${x.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 const oneLine = (s: string, max: number) => {
   const t = s.replace(/\s+/g, ' ').trim();
   return t.length > max ? `${t.slice(0, max - 3)}...` : t;

@@ -15,7 +15,18 @@ export interface Reference {
 export interface EvidenceItem {
   ref: Reference;
   /** Where it sits relative to the event: the event itself, or something found around it. */
-  role: 'event' | 'related_event' | 'log' | 'workload' | 'pod' | 'node' | 'change' | 'recommendation' | 'anomaly' | 'spend' | 'knowledge';
+  role:
+    | 'event'
+    | 'related_event'
+    | 'log'
+    | 'workload'
+    | 'pod'
+    | 'node'
+    | 'change'
+    | 'recommendation'
+    | 'anomaly'
+    | 'spend'
+    | 'knowledge';
   text: string;
   /** When it happened (ISO), when it has a time. */
   at?: string;

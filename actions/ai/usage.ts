@@ -27,7 +27,16 @@ export async function recordUsage(db: Queryable, u: Usage): Promise<void> {
   await db.query(
     `INSERT INTO ai_usage (tenant_id, cloud_account_id, module, operation, model, prompt_tokens, completion_tokens, subject_id)
      VALUES ($1::uuid, $2::uuid, $3::text, $4::text, $5::text, $6::int, $7::int, $8::text)`,
-    [u.tenant, u.account, u.module, u.operation, u.model, String(u.promptTokens), String(u.completionTokens), u.subjectId],
+    [
+      u.tenant,
+      u.account,
+      u.module,
+      u.operation,
+      u.model,
+      String(u.promptTokens),
+      String(u.completionTokens),
+      u.subjectId,
+    ],
   );
 }
 
@@ -51,7 +60,13 @@ export async function currentPeriod(db: Queryable): Promise<string> {
 }
 
 /** Usage this month and the limits that apply, at the tenant's and the account's level. */
-export async function moduleBudget(db: Queryable, cfg: AiConfig, tenant: string, account: string, module: Module): Promise<ModuleBudget> {
+export async function moduleBudget(
+  db: Queryable,
+  cfg: AiConfig,
+  tenant: string,
+  account: string,
+  module: Module,
+): Promise<ModuleBudget> {
   const [row] = await db.query(
     `WITH month AS (SELECT date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS start)
      SELECT
@@ -70,11 +85,16 @@ export async function moduleBudget(db: Queryable, cfg: AiConfig, tenant: string,
          ORDER BY module IS NULL LIMIT 1) AS tenant_account_limit`,
     [tenant, account, module],
   );
-  const tenantLimit = row.tenant_limit == null ? { limit: cfg.budgetTenantTokens, source: 'default' as const } : { limit: Number(row.tenant_limit), source: 'tenant' as const };
+  const tenantLimit =
+    row.tenant_limit == null
+      ? { limit: cfg.budgetTenantTokens, source: 'default' as const }
+      : { limit: Number(row.tenant_limit), source: 'tenant' as const };
   const accountLimit =
-    row.account_limit != null ? { limit: Number(row.account_limit), source: 'account' as const }
-    : row.tenant_account_limit != null ? { limit: Number(row.tenant_account_limit), source: 'tenant' as const }
-    : { limit: cfg.budgetAccountTokens, source: 'default' as const };
+    row.account_limit != null
+      ? { limit: Number(row.account_limit), source: 'account' as const }
+      : row.tenant_account_limit != null
+        ? { limit: Number(row.tenant_account_limit), source: 'tenant' as const }
+        : { limit: cfg.budgetAccountTokens, source: 'default' as const };
   return {
     tenant: level(Number(row.tenant_usage), tenantLimit.limit, tenantLimit.source),
     account: level(Number(row.account_usage), accountLimit.limit, accountLimit.source),
@@ -82,13 +102,27 @@ export async function moduleBudget(db: Queryable, cfg: AiConfig, tenant: string,
 }
 
 function level(usage: number, limit: number, source: BudgetLevel['limit_source']): BudgetLevel {
-  return { budget_limit: limit, budget_remaining: Math.max(0, limit - usage), current_usage: usage, limit_source: source, rate_limit: usage >= limit };
+  return {
+    budget_limit: limit,
+    budget_remaining: Math.max(0, limit - usage),
+    current_usage: usage,
+    limit_source: source,
+    rate_limit: usage >= limit,
+  };
 }
 
 /** Why the model may not be used for this call (the budget it has used up), or null when it may. */
-export async function overBudget(db: Queryable, cfg: AiConfig, tenant: string, account: string, module: Module): Promise<string | null> {
+export async function overBudget(
+  db: Queryable,
+  cfg: AiConfig,
+  tenant: string,
+  account: string,
+  module: Module,
+): Promise<string | null> {
   const b = await moduleBudget(db, cfg, tenant, account, module);
-  if (b.tenant.rate_limit) return `the tenant has used its ${module} budget of ${b.tenant.budget_limit} tokens this month`;
-  if (b.account.rate_limit) return `the account has used its ${module} budget of ${b.account.budget_limit} tokens this month`;
+  if (b.tenant.rate_limit)
+    return `the tenant has used its ${module} budget of ${b.tenant.budget_limit} tokens this month`;
+  if (b.account.rate_limit)
+    return `the account has used its ${module} budget of ${b.account.budget_limit} tokens this month`;
   return null;
 }

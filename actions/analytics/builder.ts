@@ -52,7 +52,12 @@ export interface BuiltQuery {
 
 type Resolved = Field & { name: string; aggregate: boolean };
 
-export function buildQuery(ds: Dataset, req: AnalyticRequest, tenant: string, selected?: readonly string[]): BuiltQuery {
+export function buildQuery(
+  ds: Dataset,
+  req: AnalyticRequest,
+  tenant: string,
+  selected?: readonly string[],
+): BuiltQuery {
   const params = new Params();
   params.bind(tenant, ds.tenant.cast);
   const grouping = !!ds.aggregates || (!!ds.groupable && !!req.group_by);
@@ -80,7 +85,11 @@ export function buildQuery(ds: Dataset, req: AnalyticRequest, tenant: string, se
     if (!grouping) throw invalid(`${ds.name} does not group rows; group_by is not accepted`, '$.group_by');
     groups = req.group_by.map((g, i) => {
       const r = resolve(g, 'group_by column', `$.group_by[${i}]`);
-      if (r.aggregate) throw invalid(`cannot group by the aggregate ${r.name}; group by row fields (${Object.keys(ds.fields).join(', ')}) or transformations`, `$.group_by[${i}]`);
+      if (r.aggregate)
+        throw invalid(
+          `cannot group by the aggregate ${r.name}; group by row fields (${Object.keys(ds.fields).join(', ')}) or transformations`,
+          `$.group_by[${i}]`,
+        );
       return r;
     });
   }
@@ -104,7 +113,10 @@ export function buildQuery(ds: Dataset, req: AnalyticRequest, tenant: string, se
         if (c.constant && !groups.some((g) => g.name === c.name)) groups.push(c);
         if (!groups.some((g) => g.name === c.name)) {
           const i = req.columns ? req.columns.indexOf(c.name) : -1;
-          throw invalid(`column ${c.name} is neither in group_by (${groups.map((g) => g.name).join(', ') || 'empty'}) nor an aggregate (${Object.keys(aggregates).join(', ')})`, i >= 0 ? `$.columns[${i}]` : '$.group_by');
+          throw invalid(
+            `column ${c.name} is neither in group_by (${groups.map((g) => g.name).join(', ') || 'empty'}) nor an aggregate (${Object.keys(aggregates).join(', ')})`,
+            i >= 0 ? `$.columns[${i}]` : '$.group_by',
+          );
         }
       }
     } else groups = plain;
@@ -119,7 +131,10 @@ export function buildQuery(ds: Dataset, req: AnalyticRequest, tenant: string, se
     if (!o) return;
     const r = resolve(o.column, 'order_by column', `${path}.column`);
     if (grouping && !r.aggregate && !groups!.some((g) => g.name === r.name)) {
-      throw invalid(`cannot order by ${r.name}: it is neither a group (${groups!.map((g) => g.name).join(', ') || 'none'}) nor an aggregate`, `${path}.column`);
+      throw invalid(
+        `cannot order by ${r.name}: it is neither a group (${groups!.map((g) => g.name).join(', ') || 'none'}) nor an aggregate`,
+        `${path}.column`,
+      );
     }
     const dir = SORT_ORDERS[o.order ?? 'asc'];
     if (!dir) throw unknownName('sort order', o.order, Object.keys(SORT_ORDERS), `${path}.order`);
@@ -129,10 +144,12 @@ export function buildQuery(ds: Dataset, req: AnalyticRequest, tenant: string, se
   for (const c of columns) order.push(`${c.sql} ASC NULLS LAST`);
 
   const limit = req.limit ?? MAX_ROWS;
-  if (!Number.isInteger(limit) || limit < 0 || limit > MAX_ROWS) throw invalid(`limit must be an integer from 0 to ${MAX_ROWS}`, '$.limit');
+  if (!Number.isInteger(limit) || limit < 0 || limit > MAX_ROWS)
+    throw invalid(`limit must be an integer from 0 to ${MAX_ROWS}`, '$.limit');
   const offset = req.offset ?? 0;
   if (!Number.isInteger(offset) || offset < 0) throw invalid('offset must be a non-negative integer', '$.offset');
-  if (req.offset !== null && req.offset !== undefined && !ordered) throw invalid('"offset" can only be used together with "order_by"', '$.offset');
+  if (req.offset !== null && req.offset !== undefined && !ordered)
+    throw invalid('"offset" can only be used together with "order_by"', '$.offset');
 
   const select = columns.length ? columns.map((c, i) => `to_json(${c.sql})::text AS c${i}`).join(', ') : 'NULL AS c';
   let text = `SELECT ${select} FROM ${ds.from} WHERE ${ds.tenant.sql} = $1::${ds.tenant.cast}${ds.filter ? ` AND (${ds.filter})` : ''} AND ${where}`;
@@ -145,8 +162,12 @@ export function buildQuery(ds: Dataset, req: AnalyticRequest, tenant: string, se
 
 /** The rows of a built query, as objects of the returned columns. */
 export function rowsOf(built: BuiltQuery, rows: Record<string, unknown>[]): Record<string, unknown>[] {
-  return rows.map((row) => Object.fromEntries(built.columns.map((name, i) => {
-    const text = row[`c${i}`];
-    return [name, text === null || text === undefined ? null : JSON.parse(String(text))];
-  })));
+  return rows.map((row) =>
+    Object.fromEntries(
+      built.columns.map((name, i) => {
+        const text = row[`c${i}`];
+        return [name, text === null || text === undefined ? null : JSON.parse(String(text))];
+      }),
+    ),
+  );
 }

@@ -55,7 +55,11 @@ export interface Dataset {
 }
 
 /** Where fields that are row fields of the same name (the common case), plus any others. */
-export function whereOf(fields: Record<string, Field>, names: string[], extra: Record<string, WhereField> = {}): Record<string, WhereField> {
+export function whereOf(
+  fields: Record<string, Field>,
+  names: string[],
+  extra: Record<string, WhereField> = {},
+): Record<string, WhereField> {
   const out: Record<string, WhereField> = {};
   for (const n of names) {
     const f = fields[n];

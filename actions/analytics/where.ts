@@ -11,12 +11,36 @@ import { placeholder, sqlValue } from './values';
  */
 
 const COMPARE: Record<string, string> = { _eq: '=', _neq: '<>', _gt: '>', _gte: '>=', _lt: '<', _lte: '<=' };
-const COMPARE_F: Record<string, string> = { _eq_f: '=', _neq_f: '<>', _gt_f: '>', _gte_f: '>=', _get_f: '>=', _lt_f: '<', _lte_f: '<=' };
+const COMPARE_F: Record<string, string> = {
+  _eq_f: '=',
+  _neq_f: '<>',
+  _gt_f: '>',
+  _gte_f: '>=',
+  _get_f: '>=',
+  _lt_f: '<',
+  _lte_f: '<=',
+};
 const ORDERED = ['_gt', '_gte', '_lt', '_lte', '_gt_f', '_gte_f', '_get_f', '_lt_f', '_lte_f', '_between'];
 
 /** The operators of each where type (`_get_f` is the reference's spelling of `_gte_f` on Int). */
 export const OPERATORS: Record<WhereType, readonly string[]> = {
-  string: ['_eq', '_neq', '_in', '_not_in', '_is_null', '_like', '_nlike', '_ilike', '_nilike', '_contains', '_has_key', '_eq_f', '_neq_f', '_like_f', '_ilike_f'],
+  string: [
+    '_eq',
+    '_neq',
+    '_in',
+    '_not_in',
+    '_is_null',
+    '_like',
+    '_nlike',
+    '_ilike',
+    '_nilike',
+    '_contains',
+    '_has_key',
+    '_eq_f',
+    '_neq_f',
+    '_like_f',
+    '_ilike_f',
+  ],
   float: ['_eq', '_neq', '_in', '_not_in', '_is_null', '_eq_f', '_neq_f', ...ORDERED],
   int: ['_eq', '_neq', '_in', '_not_in', '_is_null', '_eq_f', '_neq_f', ...ORDERED],
   datetime: ['_eq', '_neq', '_in', '_not_in', '_is_null', '_eq_f', '_neq_f', ...ORDERED],
@@ -42,28 +66,44 @@ export function whereSql(ds: Dataset, where: unknown, params: Params, path = '$.
       parts.push(`NOT coalesce(${whereSql(ds, value, params, at)}, FALSE)`);
     } else {
       const field = ds.where[key];
-      if (!field) throw unknownName(`where field of ${ds.name}`, key, [...Object.keys(ds.where), '_and', '_or', '_not'], at);
-      if (!isObject(value)) throw invalid(`where.${key} takes an object of operators (${OPERATORS[field.type].join(', ')})`, at);
+      if (!field)
+        throw unknownName(`where field of ${ds.name}`, key, [...Object.keys(ds.where), '_and', '_or', '_not'], at);
+      if (!isObject(value))
+        throw invalid(`where.${key} takes an object of operators (${OPERATORS[field.type].join(', ')})`, at);
       parts.push(...fieldSql(ds, key, field, value, params, at));
     }
   }
   return parts.length ? `(${parts.join(' AND ')})` : 'TRUE';
 }
 
-function fieldSql(ds: Dataset, name: string, f: WhereField, ops: Record<string, unknown>, params: Params, path: string): string[] {
+function fieldSql(
+  ds: Dataset,
+  name: string,
+  f: WhereField,
+  ops: Record<string, unknown>,
+  params: Params,
+  path: string,
+): string[] {
   const out: string[] = [];
   const bind = (text: string, cast: string) => params.bind(text, cast);
   const value = (v: unknown, at: string) => placeholder(sqlValue(f.type, v, at), bind);
   const other = (v: unknown, at: string, types: WhereType[]) => {
     const o = typeof v === 'string' ? ds.where[v] : undefined;
-    if (!o) throw unknownName(`where field to compare ${name} with`, v, Object.keys(ds.where).filter((n) => types.includes(ds.where[n].type)), at);
+    if (!o)
+      throw unknownName(
+        `where field to compare ${name} with`,
+        v,
+        Object.keys(ds.where).filter((n) => types.includes(ds.where[n].type)),
+        at,
+      );
     if (!types.includes(o.type)) throw invalid(`cannot compare ${name} (${f.type}) with ${String(v)} (${o.type})`, at);
     return o.sql;
   };
   const comparable: WhereType[] = f.type === 'float' || f.type === 'int' ? ['float', 'int'] : [f.type];
   for (const [op, v] of Object.entries(ops)) {
     const at = `${path}.${op}`;
-    if (!OPERATORS[f.type].includes(op)) throw unknownName(`operator for ${name} (${f.type})`, op, OPERATORS[f.type], at);
+    if (!OPERATORS[f.type].includes(op))
+      throw unknownName(`operator for ${name} (${f.type})`, op, OPERATORS[f.type], at);
     if (v === null || v === undefined) continue;
     if (COMPARE[op]) out.push(`${f.sql} ${COMPARE[op]} ${value(v, at)}`);
     else if (COMPARE_F[op]) out.push(`${f.sql} ${COMPARE_F[op]} ${other(v, at, comparable)}`);
@@ -92,7 +132,15 @@ function fieldSql(ds: Dataset, name: string, f: WhereField, ops: Record<string, 
         out.push(`${f.jsonb} @> ${bind(doc, 'jsonb')}`);
       } else out.push(`strpos(${f.sql}, ${value(v, at)}) > 0`);
     } else if (op === '_has_key') {
-      if (!f.jsonb) throw invalid(`_has_key applies to JSON fields only; ${name} is not one (JSON fields: ${Object.keys(ds.where).filter((n) => ds.where[n].jsonb).join(', ') || 'none'})`, at);
+      if (!f.jsonb)
+        throw invalid(
+          `_has_key applies to JSON fields only; ${name} is not one (JSON fields: ${
+            Object.keys(ds.where)
+              .filter((n) => ds.where[n].jsonb)
+              .join(', ') || 'none'
+          })`,
+          at,
+        );
       out.push(`jsonb_exists(${f.jsonb}, ${value(v, at)})`);
     } else if (op === '_between') {
       if (!isObject(v)) throw invalid(`_between takes an object with _gt, _gte, _lt, _lte`, at);

@@ -16,10 +16,25 @@ import { formatSelector, type LogSelector } from './selector';
  */
 export const LOKI_ACCOUNT_LABEL = 'cloud_account_id';
 
-export interface LokiSettings { lokiUrl: string; lokiTenant?: string; lokiTimeoutMs: number }
-export interface LogLine { timestamp: string; severity: string; message: string; labels: Record<string, string> }
+export interface LokiSettings {
+  lokiUrl: string;
+  lokiTenant?: string;
+  lokiTimeoutMs: number;
+}
+export interface LogLine {
+  timestamp: string;
+  severity: string;
+  message: string;
+  labels: Record<string, string>;
+}
 
-export interface LokiQuery { account: string; selector: LogSelector; start?: string; end?: string; limit: number }
+export interface LokiQuery {
+  account: string;
+  selector: LogSelector;
+  start?: string;
+  end?: string;
+  limit: number;
+}
 
 const NS_PER_MS = 1_000_000n;
 
@@ -41,12 +56,17 @@ function severityOf(labels: Record<string, string>): string {
 }
 
 /** The URL to call and the headers, credentials taken out of the URL. */
-export function lokiRequest(settings: LokiSettings, q: LokiQuery): { url: string; headers: Record<string, string>; query: string; secrets: string[] } {
+export function lokiRequest(
+  settings: LokiSettings,
+  q: LokiQuery,
+): { url: string; headers: Record<string, string>; query: string; secrets: string[] } {
   const base = new URL(settings.lokiUrl);
   const headers: Record<string, string> = { accept: 'application/json' };
   const secrets = [base.password, decodeURIComponent(base.password)].filter((s) => s.length >= 4);
   if (base.username || base.password) {
-    const basic = Buffer.from(`${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}`).toString('base64');
+    const basic = Buffer.from(`${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}`).toString(
+      'base64',
+    );
     headers.authorization = `Basic ${basic}`;
     // The header's value carries the password too (base64 is no secret): a proxy echoing the request must not leak it.
     secrets.push(basic);
@@ -65,7 +85,10 @@ export function lokiRequest(settings: LokiSettings, q: LokiQuery): { url: string
   return { url: `${base.origin}${path}?${params}`, headers, query, secrets };
 }
 
-interface LokiAnswer { status?: string; data?: { resultType?: string; result?: { stream?: Record<string, string>; values?: [string, string][] }[] } }
+interface LokiAnswer {
+  status?: string;
+  data?: { resultType?: string; result?: { stream?: Record<string, string>; values?: [string, string][] }[] };
+}
 
 const fail = (message: string) => new RequestError('action-error', message, '$.request');
 
@@ -79,7 +102,8 @@ export function linesOf(body: unknown, limit: number): LogLine[] {
   for (const stream of answer.data.result) {
     const labels = stream.stream ?? {};
     for (const v of stream.values ?? []) {
-      if (!Array.isArray(v) || typeof v[0] !== 'string' || !/^\d{1,20}$/.test(v[0]) || typeof v[1] !== 'string') throw fail('Loki answered a malformed log line');
+      if (!Array.isArray(v) || typeof v[0] !== 'string' || !/^\d{1,20}$/.test(v[0]) || typeof v[1] !== 'string')
+        throw fail('Loki answered a malformed log line');
       lines.push({ ns: BigInt(v[0]), timestamp: isoFromNs(v[0]), severity: severityOf(labels), message: v[1], labels });
     }
   }
@@ -97,7 +121,8 @@ export async function queryLoki(settings: LokiSettings, q: LokiQuery): Promise<L
     text = await res.text();
   } catch (err) {
     const e = err as Error & { cause?: { code?: string } };
-    if (e.name === 'TimeoutError' || e.name === 'AbortError') throw fail(`Loki did not answer within ${settings.lokiTimeoutMs} ms (LOKI_TIMEOUT_MS)`);
+    if (e.name === 'TimeoutError' || e.name === 'AbortError')
+      throw fail(`Loki did not answer within ${settings.lokiTimeoutMs} ms (LOKI_TIMEOUT_MS)`);
     // fetch's message is "fetch failed"; the cause's code (ECONNREFUSED, ENOTFOUND ...) says why, without the URL.
     throw fail(`Loki could not be reached${e.cause?.code ? ` (${e.cause.code})` : ''}`);
   }

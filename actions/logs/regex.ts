@@ -12,7 +12,10 @@
  */
 
 export class RegexError extends Error {
-  constructor(readonly offset: number, message: string) {
+  constructor(
+    readonly offset: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -31,9 +34,20 @@ const MAX_REPEAT_PRODUCT = 1000;
 
 /** RE2's POSIX classes are ASCII-only; PostgreSQL's follow the locale, so they are spelled out. */
 const POSIX_CLASSES: Record<string, string> = {
-  alnum: '0-9A-Za-z', alpha: 'A-Za-z', ascii: '\\u0000-\\u007f', blank: '\\t ', cntrl: '\\u0000-\\u001f\\u007f',
-  digit: '0-9', graph: '!-~', lower: 'a-z', print: ' -~', punct: '!-/:-@\\[-`{-~', space: '\\t\\n\\v\\f\\r ',
-  upper: 'A-Z', word: '0-9A-Za-z_', xdigit: '0-9A-Fa-f',
+  alnum: '0-9A-Za-z',
+  alpha: 'A-Za-z',
+  ascii: '\\u0000-\\u007f',
+  blank: '\\t ',
+  cntrl: '\\u0000-\\u001f\\u007f',
+  digit: '0-9',
+  graph: '!-~',
+  lower: 'a-z',
+  print: ' -~',
+  punct: '!-/:-@\\[-`{-~',
+  space: '\\t\\n\\v\\f\\r ',
+  upper: 'A-Z',
+  word: '0-9A-Za-z_',
+  xdigit: '0-9A-Fa-f',
 };
 
 /** Perl classes, ASCII as in RE2; inside brackets the unnegated ones are spliced in. */
@@ -41,7 +55,8 @@ const PERL_CLASSES: Record<string, string> = { d: '0-9', w: '0-9A-Za-z_', s: '\\
 
 const SIMPLE_ESCAPES: Record<string, string> = { a: '\\a', f: '\\f', t: '\\t', n: '\\n', r: '\\r', v: '\\v' };
 
-const hex4 = (cp: number) => (cp <= 0xffff ? `\\u${cp.toString(16).padStart(4, '0')}` : `\\U${cp.toString(16).padStart(8, '0')}`);
+const hex4 = (cp: number) =>
+  cp <= 0xffff ? `\\u${cp.toString(16).padStart(4, '0')}` : `\\U${cp.toString(16).padStart(8, '0')}`;
 
 /** A literal character for PostgreSQL: letters and digits as they are, everything else escaped. */
 function literal(ch: string): string {
@@ -95,7 +110,11 @@ class Translator {
   repeatAt(at: number): { min: number; max: number | undefined; end: number } | undefined {
     const m = /^\{(\d+)(,(\d*))?\}/.exec(this.src.slice(at));
     if (!m) return undefined;
-    return { min: Number(m[1]), max: m[2] === undefined ? Number(m[1]) : m[3] === '' ? undefined : Number(m[3]), end: at + m[0].length };
+    return {
+      min: Number(m[1]),
+      max: m[2] === undefined ? Number(m[1]) : m[3] === '' ? undefined : Number(m[3]),
+      end: at + m[0].length,
+    };
   }
 
   quantifiers(atomStart: number, repeatable: boolean): string {
@@ -107,7 +126,7 @@ class Translator {
     } else if (ch === '{') {
       const r = this.repeatAt(this.i);
       if (!r) return '';
-      if ((r.max !== undefined && r.max < r.min)) this.fail('invalid repeat count: maximum below minimum');
+      if (r.max !== undefined && r.max < r.min) this.fail('invalid repeat count: maximum below minimum');
       if (r.min > MAX_REPEAT || (r.max ?? 0) > MAX_REPEAT) this.fail(`repeat count above ${MAX_REPEAT}`);
       q = this.src.slice(this.i, r.end);
       this.i = r.end;
@@ -119,7 +138,8 @@ class Translator {
       this.i++;
     }
     const next = this.peek();
-    if (next === '*' || next === '+' || next === '?' || (next === '{' && this.repeatAt(this.i))) this.fail('invalid nested repetition operator');
+    if (next === '*' || next === '+' || next === '?' || (next === '{' && this.repeatAt(this.i)))
+      this.fail('invalid nested repetition operator');
     return q;
   }
 
@@ -240,7 +260,8 @@ class Translator {
         continue;
       }
       if (ch === '\\' && this.peek(1) !== undefined && this.peek(1)!.toLowerCase() in PERL_CLASSES) {
-        if (this.peek(1) !== this.peek(1)!.toLowerCase()) this.fail(`negated class \\${this.peek(1)} inside brackets is not supported`, this.i);
+        if (this.peek(1) !== this.peek(1)!.toLowerCase())
+          this.fail(`negated class \\${this.peek(1)} inside brackets is not supported`, this.i);
         out += PERL_CLASSES[this.peek(1)!];
         this.i += 2;
         continue;
@@ -312,7 +333,8 @@ function checkRepeatProduct(source: string): void {
     return m ? Math.max(Number(m[1]), Number(m[2] || 0)) : 1;
   };
   const note = (value: number, at: number) => {
-    if (value > MAX_REPEAT_PRODUCT) throw new RegexError(at, `nested repeat counts multiply beyond ${MAX_REPEAT_PRODUCT}`);
+    if (value > MAX_REPEAT_PRODUCT)
+      throw new RegexError(at, `nested repeat counts multiply beyond ${MAX_REPEAT_PRODUCT}`);
     stack[stack.length - 1] = Math.max(stack[stack.length - 1], value);
   };
   let inBracket = false;

@@ -14,9 +14,21 @@ import { RegexError, toPostgresRegex, type PgRegex } from './regex';
 export type MatchOp = '=' | '!=' | '=~' | '!~';
 export type LineOp = '|=' | '!=' | '|~' | '!~';
 /** `value` is the string as written (for regular expressions: RE2 source, as Loki gets it). */
-export interface LabelMatcher { label: string; op: MatchOp; value: string; regex?: PgRegex }
-export interface LineFilter { op: LineOp; value: string; regex?: PgRegex }
-export interface LogSelector { matchers: LabelMatcher[]; filters: LineFilter[] }
+export interface LabelMatcher {
+  label: string;
+  op: MatchOp;
+  value: string;
+  regex?: PgRegex;
+}
+export interface LineFilter {
+  op: LineOp;
+  value: string;
+  regex?: PgRegex;
+}
+export interface LogSelector {
+  matchers: LabelMatcher[];
+  filters: LineFilter[];
+}
 
 const MAX_QUERY_LENGTH = 4000;
 const MAX_MATCHERS = 50;
@@ -87,12 +99,24 @@ class Reader {
         continue;
       }
       const e = this.text[++i];
-      const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', f: '\f', v: '\v', '\\': '\\', '"': '"', "'": "'" };
+      const simple: Record<string, string> = {
+        n: '\n',
+        t: '\t',
+        r: '\r',
+        a: '\x07',
+        b: '\b',
+        f: '\f',
+        v: '\v',
+        '\\': '\\',
+        '"': '"',
+        "'": "'",
+      };
       if (e !== undefined && e in simple) out += simple[e];
       else if (e === 'x' || e === 'u' || e === 'U') {
         const n = e === 'x' ? 2 : e === 'u' ? 4 : 8;
         const hex = this.text.slice(i + 1, i + 1 + n);
-        if (!new RegExp(`^[0-9A-Fa-f]{${n}}$`).test(hex) || parseInt(hex, 16) > 0x10ffff) this.fail(`invalid escape \\${e} in string`, i - 1);
+        if (!new RegExp(`^[0-9A-Fa-f]{${n}}$`).test(hex) || parseInt(hex, 16) > 0x10ffff)
+          this.fail(`invalid escape \\${e} in string`, i - 1);
         out += String.fromCodePoint(parseInt(hex, 16));
         i += n;
       } else {
@@ -124,8 +148,14 @@ function matchesEmpty(source: string): boolean {
 }
 
 export function parseSelector(text: unknown): LogSelector {
-  if (typeof text !== 'string') throw new RequestError('validation-failed', 'request.query must be a string', '$.request.query');
-  if (text.length > MAX_QUERY_LENGTH) throw new RequestError('validation-failed', `request.query is longer than ${MAX_QUERY_LENGTH} characters`, '$.request.query');
+  if (typeof text !== 'string')
+    throw new RequestError('validation-failed', 'request.query must be a string', '$.request.query');
+  if (text.length > MAX_QUERY_LENGTH)
+    throw new RequestError(
+      'validation-failed',
+      `request.query is longer than ${MAX_QUERY_LENGTH} characters`,
+      '$.request.query',
+    );
   const r = new Reader(text);
   if (!r.eat('{')) r.expected('{ to open the label selector');
   const matchers: LabelMatcher[] = [];
@@ -134,7 +164,11 @@ export function parseSelector(text: unknown): LogSelector {
       const label = r.label();
       const op = r.oneOf(['=~', '!~', '!=', '='] as const) ?? r.expected('one of = != =~ !~ after the label name');
       const s = r.string();
-      matchers.push(op === '=~' || op === '!~' ? { label, op, value: s.value, regex: regexOf(r, s, true) } : { label, op, value: s.value });
+      matchers.push(
+        op === '=~' || op === '!~'
+          ? { label, op, value: s.value, regex: regexOf(r, s, true) }
+          : { label, op, value: s.value },
+      );
       if (matchers.length > MAX_MATCHERS) r.fail(`more than ${MAX_MATCHERS} label matchers`);
     } while (r.eat(','));
     if (!r.eat('}')) r.expected(', or } after a label matcher');
@@ -143,15 +177,24 @@ export function parseSelector(text: unknown): LogSelector {
   for (;;) {
     r.skipSpace();
     if (r.pos >= text.length) break;
-    if (text[r.pos] === '|' && !['|=', '|~'].some((t) => text.startsWith(t, r.pos))) r.fail('only line filters (|= != |~ !~) may follow the selector; parsers and label filters (| json, | level=...) are not supported');
-    const op = r.oneOf(['|=', '!=', '|~', '!~'] as const) ?? r.expected('a line filter (|= != |~ !~) or the end of the query');
+    if (text[r.pos] === '|' && !['|=', '|~'].some((t) => text.startsWith(t, r.pos)))
+      r.fail(
+        'only line filters (|= != |~ !~) may follow the selector; parsers and label filters (| json, | level=...) are not supported',
+      );
+    const op =
+      r.oneOf(['|=', '!=', '|~', '!~'] as const) ?? r.expected('a line filter (|= != |~ !~) or the end of the query');
     const s = r.string();
-    filters.push(op === '|~' || op === '!~' ? { op, value: s.value, regex: regexOf(r, s, false) } : { op, value: s.value });
+    filters.push(
+      op === '|~' || op === '!~' ? { op, value: s.value, regex: regexOf(r, s, false) } : { op, value: s.value },
+    );
     if (filters.length > MAX_MATCHERS) r.fail(`more than ${MAX_MATCHERS} line filters`);
   }
   // Loki's rule: a selector must pick streams by something, not only exclude them.
   if (!matchers.some((m) => (m.op === '=' && m.value !== '') || (m.op === '=~' && !matchesEmpty(m.value)))) {
-    r.fail('the selector needs at least one matcher that does not match an empty value (= with a value, or =~), as in Loki', 0);
+    r.fail(
+      'the selector needs at least one matcher that does not match an empty value (= with a value, or =~), as in Loki',
+      0,
+    );
   }
   return { matchers, filters };
 }

@@ -15,9 +15,19 @@ import type { LogSelector } from './selector';
  * All values, regular expressions included, are bound parameters; the text only depends on the
  * selector's shape.
  */
-export interface LogsStatement { text: string; params: (string | null)[] }
+export interface LogsStatement {
+  text: string;
+  params: (string | null)[];
+}
 
-export interface StoreQuery { tenant: string; account: string; selector: LogSelector; start?: string; end?: string; limit: number }
+export interface StoreQuery {
+  tenant: string;
+  account: string;
+  selector: LogSelector;
+  start?: string;
+  end?: string;
+  limit: number;
+}
 
 /** `WHERE` conditions of the selector, binding into `params`. */
 export function selectorConditions(sel: LogSelector, params: (string | null)[]): string[] {
@@ -34,8 +44,10 @@ export function selectorConditions(sel: LogSelector, params: (string | null)[]):
     const label = () => `coalesce(labels ->> ${bind(m.label, 'text')}, '')`;
     if (m.op === '=' && m.value === '') where.push(`${label()} = ''`);
     else if (m.op === '!=') where.push(`${label()} <> ${bind(m.value, 'text')}`);
-    else if (m.op === '=~') where.push(`${label()} ~${m.regex!.insensitive ? '*' : ''} ${bind(m.regex!.pattern, 'text')}`);
-    else if (m.op === '!~') where.push(`${label()} !~${m.regex!.insensitive ? '*' : ''} ${bind(m.regex!.pattern, 'text')}`);
+    else if (m.op === '=~')
+      where.push(`${label()} ~${m.regex!.insensitive ? '*' : ''} ${bind(m.regex!.pattern, 'text')}`);
+    else if (m.op === '!~')
+      where.push(`${label()} !~${m.regex!.insensitive ? '*' : ''} ${bind(m.regex!.pattern, 'text')}`);
   }
   for (const f of sel.filters) {
     // strpos, not LIKE: the needle needs no escaping of % and _.
@@ -58,7 +70,12 @@ export function selectorConditions(sel: LogSelector, params: (string | null)[]):
  */
 export const RECENT_WINDOW = 20000;
 
-interface Built { params: (string | null)[]; scope: string[]; selector: string[]; limit: string }
+interface Built {
+  params: (string | null)[];
+  scope: string[];
+  selector: string[];
+  limit: string;
+}
 
 function build(q: StoreQuery): Built {
   const params: (string | null)[] = [q.tenant, q.account];
@@ -72,7 +89,9 @@ function build(q: StoreQuery): Built {
 const and = (conds: string[]) => (conds.length ? conds.join('\n     AND ') : 'true');
 const NEWEST = 'ORDER BY ts DESC, id DESC';
 /** The lines of `from` as the answer's JSON text, newest first. */
-const linesJson = (from: string) => `(SELECT coalesce(json_agg(json_build_object('timestamp', to_char(l.ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+const linesJson = (
+  from: string,
+) => `(SELECT coalesce(json_agg(json_build_object('timestamp', to_char(l.ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
      'severity', l.severity, 'message', l.message, 'labels', l.labels) ORDER BY l.ts DESC, l.id DESC), '[]')::text FROM ${from} l)`;
 
 /**

@@ -20,7 +20,10 @@ const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 export class AdminError extends Error {}
 
-export async function createTenant(db: Queryable, opts: { name: string; type?: string }): Promise<{ id: string; name: string }> {
+export async function createTenant(
+  db: Queryable,
+  opts: { name: string; type?: string },
+): Promise<{ id: string; name: string }> {
   const name = opts.name?.trim();
   if (!name) throw new AdminError('--name is required');
   const taken = await db.query('SELECT id FROM tenant WHERE lower(name) = lower($1::text)', [name]);
@@ -43,7 +46,9 @@ async function tenantId(db: Queryable, idOrName: string): Promise<string> {
 
 async function userId(db: Queryable, email: string): Promise<string> {
   if (!email) throw new AdminError('--email is required');
-  const rows = await db.query('SELECT id::text AS id FROM users WHERE lower(username) = $1::text', [normaliseEmail(email)]);
+  const rows = await db.query('SELECT id::text AS id FROM users WHERE lower(username) = $1::text', [
+    normaliseEmail(email),
+  ]);
   if (!rows.length) throw new AdminError(`no user with the e-mail ${email}`);
   return rows[0].id as string;
 }
@@ -51,7 +56,8 @@ async function userId(db: Queryable, email: string): Promise<string> {
 function checkPassword(password: string | undefined): string {
   if (!password) throw new AdminError('a password is required: --password <password> or --password-stdin');
   if (password.length < 8) throw new AdminError('the password must be at least 8 characters long');
-  if (password.length > MAX_PASSWORD_LENGTH) throw new AdminError(`the password must be at most ${MAX_PASSWORD_LENGTH} characters long`);
+  if (password.length > MAX_PASSWORD_LENGTH)
+    throw new AdminError(`the password must be at most ${MAX_PASSWORD_LENGTH} characters long`);
   return password;
 }
 
@@ -68,7 +74,8 @@ export interface NewUser {
 export async function createUser(db: Database, u: NewUser): Promise<{ id: string; tenantId: string }> {
   if (!u.email || !EMAIL.test(u.email.trim())) throw new AdminError('--email must be an e-mail address');
   if (!u.name?.trim()) throw new AdminError('--name (the display name) is required');
-  if (!(TENANT_ROLES as readonly string[]).includes(u.role)) throw new AdminError(`--role must be one of ${TENANT_ROLES.join(', ')}`);
+  if (!(TENANT_ROLES as readonly string[]).includes(u.role))
+    throw new AdminError(`--role must be one of ${TENANT_ROLES.join(', ')}`);
   const hash = u.password === undefined ? null : await hashPassword(checkPassword(u.password));
   const email = u.email.trim();
   return db.transaction(async (tx) => {
@@ -96,12 +103,18 @@ export async function createUser(db: Database, u: NewUser): Promise<{ id: string
 /** Sets (or replaces) the user's built-in password. */
 export async function setPassword(db: Queryable, email: string, password: string): Promise<void> {
   const hash = await hashPassword(checkPassword(password));
-  await db.query('UPDATE users SET password_hash = $2::text, updated_at = now() WHERE id = $1::uuid', [await userId(db, email), hash]);
+  await db.query('UPDATE users SET password_hash = $2::text, updated_at = now() WHERE id = $1::uuid', [
+    await userId(db, email),
+    hash,
+  ]);
 }
 
 async function setStatus(db: Queryable, email: string, status: 'active' | 'suspended'): Promise<void> {
   // A trigger tells every running engine (NOTIFY platform_auth): the user's JWTs and sessions stop at once.
-  await db.query('UPDATE users SET status = $2::text, updated_at = now() WHERE id = $1::uuid', [await userId(db, email), status]);
+  await db.query('UPDATE users SET status = $2::text, updated_at = now() WHERE id = $1::uuid', [
+    await userId(db, email),
+    status,
+  ]);
 }
 
 /** Sign-in is refused from now on, and the user's JWTs and sessions stop working on every instance. */
@@ -109,13 +122,19 @@ export const suspendUser = (db: Queryable, email: string) => setStatus(db, email
 export const activateUser = (db: Queryable, email: string) => setStatus(db, email, 'active');
 
 /** An API token of the user in their default tenant (or `tenant`); the secret is in the answer only. */
-export async function createTokenFor(db: Queryable, opts: { email: string; name: string; tenant?: string }): Promise<CreatedApiToken & { tenantId: string }> {
+export async function createTokenFor(
+  db: Queryable,
+  opts: { email: string; name: string; tenant?: string },
+): Promise<CreatedApiToken & { tenantId: string }> {
   if (!opts.name) throw new AdminError('--name (the token name) is required');
   const id = await userId(db, opts.email);
   let tenant: string | undefined;
   if (opts.tenant) tenant = await tenantId(db, opts.tenant);
   else {
-    const rows = await db.query('SELECT tenant::text AS tenant FROM tenant_users WHERE "user" = $1::uuid ORDER BY is_default DESC, created_at LIMIT 1', [id]);
+    const rows = await db.query(
+      'SELECT tenant::text AS tenant FROM tenant_users WHERE "user" = $1::uuid ORDER BY is_default DESC, created_at LIMIT 1',
+      [id],
+    );
     tenant = rows[0]?.tenant as string | undefined;
   }
   const session = tenant ? await loadUserSession(db, id, tenant) : null;
@@ -161,8 +180,13 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     values = parseArgs({
       args: rest,
       options: {
-        name: { type: 'string' }, type: { type: 'string' }, tenant: { type: 'string' }, email: { type: 'string' },
-        role: { type: 'string' }, password: { type: 'string' }, 'password-stdin': { type: 'boolean' },
+        name: { type: 'string' },
+        type: { type: 'string' },
+        tenant: { type: 'string' },
+        email: { type: 'string' },
+        role: { type: 'string' },
+        password: { type: 'string' },
+        'password-stdin': { type: 'boolean' },
       },
       strict: true,
       allowPositionals: false,
@@ -180,8 +204,16 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     },
     'create-user': async (db) => {
       const pw = values.password !== undefined || values['password-stdin'] ? await password() : undefined;
-      const u = await createUser(db, { tenant: str('tenant') ?? '', email: str('email') ?? '', name: str('name') ?? '', role: str('role') ?? '', password: pw });
-      io.out(`created user ${str('email')} (${str('role')} in tenant ${u.tenantId}): ${u.id}${pw === undefined ? ' (no password: SSO only)' : ''}`);
+      const u = await createUser(db, {
+        tenant: str('tenant') ?? '',
+        email: str('email') ?? '',
+        name: str('name') ?? '',
+        role: str('role') ?? '',
+        password: pw,
+      });
+      io.out(
+        `created user ${str('email')} (${str('role')} in tenant ${u.tenantId}): ${u.id}${pw === undefined ? ' (no password: SSO only)' : ''}`,
+      );
     },
     'set-password': async (db) => {
       await setPassword(db, str('email') ?? '', (await password()) ?? '');

@@ -177,7 +177,8 @@ const MIN_SECRET_LENGTH = 32;
 function secret(env: NodeJS.ProcessEnv, name: string): string | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
-  if (raw.length < MIN_SECRET_LENGTH) throw new Error(`${name} must be at least ${MIN_SECRET_LENGTH} characters long (e.g. openssl rand -base64 32)`);
+  if (raw.length < MIN_SECRET_LENGTH)
+    throw new Error(`${name} must be at least ${MIN_SECRET_LENGTH} characters long (e.g. openssl rand -base64 32)`);
   return raw;
 }
 
@@ -236,8 +237,15 @@ const TENANT_ROLE_NAMES = ['tenant_admin', 'tenant_admin_readonly'];
 function samlConfig(env: NodeJS.ProcessEnv, baseUrl: string): SamlConfig {
   const problems: string[] = [];
   const text = (name: string) => (env[name] ?? '').trim() || undefined;
-  const required = { SAML_ENTRY_POINT: text('SAML_ENTRY_POINT'), SAML_ISSUER: text('SAML_ISSUER'), SAML_CERT: text('SAML_CERT'), SAML_AUDIENCE: text('SAML_AUDIENCE') };
-  const missing = Object.entries(required).filter(([, v]) => v === undefined).map(([k]) => k);
+  const required = {
+    SAML_ENTRY_POINT: text('SAML_ENTRY_POINT'),
+    SAML_ISSUER: text('SAML_ISSUER'),
+    SAML_CERT: text('SAML_CERT'),
+    SAML_AUDIENCE: text('SAML_AUDIENCE'),
+  };
+  const missing = Object.entries(required)
+    .filter(([, v]) => v === undefined)
+    .map(([k]) => k);
   let groupMapping: Record<string, string> = {};
   const rawMapping = text('SAML_GROUP_MAPPING');
   if (rawMapping) {
@@ -246,15 +254,21 @@ function samlConfig(env: NodeJS.ProcessEnv, baseUrl: string): SamlConfig {
       if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('not a JSON object');
       for (const [group, role] of Object.entries(parsed as Record<string, unknown>)) {
         if (typeof role === 'string' && TENANT_ROLE_NAMES.includes(role)) groupMapping[group] = role;
-        else problems.push(`SAML_GROUP_MAPPING: group "${group}" maps to ${JSON.stringify(role)}, which is not one of ${TENANT_ROLE_NAMES.join(', ')}; the entry is ignored`);
+        else
+          problems.push(
+            `SAML_GROUP_MAPPING: group "${group}" maps to ${JSON.stringify(role)}, which is not one of ${TENANT_ROLE_NAMES.join(', ')}; the entry is ignored`,
+          );
       }
     } catch (err) {
       groupMapping = {};
-      problems.push(`SAML_GROUP_MAPPING is not a valid JSON object (${(err as Error).message}); no group is mapped to a role`);
+      problems.push(
+        `SAML_GROUP_MAPPING is not a valid JSON object (${(err as Error).message}); no group is mapped to a role`,
+      );
     }
   }
   const defaultRole = text('AUTH_DEFAULT_ROLE') ?? 'tenant_admin_readonly';
-  if (!TENANT_ROLE_NAMES.includes(defaultRole)) throw new Error(`AUTH_DEFAULT_ROLE must be one of ${TENANT_ROLE_NAMES.join(', ')}, got "${defaultRole}"`);
+  if (!TENANT_ROLE_NAMES.includes(defaultRole))
+    throw new Error(`AUTH_DEFAULT_ROLE must be one of ${TENANT_ROLE_NAMES.join(', ')}, got "${defaultRole}"`);
   let licensePublicKey = text('LICENSE_PUBLIC_KEY')?.replace(/\\n/g, '\n');
   const keyFile = text('LICENSE_PUBLIC_KEY_FILE');
   if (!licensePublicKey && keyFile) {
@@ -286,7 +300,8 @@ function samlConfig(env: NodeJS.ProcessEnv, baseUrl: string): SamlConfig {
 function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
   const raw = (env[name] ?? '').trim().toLowerCase();
   if (raw === '') return fallback;
-  if (!(values as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${values.join(', ')}, got "${env[name]}"`);
+  if (!(values as readonly string[]).includes(raw))
+    throw new Error(`${name} must be one of ${values.join(', ')}, got "${env[name]}"`);
   return raw as T;
 }
 
@@ -317,7 +332,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): EngineConfig {
     devMode: bool(env, 'DEV_MODE', false),
     auth,
     edition,
-    deploymentMode: oneOf<DeploymentMode>(env, 'DEPLOYMENT_MODE', ['onprem', 'saas'], edition === 'cloud' ? 'saas' : 'onprem'),
+    deploymentMode: oneOf<DeploymentMode>(
+      env,
+      'DEPLOYMENT_MODE',
+      ['onprem', 'saas'],
+      edition === 'cloud' ? 'saas' : 'onprem',
+    ),
     saml: samlConfig(env, auth.baseUrl),
     ai: {
       baseUrl: httpUrl(env, 'AI_BASE_URL'),

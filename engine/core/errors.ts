@@ -4,9 +4,19 @@
  * the caller as `unexpected`, without details.
  */
 export type ErrorCode =
-  | 'validation-failed' | 'permission-error' | 'constraint-violation' | 'data-exception' | 'invalid-jwt'
-  | 'access-denied' | 'postgres-error' | 'unexpected' | 'invalid-json' | 'bad-request' | 'request-too-large'
-  | 'not-supported' | 'action-error';
+  | 'validation-failed'
+  | 'permission-error'
+  | 'constraint-violation'
+  | 'data-exception'
+  | 'invalid-jwt'
+  | 'access-denied'
+  | 'postgres-error'
+  | 'unexpected'
+  | 'invalid-json'
+  | 'bad-request'
+  | 'request-too-large'
+  | 'not-supported'
+  | 'action-error';
 
 export class RequestError extends Error {
   constructor(
@@ -25,6 +35,9 @@ export const validationError = (message: string, path: string) => new RequestErr
 /** Turns a Hasura-shaped error into the response body. */
 export function errorBody(errors: { message: string; code: string; path: string; internal?: unknown }[]): string {
   return JSON.stringify({
-    errors: errors.map((e) => ({ message: e.message, extensions: { path: e.path, code: e.code, ...(e.internal ? { internal: e.internal } : {}) } })),
+    errors: errors.map((e) => ({
+      message: e.message,
+      extensions: { path: e.path, code: e.code, ...(e.internal ? { internal: e.internal } : {}) },
+    })),
   });
 }

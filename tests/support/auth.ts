@@ -24,23 +24,39 @@ export function authEnv(extra: Record<string, string> = {}): Record<string, stri
   };
 }
 
-export const exchange = (server: { post: TestServer['post'] }, email: string, secret: string, headers: Record<string, string> = {}) =>
-  server.post('/api/auth/token', JSON.stringify({ email, secret }), headers);
+export const exchange = (
+  server: { post: TestServer['post'] },
+  email: string,
+  secret: string,
+  headers: Record<string, string> = {},
+) => server.post('/api/auth/token', JSON.stringify({ email, secret }), headers);
 
 export const bearer = (jwt: string): Record<string, string> => ({ authorization: `Bearer ${jwt}` });
 
 /** POST /api/graphql with only the given headers (no admin secret). */
-export const gqlWith = (server: { post: TestServer['post'] }, headers: Record<string, string>, query: string, variables?: Record<string, unknown>): Promise<GqlResult> =>
-  server.post('/api/graphql', JSON.stringify({ query, variables }), headers);
+export const gqlWith = (
+  server: { post: TestServer['post'] },
+  headers: Record<string, string>,
+  query: string,
+  variables?: Record<string, unknown>,
+): Promise<GqlResult> => server.post('/api/graphql', JSON.stringify({ query, variables }), headers);
 
 /** A new API token of the user (as `npm run admin -- create-token` makes it); its secret. */
-export async function tokenFor(db: Database, email: string, name = 'test token'): Promise<{ id: string; secret: string }> {
+export async function tokenFor(
+  db: Database,
+  email: string,
+  name = 'test token',
+): Promise<{ id: string; secret: string }> {
   const t = await createTokenFor(db, { email, name });
   return { id: t.id, secret: t.secret };
 }
 
 /** A JWT for a new API token of the user, through the exchange. */
-export async function jwtFor(server: TestServer, email: string, name = 'test token'): Promise<{ jwt: string; tokenId: string; secret: string }> {
+export async function jwtFor(
+  server: TestServer,
+  email: string,
+  name = 'test token',
+): Promise<{ jwt: string; tokenId: string; secret: string }> {
   const t = await tokenFor(server.started.db, email, name);
   const res = await exchange(server, email, t.secret);
   if (res.status !== 200) throw new Error(`exchange failed: ${res.status} ${res.text}`);
@@ -66,15 +82,24 @@ const ROOT = path.resolve(__dirname, '..', '..');
 
 /** A child `node` process running a TypeScript entry point of the engine (no build needed). */
 export function spawnTs(entry: string, args: string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['-r', path.join(ROOT, 'tests', 'support', 'register-ts.js'), path.join(ROOT, entry), ...args], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  return spawn(
+    process.execPath,
+    ['-r', path.join(ROOT, 'tests', 'support', 'register-ts.js'), path.join(ROOT, entry), ...args],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
 }
 
 /** Runs a child to its end: exit code and output. */
-export function runTs(entry: string, args: string[], env: Record<string, string>, stdin?: string): Promise<{ code: number; out: string; err: string }> {
+export function runTs(
+  entry: string,
+  args: string[],
+  env: Record<string, string>,
+  stdin?: string,
+): Promise<{ code: number; out: string; err: string }> {
   const child = spawnTs(entry, args, env);
   let out = '';
   let err = '';
@@ -85,7 +110,9 @@ export function runTs(entry: string, args: string[], env: Record<string, string>
 }
 
 /** A second engine in its own process (engine/main.ts) on a random port; resolves once it listens. */
-export async function spawnEngine(env: Record<string, string>): Promise<{ url: string; post: TestServer['post']; stop(): Promise<void> }> {
+export async function spawnEngine(
+  env: Record<string, string>,
+): Promise<{ url: string; post: TestServer['post']; stop(): Promise<void> }> {
   const child = spawnTs('engine/main.ts', [], { PORT: '0', HOST: '127.0.0.1', ...env });
   let log = '';
   const url = await new Promise<string>((resolve, reject) => {
@@ -121,7 +148,10 @@ export async function spawnEngine(env: Record<string, string>): Promise<{ url: s
  * Another engine on the same database object, in this process, with its own HTTP server, listener and
  * memory of revocations: on PGlite the only way for two engines to share a database.
  */
-export async function startSibling(server: TestServer, env: Record<string, string>): Promise<{ url: string; post: TestServer['post']; started: Started; stop(): Promise<void> }> {
+export async function startSibling(
+  server: TestServer,
+  env: Record<string, string>,
+): Promise<{ url: string; post: TestServer['post']; started: Started; stop(): Promise<void> }> {
   const config = loadConfig({ ADMIN_SECRET, SEED_DEMO_DATA: 'false', ...env });
   const started = await startEngine(config, () => undefined, server.started.db);
   const http = serve({ fetch: started.app.fetch, port: 0, hostname: '127.0.0.1' });

@@ -17,7 +17,10 @@ export function startFixtureServer(): Promise<TestServer> {
 }
 
 /** Session headers of role `user` (rows whose owner_id is the user id). */
-export const asUser = (userId: number): Record<string, string> => ({ 'x-hasura-role': 'user', 'x-hasura-user-id': String(userId) });
+export const asUser = (userId: number): Record<string, string> => ({
+  'x-hasura-role': 'user',
+  'x-hasura-user-id': String(userId),
+});
 
 /** Session headers of role `reader` (countries and genres only, no mutations). */
 export const asReader: Record<string, string> = { 'x-hasura-role': 'reader' };

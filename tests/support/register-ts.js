@@ -3,7 +3,12 @@
 const fs = require('node:fs');
 const ts = require('typescript');
 
-const compilerOptions = { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true, inlineSourceMap: true };
+const compilerOptions = {
+  module: ts.ModuleKind.CommonJS,
+  target: ts.ScriptTarget.ES2022,
+  esModuleInterop: true,
+  inlineSourceMap: true,
+};
 
 require.extensions['.ts'] = function compileTs(module, filename) {
   const { outputText } = ts.transpileModule(fs.readFileSync(filename, 'utf8'), { compilerOptions, fileName: filename });

@@ -39,7 +39,10 @@ export function makeCertificate(opts: { fromDays?: number; toDays?: number; cn?:
   cert.setIssuer(attrs);
   const pkcs1 = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
   cert.sign(forge.pki.privateKeyFromPem(pkcs1), forge.md.sha256.create());
-  return { key: createPrivateKey(pkcs1).export({ type: 'pkcs8', format: 'pem' }).toString(), cert: forge.pki.certificateToPem(cert) };
+  return {
+    key: createPrivateKey(pkcs1).export({ type: 'pkcs8', format: 'pem' }).toString(),
+    cert: forge.pki.certificateToPem(cert),
+  };
 }
 
 /** The certificate's base64 body alone (SAML_CERT as many IdPs show it: no BEGIN/END lines). */
@@ -81,7 +84,12 @@ function attributeStatement(attrs: Record<string, string | string[]>): string {
   const entries = Object.entries(attrs);
   if (entries.length === 0) return '';
   const one = ([name, v]: [string, string | string[]]) =>
-    `<saml:Attribute Name="${esc(name)}" NameFormat="urn:oasis:names:tc:SAML:2.0:attrname-format:basic">${(Array.isArray(v) ? v : [v])
+    `<saml:Attribute Name="${esc(name)}" NameFormat="urn:oasis:names:tc:SAML:2.0:attrname-format:basic">${(Array.isArray(
+      v,
+    )
+      ? v
+      : [v]
+    )
       .map((x) => `<saml:AttributeValue xsi:type="xs:string">${esc(x)}</saml:AttributeValue>`)
       .join('')}</saml:Attribute>`;
   return `<saml:AttributeStatement>${entries.map(one).join('')}</saml:AttributeStatement>`;
@@ -97,7 +105,9 @@ export interface Started {
 }
 
 export async function startLogin(baseUrl: string, next?: string): Promise<Started> {
-  const res = await fetch(`${baseUrl}/api/auth/saml/login${next ? `?next=${encodeURIComponent(next)}` : ''}`, { redirect: 'manual' });
+  const res = await fetch(`${baseUrl}/api/auth/saml/login${next ? `?next=${encodeURIComponent(next)}` : ''}`, {
+    redirect: 'manual',
+  });
   if (res.status !== 302) throw new Error(`login did not redirect: ${res.status} ${await res.text()}`);
   const location = new URL(res.headers.get('location')!);
   const setCookie = res.headers.getSetCookie().find((c) => c.startsWith(`${STATE_COOKIE}=`))!;
@@ -126,7 +136,9 @@ export async function requestIdOf(idp: Idp, sp: Sp, started: Started): Promise<s
 export async function signedResponse(idp: Idp, sp: Sp, requestId: string, f: ResponseFields): Promise<string> {
   const now = new Date();
   const later = new Date(now.getTime() + 5 * 60_000).toISOString();
-  const template = samlify.SamlLib.defaultLoginResponseTemplate.context.replace('{AttributeStatement}', attributeStatement(f.attributes ?? {})).replace('{AuthnStatement}', '');
+  const template = samlify.SamlLib.defaultLoginResponseTemplate.context
+    .replace('{AttributeStatement}', attributeStatement(f.attributes ?? {}))
+    .replace('{AuthnStatement}', '');
   const id = `_${randomBytes(16).toString('hex')}`;
   const values: Record<string, string | null> = {
     ID: id,
@@ -145,9 +157,18 @@ export async function signedResponse(idp: Idp, sp: Sp, requestId: string, f: Res
     InResponseTo: requestId,
     ...f.values,
   };
-  const r = await idp.createLoginResponse(sp, { extract: { request: { id: requestId } } }, 'post', { email: f.nameId }, {
-    customTagReplacement: () => ({ id, context: samlify.SamlLib.replaceTagsByValue(template, values as Record<string, string>) }),
-  });
+  const r = await idp.createLoginResponse(
+    sp,
+    { extract: { request: { id: requestId } } },
+    'post',
+    { email: f.nameId },
+    {
+      customTagReplacement: () => ({
+        id,
+        context: samlify.SamlLib.replaceTagsByValue(template, values as Record<string, string>),
+      }),
+    },
+  );
   return r.context;
 }
 
@@ -155,7 +176,9 @@ export async function signedResponse(idp: Idp, sp: Sp, requestId: string, f: Res
 export function unsignedResponse(requestId: string, f: ResponseFields): string {
   const now = new Date();
   const later = new Date(now.getTime() + 5 * 60_000).toISOString();
-  const template = samlify.SamlLib.defaultLoginResponseTemplate.context.replace('{AttributeStatement}', attributeStatement(f.attributes ?? {})).replace('{AuthnStatement}', '');
+  const template = samlify.SamlLib.defaultLoginResponseTemplate.context
+    .replace('{AttributeStatement}', attributeStatement(f.attributes ?? {}))
+    .replace('{AuthnStatement}', '');
   const xml = samlify.SamlLib.replaceTagsByValue(template, {
     ID: `_${randomBytes(16).toString('hex')}`,
     AssertionID: `_${randomBytes(16).toString('hex')}`,
@@ -195,5 +218,10 @@ export async function postAcs(baseUrl: string, samlResponse: string, cookie?: st
     body: new URLSearchParams({ SAMLResponse: samlResponse, RelayState: '' }).toString(),
   });
   const session = res.headers.getSetCookie().find((c) => c.startsWith(`${SESSION_COOKIE}=`));
-  return { status: res.status, location: res.headers.get('location'), text: await res.text(), session: session?.split(';')[0] };
+  return {
+    status: res.status,
+    location: res.headers.get('location'),
+    text: await res.text(),
+    session: session?.split(';')[0],
+  };
 }

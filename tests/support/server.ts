@@ -38,7 +38,11 @@ export interface ServerOptions {
 /** POST to a server at `url`: the status, the parsed body (undefined when not JSON) and the raw text. */
 export function poster(url: string): TestServer['post'] {
   return async (path, body, headers = {}) => {
-    const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+    const res = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body,
+    });
     const text = await res.text();
     let parsed: unknown;
     try {
@@ -72,7 +76,8 @@ export async function startTestServer(opts: ServerOptions = {}): Promise<TestSer
     url,
     started,
     post,
-    gql: (query, variables, headers = {}) => post('/api/graphql', JSON.stringify({ query, variables }), { 'x-hasura-admin-secret': ADMIN_SECRET, ...headers }),
+    gql: (query, variables, headers = {}) =>
+      post('/api/graphql', JSON.stringify({ query, variables }), { 'x-hasura-admin-secret': ADMIN_SECRET, ...headers }),
     stop,
     close: async () => {
       await stop();

@@ -46,7 +46,11 @@ export const RULES: Rule[] = [
     cause: 'out_of_memory',
     title: 'Out of memory (OOMKilled)',
     strong: [/OOMKilled/i, /out of memory/i, /oom[- _]?kill/i, /exit code:? ?137\b/i, /memory cgroup out of memory/i],
-    weak: [/memory (usage|limit)[^.\n]*(high|exceed|above|reached)/i, /java\.lang\.OutOfMemoryError/i, /cannot allocate memory/i],
+    weak: [
+      /memory (usage|limit)[^.\n]*(high|exceed|above|reached)/i,
+      /java\.lang\.OutOfMemoryError/i,
+      /cannot allocate memory/i,
+    ],
     facts: (ev) => anomalySignals(ev, 'memory', 0.25),
     explanation: 'The container used more memory than its limit and the kernel killed it (OOMKilled, exit code 137).',
     actions: (ev) => {
@@ -64,14 +68,22 @@ export const RULES: Rule[] = [
     cause: 'crash_loop',
     title: 'Crash loop (CrashLoopBackOff)',
     strong: [/CrashLoopBackOff/i, /back-?off restarting failed container/i],
-    weak: [/\bpanic:/i, /\bfatal\b/i, /unhandled exception/i, /exited with (code|status) [1-9]/i, /segmentation fault/i, /liveness probe failed/i],
+    weak: [
+      /\bpanic:/i,
+      /\bfatal\b/i,
+      /unhandled exception/i,
+      /exited with (code|status) [1-9]/i,
+      /segmentation fault/i,
+      /liveness probe failed/i,
+    ],
     symptom: true,
     facts: (ev) =>
       ev.items
         .filter((i) => i.role === 'pod' && Number(i.facts?.restarts) > 0)
         .slice(0, 2)
         .map((item) => ({ weight: Number(item.facts!.restarts) >= 5 ? 0.35 : 0.1, item, excerpt: item.text })),
-    explanation: 'The container keeps exiting soon after it starts, and Kubernetes restarts it with growing back-off delays.',
+    explanation:
+      'The container keeps exiting soon after it starts, and Kubernetes restarts it with growing back-off delays.',
     actions: (ev) => [
       `Read the logs of the previous container run (kubectl -n ${ev.event.subject_namespace ?? '<namespace>'} logs <pod> --previous) for the error it exits with`,
       'If the crashes began after a rollout, roll back to the previous revision while the error is fixed',
@@ -84,11 +96,14 @@ export const RULES: Rule[] = [
     strong: [/CPUThrottlingHigh/i, /cpu throttl/i, /throttled/i],
     weak: [/high cpu/i, /cpu (usage|utili[sz]ation)[^.\n]*(high|above|\d{2,3}\s?%)/i, /nr_throttled/i],
     facts: (ev) => anomalySignals(ev, 'cpu', 0.25),
-    explanation: 'The workload needs more CPU than its limit allows, so the kernel throttles it and requests slow down.',
+    explanation:
+      'The workload needs more CPU than its limit allows, so the kernel throttles it and requests slow down.',
     actions: (ev) => {
       const limit = Number(workloadFacts(ev).cpu_limit) || 0;
       return [
-        limit ? `Raise or remove the CPU limit of ${target(ev)} (now ${limit} cores), keeping the request at its usual use` : `Review the CPU request and limit of ${target(ev)}`,
+        limit
+          ? `Raise or remove the CPU limit of ${target(ev)} (now ${limit} cores), keeping the request at its usual use`
+          : `Review the CPU request and limit of ${target(ev)}`,
         'Scale out (more replicas or a HorizontalPodAutoscaler on CPU) if the load is real',
         'Look for a hot loop or a traffic change at the time throttling started',
       ];
@@ -97,14 +112,21 @@ export const RULES: Rule[] = [
   {
     cause: 'failed_scheduling',
     title: 'Pods cannot be scheduled',
-    strong: [/FailedScheduling/i, /Insufficient (cpu|memory|nvidia)/i, /Unschedulable/i, /\d+\/\d+ nodes are available/i, /didn'?t match (Pod's )?node (affinity|selector)/i],
+    strong: [
+      /FailedScheduling/i,
+      /Insufficient (cpu|memory|nvidia)/i,
+      /Unschedulable/i,
+      /\d+\/\d+ nodes are available/i,
+      /didn'?t match (Pod's )?node (affinity|selector)/i,
+    ],
     weak: [/\bPending\b/, /had (untolerated )?taint/i, /pod has unbound immediate PersistentVolumeClaims/i],
     facts: (ev) =>
       ev.items
         .filter((i) => i.role === 'pod' && String(i.facts?.status) === 'Pending')
         .slice(0, 2)
         .map((item) => ({ weight: 0.3, item, excerpt: item.text })),
-    explanation: 'No node has enough free CPU or memory (or a matching selector/toleration) for the pods, so they stay Pending.',
+    explanation:
+      'No node has enough free CPU or memory (or a matching selector/toleration) for the pods, so they stay Pending.',
     actions: (ev) => [
       `Lower the CPU/memory requests of ${target(ev)} if they exceed what it uses`,
       'Add capacity: scale the node group or let the cluster autoscaler add nodes',
@@ -114,9 +136,21 @@ export const RULES: Rule[] = [
   {
     cause: 'image_pull',
     title: 'Image cannot be pulled',
-    strong: [/ErrImagePull/i, /ImagePullBackOff/i, /manifest (for \S+ )?unknown/i, /pull access denied/i, /failed to pull image/i],
-    weak: [/repository does not exist/i, /unauthorized: authentication required/i, /not found: manifest/i, /x509: certificate/i],
-    explanation: 'The node cannot pull the container image: the tag does not exist, the registry refuses the credentials, or it cannot be reached.',
+    strong: [
+      /ErrImagePull/i,
+      /ImagePullBackOff/i,
+      /manifest (for \S+ )?unknown/i,
+      /pull access denied/i,
+      /failed to pull image/i,
+    ],
+    weak: [
+      /repository does not exist/i,
+      /unauthorized: authentication required/i,
+      /not found: manifest/i,
+      /x509: certificate/i,
+    ],
+    explanation:
+      'The node cannot pull the container image: the tag does not exist, the registry refuses the credentials, or it cannot be reached.',
     actions: (ev) => [
       `Check that the image and tag in ${target(ev)} exist in the registry`,
       'Check the imagePullSecrets of the pod and that the registry credentials are still valid',
@@ -126,9 +160,17 @@ export const RULES: Rule[] = [
   {
     cause: 'node_pressure',
     title: 'Node under pressure or not ready',
-    strong: [/(Memory|Disk|PID)Pressure(?!\s*=\s*False)/, /NodeNotReady/i, /\bNotReady\b/, /Ready=False/i, /The node was low on resource/i, /\bEvicted\b/],
+    strong: [
+      /(Memory|Disk|PID)Pressure(?!\s*=\s*False)/,
+      /NodeNotReady/i,
+      /\bNotReady\b/,
+      /Ready=False/i,
+      /The node was low on resource/i,
+      /\bEvicted\b/,
+    ],
     weak: [/kubelet stopped posting node status/i, /eviction/i, /no space left on device/i, /node .*unreachable/i],
-    explanation: 'The node ran short of memory, disk or process ids (or stopped reporting), so the kubelet evicts pods or the node leaves service.',
+    explanation:
+      'The node ran short of memory, disk or process ids (or stopped reporting), so the kubelet evicts pods or the node leaves service.',
     actions: (ev) => [
       `Cordon and drain node ${ev.event.subject_node ?? ev.event.subject_name} if it stays under pressure, and replace it`,
       'Free disk space (images, logs, emptyDir volumes) or give the node group larger disks',
@@ -139,16 +181,26 @@ export const RULES: Rule[] = [
     cause: 'configuration_error',
     title: 'Configuration error',
     strong: [
-      /CreateContainerConfigError/i, /configmaps? "?[\w.-]+"? not found/i, /secrets? "?[\w.-]+"? not found/i, /couldn'?t find key/i,
-      /invalid value for (env|environment)/i, /missing required (env|environment|setting|config)/i,
+      /CreateContainerConfigError/i,
+      /configmaps? "?[\w.-]+"? not found/i,
+      /secrets? "?[\w.-]+"? not found/i,
+      /couldn'?t find key/i,
+      /invalid value for (env|environment)/i,
+      /missing required (env|environment|setting|config)/i,
     ],
-    weak: [/environment variable \S+ (is )?not set/i, /invalid configuration/i, /config(uration)? (error|invalid)/i, /CreateContainerError/i],
+    weak: [
+      /environment variable \S+ (is )?not set/i,
+      /invalid configuration/i,
+      /config(uration)? (error|invalid)/i,
+      /CreateContainerError/i,
+    ],
     facts: (ev) =>
       ev.items
         .filter((i) => i.role === 'change')
         .slice(0, 1)
         .map((item) => ({ weight: 0.05, item, excerpt: item.text })),
-    explanation: 'The container cannot start with its configuration: a ConfigMap, Secret or key it refers to is missing, or a setting is invalid.',
+    explanation:
+      'The container cannot start with its configuration: a ConfigMap, Secret or key it refers to is missing, or a setting is invalid.',
     actions: (ev) => [
       `Create the missing ConfigMap/Secret (or key) in namespace ${ev.event.subject_namespace ?? '<namespace>'}, or fix the reference in ${target(ev)}`,
       'Compare the environment and mounted configuration with the last working revision; roll back the change if it broke them',
@@ -158,7 +210,13 @@ export const RULES: Rule[] = [
   {
     cause: 'cost_spike',
     title: 'Cost spike',
-    strong: [/cost anomaly/i, /spend above (forecast|budget)/i, /cost spike/i, /budget .*(exceeded|threshold)/i, /unexpected (spend|cost)/i],
+    strong: [
+      /cost anomaly/i,
+      /spend above (forecast|budget)/i,
+      /cost spike/i,
+      /budget .*(exceeded|threshold)/i,
+      /unexpected (spend|cost)/i,
+    ],
     // Words about money going up, not the bare words: "billing" or "cost" alone are namespace,
     // workload and tag names too (billing-ui, cost-center) and would pin a cost cause on any incident there.
     weak: [
@@ -174,10 +232,21 @@ export const RULES: Rule[] = [
         const base = series.slice(0, -3);
         const avg = (xs: { amount: number }[]) => xs.reduce((a, b) => a + b.amount, 0) / xs.length;
         const ratio = avg(base) > 0 ? avg(recent) / avg(base) : 0;
-        if (ratio >= 1.5) out.push({ weight: ratio >= 3 ? 0.6 : 0.4, item, excerpt: `last 3 days average ${avg(recent).toFixed(2)} vs ${avg(base).toFixed(2)} before (x${ratio.toFixed(1)})` });
+        if (ratio >= 1.5)
+          out.push({
+            weight: ratio >= 3 ? 0.6 : 0.4,
+            item,
+            excerpt: `last 3 days average ${avg(recent).toFixed(2)} vs ${avg(base).toFixed(2)} before (x${ratio.toFixed(1)})`,
+          });
       }
-      for (const item of ev.items.filter((i) => i.role === 'recommendation' && Number(i.facts?.savings) > 0).slice(0, 2)) {
-        out.push({ weight: 0.05, item, excerpt: `${item.ref.title}: saves ${Number(item.facts!.savings).toFixed(2)} a month` });
+      for (const item of ev.items
+        .filter((i) => i.role === 'recommendation' && Number(i.facts?.savings) > 0)
+        .slice(0, 2)) {
+        out.push({
+          weight: 0.05,
+          item,
+          excerpt: `${item.ref.title}: saves ${Number(item.facts!.savings).toFixed(2)} a month`,
+        });
       }
       return out;
     },
@@ -186,7 +255,11 @@ export const RULES: Rule[] = [
       const recs = ev.items.filter((i) => i.role === 'recommendation' && Number(i.facts?.savings) > 0);
       return [
         `Review what changed on ${ev.event.subject_name} when the spend rose (usage, size, data transfer, new resources)`,
-        ...recs.slice(0, 3).map((r) => `Apply recommendation "${r.ref.title}" (about ${Number(r.facts!.savings).toFixed(2)} a month saved)`),
+        ...recs
+          .slice(0, 3)
+          .map(
+            (r) => `Apply recommendation "${r.ref.title}" (about ${Number(r.facts!.savings).toFixed(2)} a month saved)`,
+          ),
         'Set a budget alert on the account so the next rise is caught early',
       ];
     },

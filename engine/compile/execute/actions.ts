@@ -39,7 +39,8 @@ export function loadHandler(action: ActionJson): ActionHandler {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const mod = require(`../../../actions/${name}`) as Record<string, unknown>;
     const fn = mod[action.name];
-    if (typeof fn !== 'function') throw new Error(`action ${action.name}: actions/${name} exports no function "${action.name}"`);
+    if (typeof fn !== 'function')
+      throw new Error(`action ${action.name}: actions/${name} exports no function "${action.name}"`);
     return fn as ActionHandler;
   }
   if (/^https?:\/\//.test(handler)) return webhook(action, handler);

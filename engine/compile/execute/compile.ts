@@ -8,12 +8,13 @@ import { mutationStatement } from '../sql/mutation';
 import { queryStatement } from '../sql/query';
 import type { ParamSlot } from '../sql/writer';
 
-export interface Statement { text: string; params: ParamSlot[] }
+export interface Statement {
+  text: string;
+  params: ParamSlot[];
+}
 
 /** Where each response key's value comes from when the plan runs. */
-export type ResponseField =
-  | { alias: string; from: 'query'; column: string }
-  | { alias: string; from: 'graphql' };
+export type ResponseField = { alias: string; from: 'query'; column: string } | { alias: string; from: 'graphql' };
 
 /** Mutations run one step at a time, in document order, in one transaction. */
 export type MutationStep =
@@ -31,16 +32,29 @@ export interface ExecutablePlan {
   checks: RuntimeCheck[];
 }
 
-const isRead = (f: RootField | GraphqlRootField): f is Extract<RootField, { kind: 'select' | 'selectByPk' | 'aggregate' }> =>
+const isRead = (
+  f: RootField | GraphqlRootField,
+): f is Extract<RootField, { kind: 'select' | 'selectByPk' | 'aggregate' }> =>
   f.kind === 'select' || f.kind === 'selectByPk' || f.kind === 'aggregate';
 
 /** GraphQL operation -> IR -> SQL text, once per (role, document, operation, variable shape). */
-export function compile(role: RoleSchema, operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>, variables: Variables, limits: { maxRows: number; maxDepth: number }): ExecutablePlan {
+export function compile(
+  role: RoleSchema,
+  operation: OperationDefinitionNode,
+  fragments: Record<string, FragmentDefinitionNode>,
+  variables: Variables,
+  limits: { maxRows: number; maxDepth: number },
+): ExecutablePlan {
   const ir = planOperation({ role, operation, fragments, variables, ...limits });
   const plan: ExecutablePlan = { operation: ir.operation, fields: [], steps: [], checks: ir.checks };
   if (ir.operation === 'mutation') {
     for (const f of ir.fields) {
-      if (f.kind === 'graphql') plan.steps.push({ kind: 'graphql', alias: f.alias, document: graphqlOnlyDocument(operation, fragments, f.nodes) });
+      if (f.kind === 'graphql')
+        plan.steps.push({
+          kind: 'graphql',
+          alias: f.alias,
+          document: graphqlOnlyDocument(operation, fragments, f.nodes),
+        });
       else if (f.kind === 'insert' || f.kind === 'update' || f.kind === 'delete') {
         const s = mutationStatement(f);
         const output = s.output && { text: s.output.text, params: s.output.writer.params };
@@ -55,8 +69,15 @@ export function compile(role: RoleSchema, operation: OperationDefinitionNode, fr
     plan.query = { text: s.text, params: s.writer.params };
   }
   const others = ir.fields.filter((f): f is GraphqlRootField => f.kind === 'graphql');
-  if (others.length) plan.graphql = graphqlOnlyDocument(operation, fragments, others.flatMap((f) => f.nodes));
+  if (others.length)
+    plan.graphql = graphqlOnlyDocument(
+      operation,
+      fragments,
+      others.flatMap((f) => f.nodes),
+    );
   let column = 0;
-  plan.fields = ir.fields.map((f): ResponseField => (isRead(f) ? { alias: f.alias, from: 'query', column: `f${column++}` } : { alias: f.alias, from: 'graphql' }));
+  plan.fields = ir.fields.map((f): ResponseField =>
+    isRead(f) ? { alias: f.alias, from: 'query', column: `f${column++}` } : { alias: f.alias, from: 'graphql' },
+  );
   return plan;
 }

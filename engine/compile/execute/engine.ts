@@ -1,6 +1,19 @@
 import {
-  execute, getVariableValues, GraphQLError, getNamedType, isListType, isNonNullType, isScalarType, Kind, parse, validate,
-  type DocumentNode, type FragmentDefinitionNode, type GraphQLInputType, type OperationDefinitionNode, typeFromAST,
+  execute,
+  getVariableValues,
+  type GraphQLError,
+  getNamedType,
+  isListType,
+  isNonNullType,
+  isScalarType,
+  Kind,
+  parse,
+  validate,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLInputType,
+  type OperationDefinitionNode,
+  typeFromAST,
 } from 'graphql';
 import type { Session } from '../../core/session';
 import type { EngineConfig } from '../../core/config';
@@ -65,7 +78,12 @@ export class Engine {
   /** Counts how often SQL was generated; tests use it to show the plan cache works. */
   compilations = 0;
 
-  constructor(readonly model: Model, readonly db: Database, readonly config: EngineConfig, private log: (entry: Record<string, unknown>) => void = () => undefined) {
+  constructor(
+    readonly model: Model,
+    readonly db: Database,
+    readonly config: EngineConfig,
+    private log: (entry: Record<string, unknown>) => void = () => undefined,
+  ) {
     this.actionTypes = buildActionTypes(model.metadata.actionsSdl, model.metadata.actions);
     for (const a of model.metadata.actions) this.handlers.set(a.name, loadHandler(a));
   }
@@ -74,7 +92,8 @@ export class Engine {
   schemaFor(role: string): RoleSchema {
     let s = this.schemas.get(role);
     if (!s) {
-      if (!this.model.roles.includes(role)) throw new RequestError('access-denied', `role "${role}" is not defined in the metadata`, '$', 400);
+      if (!this.model.roles.includes(role))
+        throw new RequestError('access-denied', `role "${role}" is not defined in the metadata`, '$', 400);
       s = buildRoleSchema(this.model, role, this.actionTypes, actionResolver(this.handlers) as never);
       this.schemas.set(role, s);
     }
@@ -94,8 +113,13 @@ export class Engine {
       document = parse(query);
     } catch (err) {
       // The parser recurses: a document nested thousands of levels deep overflows the stack first.
-      if (err instanceof RangeError) throw new RequestError('validation-failed', 'the query is nested too deeply to be parsed', '$.query');
-      throw new RequestError('validation-failed', (err as GraphQLError).message, errorPath(undefined, err as GraphQLError));
+      if (err instanceof RangeError)
+        throw new RequestError('validation-failed', 'the query is nested too deeply to be parsed', '$.query');
+      throw new RequestError(
+        'validation-failed',
+        (err as GraphQLError).message,
+        errorPath(undefined, err as GraphQLError),
+      );
     }
     const errors = validate(role.schema, document);
     if (errors.length) throw new RequestError('validation-failed', errors[0].message, errorPath(document, errors[0]));
@@ -104,8 +128,15 @@ export class Engine {
     for (const d of document.definitions) {
       if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
       else if (d.kind === Kind.OPERATION_DEFINITION) {
-        const variables = (d.variableDefinitions ?? []).map((v): [string, GraphQLInputType] => [v.variable.name.value, typeFromAST(role.schema, v.type as never) as GraphQLInputType]);
-        operations.set(d.name?.value, { node: d, variables: variables.map(([name, type]) => ({ name, type, structural: isStructural(type) })), plans: new Map() });
+        const variables = (d.variableDefinitions ?? []).map((v): [string, GraphQLInputType] => [
+          v.variable.name.value,
+          typeFromAST(role.schema, v.type as never) as GraphQLInputType,
+        ]);
+        operations.set(d.name?.value, {
+          node: d,
+          variables: variables.map(([name, type]) => ({ name, type, structural: isStructural(type) })),
+          plans: new Map(),
+        });
       }
     }
     entry = { document, fragments, operations };
@@ -114,13 +145,24 @@ export class Engine {
   }
 
   private operationOf(entry: DocumentEntry, name: unknown): OperationEntry {
-    if (name !== undefined && name !== null && typeof name !== 'string') throw new RequestError('validation-failed', 'operationName must be a string', '$.operationName');
+    if (name !== undefined && name !== null && typeof name !== 'string')
+      throw new RequestError('validation-failed', 'operationName must be a string', '$.operationName');
     if (typeof name === 'string') {
       const op = entry.operations.get(name);
-      if (!op) throw new RequestError('validation-failed', `no such operation found in the document: "${name}"`, '$.operationName');
+      if (!op)
+        throw new RequestError(
+          'validation-failed',
+          `no such operation found in the document: "${name}"`,
+          '$.operationName',
+        );
       return op;
     }
-    if (entry.operations.size !== 1) throw new RequestError('validation-failed', 'exactly one operation has to be present in the document when operationName is not specified', '$');
+    if (entry.operations.size !== 1)
+      throw new RequestError(
+        'validation-failed',
+        'exactly one operation has to be present in the document when operationName is not specified',
+        '$',
+      );
     return entry.operations.values().next().value as OperationEntry;
   }
 
@@ -134,20 +176,30 @@ export class Engine {
   }
 
   private async runUnsafe(request: GraphqlRequest, session: Session): Promise<EngineResponse> {
-    if (typeof request.query !== 'string' || request.query.trim() === '') throw new RequestError('bad-request', 'the request body needs a "query" string', '$.query', 400);
-    if (request.variables !== undefined && request.variables !== null && (typeof request.variables !== 'object' || Array.isArray(request.variables))) {
+    if (typeof request.query !== 'string' || request.query.trim() === '')
+      throw new RequestError('bad-request', 'the request body needs a "query" string', '$.query', 400);
+    if (
+      request.variables !== undefined &&
+      request.variables !== null &&
+      (typeof request.variables !== 'object' || Array.isArray(request.variables))
+    ) {
       throw new RequestError('bad-request', '"variables" must be an object', '$.variables', 400);
     }
     const role = this.schemaFor(session.role);
     const entry = this.documentFor(role, request.query);
     const operation = this.operationOf(entry, request.operationName);
-    const coerced = getVariableValues(role.schema, operation.node.variableDefinitions ?? [], (request.variables ?? {}) as Record<string, unknown>);
+    const coerced = getVariableValues(
+      role.schema,
+      operation.node.variableDefinitions ?? [],
+      (request.variables ?? {}) as Record<string, unknown>,
+    );
     if (coerced.errors) throw new RequestError('validation-failed', coerced.errors[0].message, '$.variableValues');
     const vars = coerced.coerced;
     const plan = this.planFor(role, operation, entry, vars);
     for (const c of plan.checks) {
       const v = resolveSource(c.source, vars, session);
-      if (typeof v === 'number' && v < 0) throw new RequestError('validation-failed', 'expecting a non-negative integer', c.path);
+      if (typeof v === 'number' && v < 0)
+        throw new RequestError('validation-failed', 'expecting a non-negative integer', c.path);
     }
     return plan.operation === 'mutation' ? this.runMutation(plan, vars, session) : this.runQuery(plan, vars, session);
   }
@@ -156,7 +208,8 @@ export class Engine {
   private planFor(role: RoleSchema, operation: OperationEntry, entry: DocumentEntry, vars: Variables): ExecutablePlan {
     // A scalar variable left out is an absent argument (no LIMIT, no comparison): presence counts.
     let shape = '';
-    for (const v of operation.variables) shape += v.structural ? `${variableShape(vars[v.name], v.type)};` : v.name in vars ? 'p;' : 'a;';
+    for (const v of operation.variables)
+      shape += v.structural ? `${variableShape(vars[v.name], v.type)};` : v.name in vars ? 'p;' : 'a;';
     let plan = operation.plans.get(shape);
     if (!plan) {
       plan = compile(role, operation.node, entry.fragments, vars, this.config.limits);
@@ -167,9 +220,21 @@ export class Engine {
     return plan;
   }
 
-  private async runGraphql(document: DocumentNode, role: RoleSchema, vars: Variables, ctx: ActionContext): Promise<Record<string, unknown>> {
+  private async runGraphql(
+    document: DocumentNode,
+    role: RoleSchema,
+    vars: Variables,
+    ctx: ActionContext,
+  ): Promise<Record<string, unknown>> {
     const result = await execute({ schema: role.schema, document, variableValues: vars, contextValue: ctx });
-    if (result.errors?.length) throw result.errors[0].originalError instanceof RequestError ? result.errors[0].originalError : new RequestError('action-error', result.errors[0].message, `$.selectionSet.${result.errors[0].path?.join('.') ?? ''}`);
+    if (result.errors?.length)
+      throw result.errors[0].originalError instanceof RequestError
+        ? result.errors[0].originalError
+        : new RequestError(
+            'action-error',
+            result.errors[0].message,
+            `$.selectionSet.${result.errors[0].path?.join('.') ?? ''}`,
+          );
     return (result.data ?? {}) as Record<string, unknown>;
   }
 
@@ -177,10 +242,15 @@ export class Engine {
     const role = this.schemaFor(session.role);
     const [rows, other] = await Promise.all([
       plan.query ? this.db.query(plan.query.text, bindParams(plan.query.params, vars, session)) : Promise.resolve([]),
-      plan.graphql ? this.runGraphql(plan.graphql, role, vars, this.actionContext(session)) : Promise.resolve({} as Record<string, unknown>),
+      plan.graphql
+        ? this.runGraphql(plan.graphql, role, vars, this.actionContext(session))
+        : Promise.resolve({} as Record<string, unknown>),
     ]);
     const row = rows[0] ?? {};
-    const parts = plan.fields.map((f) => `${JSON.stringify(f.alias)}:${f.from === 'query' ? (row[f.column] as string | null) ?? 'null' : JSON.stringify(other[f.alias] ?? null)}`);
+    const parts = plan.fields.map(
+      (f) =>
+        `${JSON.stringify(f.alias)}:${f.from === 'query' ? ((row[f.column] as string | null) ?? 'null') : JSON.stringify(other[f.alias] ?? null)}`,
+    );
     return { status: 200, body: `{"data":{${parts.join(',')}}}` };
   }
 
@@ -208,9 +278,17 @@ export class Engine {
       let value: string;
       if (step.kind === 'sql') {
         const [row] = await tx!.query(step.statement.text, bindParams(step.statement.params, vars, session));
-        if (row.ok === false || row.ok === 'f') throw new RequestError('permission-error', 'check constraint of an insert/update permission has failed', `$.selectionSet.${step.alias}`);
+        if (row.ok === false || row.ok === 'f')
+          throw new RequestError(
+            'permission-error',
+            'check constraint of an insert/update permission has failed',
+            `$.selectionSet.${step.alias}`,
+          );
         if (step.output) {
-          const [o] = await tx!.query(step.output.text, bindParams(step.output.params, { ...vars, [ROWS_VARIABLE]: row.rows }, session));
+          const [o] = await tx!.query(
+            step.output.text,
+            bindParams(step.output.params, { ...vars, [ROWS_VARIABLE]: row.rows }, session),
+          );
           value = (o.out as string | null) ?? 'null';
         } else value = (row.out as string | null) ?? 'null';
       } else {
@@ -224,17 +302,44 @@ export class Engine {
 
   /** Maps any failure to Hasura's error shape; internal details only for admin-secret callers. */
   failure(err: unknown, session?: Session): EngineResponse {
-    if (err instanceof RequestError) return { status: err.status, body: errorBody([{ message: err.message, code: err.code, path: err.path }]) };
+    if (err instanceof RequestError)
+      return { status: err.status, body: errorBody([{ message: err.message, code: err.code, path: err.path }]) };
     const db = asDbError(err);
     if (db) {
       const cls = db.code!.slice(0, 2);
-      if (cls === '23') return { status: 200, body: errorBody([{ message: db.message, code: 'constraint-violation', path: '$' }]) };
-      if (cls === '22') return { status: 200, body: errorBody([{ message: db.message, code: 'data-exception', path: '$' }]) };
+      if (cls === '23')
+        return { status: 200, body: errorBody([{ message: db.message, code: 'constraint-violation', path: '$' }]) };
+      if (cls === '22')
+        return { status: 200, body: errorBody([{ message: db.message, code: 'data-exception', path: '$' }]) };
       this.log({ level: 'error', msg: 'database error', code: db.code, error: db.message });
-      const message = db.code === '57014' ? 'the query took longer than the statement timeout' : session?.isAdmin ? db.message : 'database query error';
-      return { status: 200, body: errorBody([{ message, code: 'postgres-error', path: '$', internal: session?.isAdmin ? { code: db.code, detail: db.detail } : undefined }]) };
+      const message =
+        db.code === '57014'
+          ? 'the query took longer than the statement timeout'
+          : session?.isAdmin
+            ? db.message
+            : 'database query error';
+      return {
+        status: 200,
+        body: errorBody([
+          {
+            message,
+            code: 'postgres-error',
+            path: '$',
+            internal: session?.isAdmin ? { code: db.code, detail: db.detail } : undefined,
+          },
+        ]),
+      };
     }
     this.log({ level: 'error', msg: 'unexpected error', error: (err as Error)?.stack ?? String(err) });
-    return { status: 500, body: errorBody([{ message: session?.isAdmin ? `unexpected error: ${(err as Error)?.message}` : 'unexpected error', code: 'unexpected', path: '$' }]) };
+    return {
+      status: 500,
+      body: errorBody([
+        {
+          message: session?.isAdmin ? `unexpected error: ${(err as Error)?.message}` : 'unexpected error',
+          code: 'unexpected',
+          path: '$',
+        },
+      ]),
+    };
   }
 }

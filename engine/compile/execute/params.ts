@@ -15,14 +15,17 @@ function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
 
 export function resolveSource(s: ValueSource, vars: Record<string, unknown>, session: Session): unknown {
   switch (s.from) {
-    case 'literal': return s.value;
-    case 'variable': return valueAt(vars[s.name], s.path);
+    case 'literal':
+      return s.value;
+    case 'variable':
+      return valueAt(vars[s.name], s.path);
     case 'session': {
       const v = session.vars[s.name];
       if (v === undefined) throw new RequestError('access-denied', `missing session variable: "${s.name}"`, '$', 400);
       return v;
     }
-    case 'list': return s.items.map((i) => resolveSource(i, vars, session));
+    case 'list':
+      return s.items.map((i) => resolveSource(i, vars, session));
   }
 }
 

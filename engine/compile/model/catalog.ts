@@ -14,7 +14,10 @@ export interface CatalogColumn {
   isIdentity: boolean;
   isGenerated: boolean;
 }
-export interface CatalogConstraint { name: string; columns: string[] }
+export interface CatalogConstraint {
+  name: string;
+  columns: string[];
+}
 export interface CatalogForeignKey extends CatalogConstraint {
   refSchema: string;
   refTable: string;
@@ -63,13 +66,22 @@ SELECT coalesce(json_agg(json_build_object(
 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE c.relkind IN ('r', 'p', 'v', 'm', 'f') AND n.nspname = ANY($1::text[])`;
 
-interface RawConstraint { name: string; type: 'p' | 'u' | 'f'; columns: string[]; refSchema: string | null; refTable: string | null; refColumns: string[] | null }
+interface RawConstraint {
+  name: string;
+  type: 'p' | 'u' | 'f';
+  columns: string[];
+  refSchema: string | null;
+  refTable: string | null;
+  refColumns: string[] | null;
+}
 
 /** Reads tables, columns, keys and foreign keys of the given schemas, keyed by `schema.name`. */
 export async function readCatalog(db: Queryable, schemas: string[]): Promise<Map<string, CatalogTable>> {
   const literal = `{${schemas.map((s) => `"${s.replace(/(["\\])/g, '\\$1')}"`).join(',')}}`;
   const [row] = await db.query(CATALOG_SQL, [literal]);
-  const raw = JSON.parse(String(row.catalog)) as (Omit<CatalogTable, 'primaryKey' | 'uniques' | 'foreignKeys'> & { constraints: RawConstraint[] })[];
+  const raw = JSON.parse(String(row.catalog)) as (Omit<CatalogTable, 'primaryKey' | 'uniques' | 'foreignKeys'> & {
+    constraints: RawConstraint[];
+  })[];
   const out = new Map<string, CatalogTable>();
   for (const t of raw) {
     const pk = t.constraints.find((k) => k.type === 'p');
@@ -80,9 +92,15 @@ export async function readCatalog(db: Queryable, schemas: string[]): Promise<Map
       columns: t.columns,
       primaryKey: pk && { name: pk.name, columns: pk.columns },
       uniques: t.constraints.filter((k) => k.type === 'u').map((k) => ({ name: k.name, columns: k.columns })),
-      foreignKeys: t.constraints.filter((k) => k.type === 'f').map((k) => ({
-        name: k.name, columns: k.columns, refSchema: k.refSchema!, refTable: k.refTable!, refColumns: k.refColumns!,
-      })),
+      foreignKeys: t.constraints
+        .filter((k) => k.type === 'f')
+        .map((k) => ({
+          name: k.name,
+          columns: k.columns,
+          refSchema: k.refSchema!,
+          refTable: k.refTable!,
+          refColumns: k.refColumns!,
+        })),
     });
   }
   return out;

@@ -2,12 +2,24 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import YAML from 'yaml';
-import type { ActionJson, Located, LogicalModelJson, MetadataJson, NativeQueryJson, SourceJson, TableJson } from './metadata-types';
+import type {
+  ActionJson,
+  Located,
+  LogicalModelJson,
+  MetadataJson,
+  NativeQueryJson,
+  SourceJson,
+  TableJson,
+} from './metadata-types';
 import { actionsSchema, logicalModelSchema, nativeQuerySchema, sourcesSchema, tableSchema } from './metadata-schema';
 
 /** A metadata problem, always naming the file and the place inside it. */
 export class MetadataError extends Error {
-  constructor(readonly file: string, readonly where: string, problem: string) {
+  constructor(
+    readonly file: string,
+    readonly where: string,
+    problem: string,
+  ) {
     super(`metadata ${file}${where ? ` at ${where}` : ''}: ${problem}`);
   }
 }
@@ -25,9 +37,11 @@ const validators = {
 export const placeIn = (where: string, key: string) => (where ? `${where}.${key}` : key);
 
 function describe(err: ErrorObject): string {
-  if (err.keyword === 'additionalProperties') return `unknown key "${(err.params as { additionalProperty: string }).additionalProperty}"`;
+  if (err.keyword === 'additionalProperties')
+    return `unknown key "${(err.params as { additionalProperty: string }).additionalProperty}"`;
   if (err.keyword === 'required') return `missing key "${(err.params as { missingProperty: string }).missingProperty}"`;
-  if (err.keyword === 'enum') return `${err.message}: ${(err.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+  if (err.keyword === 'enum')
+    return `${err.message}: ${(err.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
   return err.message ?? 'invalid';
 }
 
@@ -74,8 +88,10 @@ function includedFile(from: string, where: string, name: string): string {
  * `!include other.yaml` tag with the parsed content of that file, relative to the including file.
  */
 export function readYaml(file: string, seen: string[] = []): unknown {
-  if (seen.includes(file)) throw new MetadataError(file, '', `circular !include through ${seen.map((f) => path.basename(f)).join(' -> ')}`);
-  if (!fs.existsSync(file)) throw new MetadataError(seen.length ? seen[seen.length - 1] : file, '', `file not found: ${file}`);
+  if (seen.includes(file))
+    throw new MetadataError(file, '', `circular !include through ${seen.map((f) => path.basename(f)).join(' -> ')}`);
+  if (!fs.existsSync(file))
+    throw new MetadataError(seen.length ? seen[seen.length - 1] : file, '', `file not found: ${file}`);
   const doc = parseYamlFile(file);
   const expand = (value: unknown, where: string): unknown => {
     if (typeof value === 'string') {
@@ -96,12 +112,14 @@ export function readYaml(file: string, seen: string[] = []): unknown {
 function readTables(file: string, source: string): { table: TableJson; file: string }[] {
   const doc = parseYamlFile(file) ?? [];
   if (!Array.isArray(doc)) throw new MetadataError(file, '', 'expected a list of tables');
-  return doc.map((entry: unknown, i: number) => {
-    const m = typeof entry === 'string' ? INCLUDE.exec(entry.trim()) : null;
-    const from = m ? includedFile(file, `[${i}]`, m[1].trim()) : file;
-    const value = m ? readYaml(from, [file]) : entry;
-    return { table: check<TableJson>(validators.table, value, from, m ? '' : `[${i}]`), file: from };
-  }).map((t) => ({ ...t, source }));
+  return doc
+    .map((entry: unknown, i: number) => {
+      const m = typeof entry === 'string' ? INCLUDE.exec(entry.trim()) : null;
+      const from = m ? includedFile(file, `[${i}]`, m[1].trim()) : file;
+      const value = m ? readYaml(from, [file]) : entry;
+      return { table: check<TableJson>(validators.table, value, from, m ? '' : `[${i}]`), file: from };
+    })
+    .map((t) => ({ ...t, source }));
 }
 
 /**
@@ -113,13 +131,17 @@ function readSourceList<T>(value: unknown, validate: ValidateFunction, from: str
   const inc = typeof value === 'string' ? INCLUDE.exec(value.trim()) : null;
   const file = inc ? includedFile(from, where, inc[1].trim()) : from;
   const base = inc ? '' : where;
-  const list = inc ? parseYamlFile(file) ?? [] : value;
+  const list = inc ? (parseYamlFile(file) ?? []) : value;
   if (!Array.isArray(list)) throw new MetadataError(file, base, 'expected a list');
   return list.map((entry: unknown, i: number) => {
     const m = typeof entry === 'string' ? INCLUDE.exec(entry.trim()) : null;
     const entryFile = m ? includedFile(file, `${base}[${i}]`, m[1].trim()) : file;
     const at = m ? '' : `${base}[${i}]`;
-    return { json: check<T>(validate, m ? readYaml(entryFile, [file]) : entry, entryFile, at), file: entryFile, where: at };
+    return {
+      json: check<T>(validate, m ? readYaml(entryFile, [file]) : entry, entryFile, at),
+      file: entryFile,
+      where: at,
+    };
   });
 }
 
@@ -135,8 +157,11 @@ export interface LoadedMetadata extends MetadataJson {
 export function loadMetadata(dir: string): LoadedMetadata {
   if (!fs.existsSync(dir)) throw new MetadataError(dir, '', 'metadata directory not found');
   const versionFile = path.join(dir, 'version.yaml');
-  const version = fs.existsSync(versionFile) ? Number((readYaml(versionFile) as { version?: number })?.version ?? 3) : 3;
-  if (version !== 3) throw new MetadataError(versionFile, 'version', `only config version 3 is supported, got ${version}`);
+  const version = fs.existsSync(versionFile)
+    ? Number((readYaml(versionFile) as { version?: number })?.version ?? 3)
+    : 3;
+  if (version !== 3)
+    throw new MetadataError(versionFile, 'version', `only config version 3 is supported, got ${version}`);
 
   const databasesFile = path.join(dir, 'databases', 'databases.yaml');
   const tableFiles = new Map<string, string>();
@@ -151,14 +176,32 @@ export function loadMetadata(dir: string): LoadedMetadata {
       const inc = typeof src.tables === 'string' ? INCLUDE.exec((src.tables as string).trim()) : null;
       if (inc) tables = readTables(includedFile(databasesFile, `[${s}].tables`, inc[1].trim()), src.name);
       else if (Array.isArray(src.tables)) {
-        tables = src.tables.map((t, i) => ({ table: check<TableJson>(validators.table, t, databasesFile, `[${src.name}].tables[${i}]`), file: databasesFile }));
+        tables = src.tables.map((t, i) => ({
+          table: check<TableJson>(validators.table, t, databasesFile, `[${src.name}].tables[${i}]`),
+          file: databasesFile,
+        }));
       }
       for (const t of tables) tableFiles.set(`${t.table.table.schema ?? 'public'}.${t.table.table.name}`, t.file);
-      const models = readSourceList<LogicalModelJson>(src.logical_models, validators.logicalModel, databasesFile, `[${src.name}].logical_models`);
-      const queries = readSourceList<NativeQueryJson>(src.native_queries, validators.nativeQuery, databasesFile, `[${src.name}].native_queries`);
+      const models = readSourceList<LogicalModelJson>(
+        src.logical_models,
+        validators.logicalModel,
+        databasesFile,
+        `[${src.name}].logical_models`,
+      );
+      const queries = readSourceList<NativeQueryJson>(
+        src.native_queries,
+        validators.nativeQuery,
+        databasesFile,
+        `[${src.name}].native_queries`,
+      );
       logicalModels.push(...models);
       nativeQueries.push(...queries);
-      return { ...src, tables: tables.map((t) => t.table), logical_models: models.map((m) => m.json), native_queries: queries.map((q) => q.json) };
+      return {
+        ...src,
+        tables: tables.map((t) => t.table),
+        logical_models: models.map((m) => m.json),
+        native_queries: queries.map((q) => q.json),
+      };
     });
   }
 
@@ -174,16 +217,26 @@ export function loadMetadata(dir: string): LoadedMetadata {
 function readActions(dir: string): { actions: ActionJson[]; actionsSdl: string } {
   const familyDir = path.join(dir, 'actions');
   const family = fs.existsSync(familyDir) ? fs.readdirSync(familyDir).sort() : [];
-  const yamlFiles = [path.join(dir, 'actions.yaml'), ...family.filter((f) => f.endsWith('.yaml')).map((f) => path.join(familyDir, f))];
-  const sdlFiles = [path.join(dir, 'actions.graphql'), ...family.filter((f) => f.endsWith('.graphql')).map((f) => path.join(familyDir, f))];
+  const yamlFiles = [
+    path.join(dir, 'actions.yaml'),
+    ...family.filter((f) => f.endsWith('.yaml')).map((f) => path.join(familyDir, f)),
+  ];
+  const sdlFiles = [
+    path.join(dir, 'actions.graphql'),
+    ...family.filter((f) => f.endsWith('.graphql')).map((f) => path.join(familyDir, f)),
+  ];
   const actions: ActionJson[] = [];
   for (const file of yamlFiles.filter((f) => fs.existsSync(f))) {
     const raw = readYaml(file) ?? {};
     for (const a of check<{ actions?: ActionJson[] }>(validators.actions, raw, file, '').actions ?? []) {
-      if (actions.some((b) => b.name === a.name)) throw new MetadataError(file, a.name, `action ${a.name} is declared twice`);
+      if (actions.some((b) => b.name === a.name))
+        throw new MetadataError(file, a.name, `action ${a.name} is declared twice`);
       actions.push(a);
     }
   }
-  const actionsSdl = sdlFiles.filter((f) => fs.existsSync(f)).map((f) => `# ${path.basename(f)}\n${fs.readFileSync(f, 'utf8')}`).join('\n');
+  const actionsSdl = sdlFiles
+    .filter((f) => fs.existsSync(f))
+    .map((f) => `# ${path.basename(f)}\n${fs.readFileSync(f, 'utf8')}`)
+    .join('\n');
   return { actions, actionsSdl };
 }

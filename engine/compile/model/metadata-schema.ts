@@ -60,7 +60,15 @@ const relationship = {
   },
 };
 const rootFieldName = {
-  anyOf: [name, { type: 'null' }, { type: 'object', additionalProperties: false, properties: { name: { anyOf: [name, { type: 'null' }] }, comment: { type: 'string' } } }],
+  anyOf: [
+    name,
+    { type: 'null' },
+    {
+      type: 'object',
+      additionalProperties: false,
+      properties: { name: { anyOf: [name, { type: 'null' }] }, comment: { type: 'string' } },
+    },
+  ],
 };
 
 export const tableSchema = {
@@ -79,7 +87,19 @@ export const tableSchema = {
           type: 'object',
           additionalProperties: false,
           properties: Object.fromEntries(
-            ['select', 'select_by_pk', 'select_aggregate', 'select_stream', 'insert', 'insert_one', 'update', 'update_by_pk', 'update_many', 'delete', 'delete_by_pk'].map((k) => [k, rootFieldName]),
+            [
+              'select',
+              'select_by_pk',
+              'select_aggregate',
+              'select_stream',
+              'insert',
+              'insert_one',
+              'update',
+              'update_by_pk',
+              'update_many',
+              'delete',
+              'delete_by_pk',
+            ].map((k) => [k, rootFieldName]),
           ),
         },
         column_config: {
@@ -122,7 +142,13 @@ export const tableSchema = {
     update_permissions: permissionList({
       type: 'object',
       additionalProperties: false,
-      properties: { columns, filter: boolExp, check: { anyOf: [boolExp, { type: 'null' }] }, set: { type: 'object' }, backend_only: { type: 'boolean' } },
+      properties: {
+        columns,
+        filter: boolExp,
+        check: { anyOf: [boolExp, { type: 'null' }] },
+        set: { type: 'object' },
+        backend_only: { type: 'boolean' },
+      },
     }),
     delete_permissions: permissionList({
       type: 'object',
@@ -186,7 +212,12 @@ export const actionsSchema = {
 const scalarTypeRef = {
   anyOf: [
     name,
-    { type: 'object', required: ['scalar'], additionalProperties: false, properties: { scalar: name, nullable: { type: 'boolean' } } },
+    {
+      type: 'object',
+      required: ['scalar'],
+      additionalProperties: false,
+      properties: { scalar: name, nullable: { type: 'boolean' } },
+    },
   ],
 };
 

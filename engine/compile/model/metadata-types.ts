@@ -4,7 +4,10 @@
  */
 export type BoolExpJson = Record<string, unknown>;
 
-export interface TableRef { name: string; schema?: string }
+export interface TableRef {
+  name: string;
+  schema?: string;
+}
 
 export interface RelationshipJson {
   name: string;
@@ -34,13 +37,26 @@ export interface UpdatePermissionJson {
   check?: BoolExpJson | null;
   set?: Record<string, unknown>;
 }
-export interface DeletePermissionJson { filter?: BoolExpJson }
+export interface DeletePermissionJson {
+  filter?: BoolExpJson;
+}
 
-export interface RolePermission<P> { role: string; permission: P; comment?: string }
+export interface RolePermission<P> {
+  role: string;
+  permission: P;
+  comment?: string;
+}
 
 export type RootFieldKey =
-  | 'select' | 'select_by_pk' | 'select_aggregate'
-  | 'insert' | 'insert_one' | 'update' | 'update_by_pk' | 'delete' | 'delete_by_pk';
+  | 'select'
+  | 'select_by_pk'
+  | 'select_aggregate'
+  | 'insert'
+  | 'insert_one'
+  | 'update'
+  | 'update_by_pk'
+  | 'delete'
+  | 'delete_by_pk';
 
 export interface TableJson {
   table: TableRef;
@@ -91,7 +107,11 @@ export interface NativeQueryJson {
 }
 
 /** A metadata entry with the file and place it was read from, for error messages. */
-export interface Located<T> { json: T; file: string; where: string }
+export interface Located<T> {
+  json: T;
+  file: string;
+  where: string;
+}
 
 export interface ActionJson {
   name: string;

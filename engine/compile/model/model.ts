@@ -38,10 +38,26 @@ export interface Relationship {
   mapping: [Column, Column][];
 }
 
-export interface SelectPermission { columns: Set<string>; filter: BoolExp; limit?: number; allowAggregations: boolean }
-export interface InsertPermission { columns: Set<string>; check: BoolExp; set: Map<string, ValueSource> }
-export interface UpdatePermission { columns: Set<string>; filter: BoolExp; check: BoolExp; set: Map<string, ValueSource> }
-export interface DeletePermission { filter: BoolExp }
+export interface SelectPermission {
+  columns: Set<string>;
+  filter: BoolExp;
+  limit?: number;
+  allowAggregations: boolean;
+}
+export interface InsertPermission {
+  columns: Set<string>;
+  check: BoolExp;
+  set: Map<string, ValueSource>;
+}
+export interface UpdatePermission {
+  columns: Set<string>;
+  filter: BoolExp;
+  check: BoolExp;
+  set: Map<string, ValueSource>;
+}
+export interface DeletePermission {
+  filter: BoolExp;
+}
 export interface TablePermissions {
   select?: SelectPermission;
   insert?: InsertPermission;
@@ -73,7 +89,13 @@ export interface Table {
   permissions: Map<string, TablePermissions>;
 }
 
-export interface NativeQueryArgument { name: string; sqlType: string; scalar: string; nullable: boolean; description?: string }
+export interface NativeQueryArgument {
+  name: string;
+  sqlType: string;
+  scalar: string;
+  nullable: boolean;
+  description?: string;
+}
 
 /** A native query: SQL with `{{argument}}` placeholders whose rows have a logical model's columns. */
 export interface NativeQuery {
@@ -93,7 +115,6 @@ export interface Model {
   roles: string[];
   metadata: LoadedMetadata;
 }
-
 
 function ref(t: TableRef | string): { schema: string; name: string } {
   return typeof t === 'string' ? { schema: 'public', name: t } : { schema: t.schema ?? 'public', name: t.name };
@@ -126,9 +147,15 @@ function buildTable(json: TableJson, cat: CatalogTable | undefined, file: string
   if (!cat) throw new MetadataError(file, 'table', `table "${schema}"."${name}" does not exist in the database`);
   const config = json.configuration ?? {};
   const customNames = new Map<string, string>(Object.entries(config.custom_column_names ?? {}));
-  for (const [col, c] of Object.entries(config.column_config ?? {})) if (c.custom_name) customNames.set(col, c.custom_name);
+  for (const [col, c] of Object.entries(config.column_config ?? {}))
+    if (c.custom_name) customNames.set(col, c.custom_name);
   for (const col of customNames.keys()) {
-    if (!cat.columns.some((c) => c.name === col)) throw new MetadataError(file, `configuration.column_config.${col}`, `column "${col}" does not exist in "${schema}"."${name}"`);
+    if (!cat.columns.some((c) => c.name === col))
+      throw new MetadataError(
+        file,
+        `configuration.column_config.${col}`,
+        `column "${col}" does not exist in "${schema}"."${name}"`,
+      );
   }
   const columns: Column[] = cat.columns.map((c) => ({
     name: c.name,
@@ -143,12 +170,22 @@ function buildTable(json: TableJson, cat: CatalogTable | undefined, file: string
   const pkNames = config.primary_key ?? cat.primaryKey?.columns ?? [];
   const primaryKey = pkNames.map((n) => {
     const c = columnByName.get(n);
-    if (!c) throw new MetadataError(file, 'configuration.primary_key', `column "${n}" does not exist in "${schema}"."${name}"`);
+    if (!c)
+      throw new MetadataError(
+        file,
+        'configuration.primary_key',
+        `column "${n}" does not exist in "${schema}"."${name}"`,
+      );
     return c;
   });
   const gqlName = config.custom_name ?? name;
   return {
-    schema, name, gqlName, kind: cat.kind, columns, columnByName,
+    schema,
+    name,
+    gqlName,
+    kind: cat.kind,
+    columns,
+    columnByName,
     columnByGql: new Map(columns.map((c) => [c.gqlName, c])),
     primaryKey,
     constraints: [...(cat.primaryKey ? [cat.primaryKey] : []), ...cat.uniques],
@@ -167,7 +204,13 @@ function columnOf(table: Table, name: string, file: string, where: string): Colu
   return c;
 }
 
-function buildRelationship(source: Table, json: RelationshipJson, kind: 'object' | 'array', ctx: BuildContext, file: string): Relationship {
+function buildRelationship(
+  source: Table,
+  json: RelationshipJson,
+  kind: 'object' | 'array',
+  ctx: BuildContext,
+  file: string,
+): Relationship {
   const where = `${kind}_relationships.${json.name}`;
   const targetOf = (t: TableRef | string) => {
     const target = ctx.tables.get(key(ref(t)));
@@ -177,7 +220,9 @@ function buildRelationship(source: Table, json: RelationshipJson, kind: 'object'
   const { foreign_key_constraint_on: fk, manual_configuration: manual } = json.using;
   if (manual) {
     const target = targetOf(manual.remote_table);
-    const mapping = Object.entries(manual.column_mapping).map(([l, r]) => [columnOf(source, l, file, where), columnOf(target, r, file, where)] as [Column, Column]);
+    const mapping = Object.entries(manual.column_mapping).map(
+      ([l, r]) => [columnOf(source, l, file, where), columnOf(target, r, file, where)] as [Column, Column],
+    );
     return { name: json.name, kind, source, target, mapping };
   }
   if (typeof fk === 'string' || Array.isArray(fk)) {
@@ -186,18 +231,31 @@ function buildRelationship(source: Table, json: RelationshipJson, kind: 'object'
     const found = ctx.catalog.get(key(source))!.foreignKeys.find((f) => f.columns.join() === cols.join());
     if (!found) throw new MetadataError(file, where, `no foreign key on "${source.name}"(${cols.join(', ')})`);
     const target = targetOf({ schema: found.refSchema, name: found.refTable });
-    const mapping = cols.map((c, i) => [columnOf(source, c, file, where), columnOf(target, found.refColumns[i], file, where)] as [Column, Column]);
+    const mapping = cols.map(
+      (c, i) =>
+        [columnOf(source, c, file, where), columnOf(target, found.refColumns[i], file, where)] as [Column, Column],
+    );
     return { name: json.name, kind, source, target, mapping };
   }
   if (fk && typeof fk === 'object') {
     // Array relationship through a foreign key of the remote table that points here.
     const target = targetOf(fk.table);
     const cols = fk.columns ?? (fk.column ? [fk.column] : []);
-    const found = ctx.catalog.get(key(target))!.foreignKeys.find(
-      (f) => f.columns.join() === cols.join() && f.refSchema === source.schema && f.refTable === source.name,
+    const found = ctx.catalog
+      .get(key(target))!
+      .foreignKeys.find(
+        (f) => f.columns.join() === cols.join() && f.refSchema === source.schema && f.refTable === source.name,
+      );
+    if (!found)
+      throw new MetadataError(
+        file,
+        where,
+        `no foreign key on "${target.name}"(${cols.join(', ')}) referencing "${source.name}"`,
+      );
+    const mapping = cols.map(
+      (c, i) =>
+        [columnOf(source, found.refColumns[i], file, where), columnOf(target, c, file, where)] as [Column, Column],
     );
-    if (!found) throw new MetadataError(file, where, `no foreign key on "${target.name}"(${cols.join(', ')}) referencing "${source.name}"`);
-    const mapping = cols.map((c, i) => [columnOf(source, found.refColumns[i], file, where), columnOf(target, c, file, where)] as [Column, Column]);
     return { name: json.name, kind, source, target, mapping };
   }
   throw new MetadataError(file, where, 'relationship needs foreign_key_constraint_on or manual_configuration');
@@ -213,7 +271,13 @@ function permissionColumns(table: Table, cols: string[] | '*' | undefined, file:
   return new Set(cols.map((c) => columnOf(table, c, file, where).name));
 }
 
-function buildPermissions(table: Table, json: TableJson, roles: Set<string>, file: string, tables: Map<string, Table>): void {
+function buildPermissions(
+  table: Table,
+  json: TableJson,
+  roles: Set<string>,
+  file: string,
+  tables: Map<string, Table>,
+): void {
   const perms = (role: string) => {
     roles.add(role);
     if (!table.permissions.has(role)) table.permissions.set(role, {});
@@ -280,10 +344,17 @@ export async function buildModel(db: Queryable, metadata: LoadedMetadata): Promi
   }
   for (const json of tablesJson) {
     const table = ctx.tables.get(key(ref(json.table)))!;
-    for (const [kind, list] of [['object', json.object_relationships], ['array', json.array_relationships]] as const) {
+    for (const [kind, list] of [
+      ['object', json.object_relationships],
+      ['array', json.array_relationships],
+    ] as const) {
       for (const r of list ?? []) {
         if (table.relByName.has(r.name) || table.columnByGql.has(r.name)) {
-          throw new MetadataError(fileOf(json), `${kind}_relationships.${r.name}`, `name "${r.name}" is already a column or relationship of "${table.name}"`);
+          throw new MetadataError(
+            fileOf(json),
+            `${kind}_relationships.${r.name}`,
+            `name "${r.name}" is already a column or relationship of "${table.name}"`,
+          );
         }
         const rel = buildRelationship(table, r, kind, ctx, fileOf(json));
         table.relationships.push(rel);
@@ -306,9 +377,16 @@ export async function buildModel(db: Queryable, metadata: LoadedMetadata): Promi
     }
   }
   const roles = new Set<string>([ADMIN_ROLE]);
-  for (const json of tablesJson) buildPermissions(ctx.tables.get(key(ref(json.table)))!, json, roles, fileOf(json), ctx.tables);
+  for (const json of tablesJson)
+    buildPermissions(ctx.tables.get(key(ref(json.table)))!, json, roles, fileOf(json), ctx.tables);
   for (const a of metadata.actions) for (const p of a.permissions ?? []) roles.add(p.role);
   const logicalModels = await buildLogicalModels(db, metadata.logicalModels, ctx.tables, roles);
-  const nativeQueries = await buildNativeQueries(db, metadata.nativeQueries, logicalModels, tables, metadata.actions.map((a) => a.name));
+  const nativeQueries = await buildNativeQueries(
+    db,
+    metadata.nativeQueries,
+    logicalModels,
+    tables,
+    metadata.actions.map((a) => a.name),
+  );
   return { tables, logicalModels: [...logicalModels.values()], nativeQueries, roles: [...roles], metadata };
 }

@@ -38,11 +38,20 @@ function splitCode(nq: Located<NativeQueryJson>): Part[] {
   return parts;
 }
 
-function argumentsOf(nq: Located<NativeQueryJson>, parts: Part[], types: Map<string, ResolvedType>): NativeQueryArgument[] {
+function argumentsOf(
+  nq: Located<NativeQueryJson>,
+  parts: Part[],
+  types: Map<string, ResolvedType>,
+): NativeQueryArgument[] {
   const used = new Set(parts.flatMap((p) => (typeof p === 'string' ? [] : [p.argument])));
   const declared = Object.entries(nq.json.arguments ?? {});
   for (const name of used) {
-    if (!declared.some(([n]) => n === name)) throw new MetadataError(nq.file, placeIn(nq.where, 'code'), `placeholder {{${name}}} has no argument "${name}" in arguments`);
+    if (!declared.some(([n]) => n === name))
+      throw new MetadataError(
+        nq.file,
+        placeIn(nq.where, 'code'),
+        `placeholder {{${name}}} has no argument "${name}" in arguments`,
+      );
   }
   return declared.map(([name, a]) => {
     const at = placeIn(nq.where, `arguments.${name}`);
@@ -50,7 +59,13 @@ function argumentsOf(nq: Located<NativeQueryJson>, parts: Part[], types: Map<str
     if (!used.has(name)) throw new MetadataError(nq.file, at, `argument "${name}" is not used in the code`);
     const t = types.get(a.type);
     if (!t) throw new MetadataError(nq.file, `${at}.type`, `unknown PostgreSQL type "${a.type}"`);
-    return { name, sqlType: t.sqlType, scalar: scalarForType(t.typeName, t.typeKind), nullable: a.nullable ?? false, description: a.description };
+    return {
+      name,
+      sqlType: t.sqlType,
+      scalar: scalarForType(t.typeName, t.typeKind),
+      nullable: a.nullable ?? false,
+      description: a.description,
+    };
   });
 }
 
@@ -61,14 +76,23 @@ function argumentsOf(nq: Located<NativeQueryJson>, parts: Part[], types: Map<str
  */
 async function probe(db: Queryable, query: NativeQuery, nq: Located<NativeQueryJson>): Promise<void> {
   const w = new SqlWriter();
-  const args = new Map<string, ValueRef>(query.arguments.map((a) => [a.name, { source: { from: 'literal', value: null }, sqlType: a.sqlType }]));
+  const args = new Map<string, ValueRef>(
+    query.arguments.map((a) => [a.name, { source: { from: 'literal', value: null }, sqlType: a.sqlType }]),
+  );
   const columns = query.returns.columns.map((c) => `"_nq".${ident(c.name)}`).join(', ');
   try {
-    await db.query(`SELECT ${columns} FROM ${nativeQuerySql(query, args, w)} AS "_nq" LIMIT 0`, w.params.map(() => null));
+    await db.query(
+      `SELECT ${columns} FROM ${nativeQuerySql(query, args, w)} AS "_nq" LIMIT 0`,
+      w.params.map(() => null),
+    );
   } catch (err) {
     const e = asDbError(err);
     if (!e) throw err;
-    throw new MetadataError(nq.file, placeIn(nq.where, 'code'), `the SQL fails for logical model "${query.returns.name}": ${e.message}`);
+    throw new MetadataError(
+      nq.file,
+      placeIn(nq.where, 'code'),
+      `the SQL fails for logical model "${query.returns.name}": ${e.message}`,
+    );
   }
 }
 
@@ -78,8 +102,17 @@ function rootFieldsOf(tables: Table[], actions: string[]): Set<string> {
 }
 
 /** The native queries, each checked against its logical model and the database. */
-export async function buildNativeQueries(db: Queryable, queries: Located<NativeQueryJson>[], models: Map<string, Table>, tables: Table[], actions: string[]): Promise<NativeQuery[]> {
-  const types = await resolveTypes(db, queries.flatMap((q) => Object.values(q.json.arguments ?? {}).map((a) => a.type)));
+export async function buildNativeQueries(
+  db: Queryable,
+  queries: Located<NativeQueryJson>[],
+  models: Map<string, Table>,
+  tables: Table[],
+  actions: string[],
+): Promise<NativeQuery[]> {
+  const types = await resolveTypes(
+    db,
+    queries.flatMap((q) => Object.values(q.json.arguments ?? {}).map((a) => a.type)),
+  );
   const taken = rootFieldsOf(tables, actions);
   const out: NativeQuery[] = [];
   for (const nq of queries) {
@@ -88,9 +121,16 @@ export async function buildNativeQueries(db: Queryable, queries: Located<NativeQ
     if (!VALID_NAME.test(name)) throw new MetadataError(nq.file, at, `"${name}" is not a valid GraphQL name`);
     if (taken.has(name)) throw new MetadataError(nq.file, at, `root field "${name}" is already a root field`);
     const returns = models.get(nq.json.returns);
-    if (!returns) throw new MetadataError(nq.file, placeIn(nq.where, 'returns'), `unknown logical model "${nq.json.returns}"`);
+    if (!returns)
+      throw new MetadataError(nq.file, placeIn(nq.where, 'returns'), `unknown logical model "${nq.json.returns}"`);
     const parts = splitCode(nq);
-    const query: NativeQuery = { rootField: name, returns, arguments: argumentsOf(nq, parts, types), parts, description: nq.json.description };
+    const query: NativeQuery = {
+      rootField: name,
+      returns,
+      arguments: argumentsOf(nq, parts, types),
+      parts,
+      description: nq.json.description,
+    };
     await probe(db, query, nq);
     taken.add(name);
     out.push(query);

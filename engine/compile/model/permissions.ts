@@ -3,7 +3,11 @@ import { and, TRUE } from '../plan/ir';
 import { MetadataError } from './load';
 import type { Column, Table } from './model';
 
-interface Where { file: string; where: string; tables?: Map<string, Table> }
+interface Where {
+  file: string;
+  where: string;
+  tables?: Map<string, Table>;
+}
 
 const SESSION_VARIABLE = /^x-hasura-/i;
 
@@ -14,32 +18,69 @@ export function permissionValue(value: unknown): ValueSource {
 }
 
 const COMPARE_OPS = new Set<CompareOp>([
-  '_eq', '_neq', '_gt', '_lt', '_gte', '_lte', '_in', '_nin', '_like', '_nlike', '_ilike', '_nilike',
-  '_similar', '_nsimilar', '_regex', '_nregex', '_iregex', '_niregex',
-  '_contains', '_contained_in', '_has_key', '_has_keys_any', '_has_keys_all',
+  '_eq',
+  '_neq',
+  '_gt',
+  '_lt',
+  '_gte',
+  '_lte',
+  '_in',
+  '_nin',
+  '_like',
+  '_nlike',
+  '_ilike',
+  '_nilike',
+  '_similar',
+  '_nsimilar',
+  '_regex',
+  '_nregex',
+  '_iregex',
+  '_niregex',
+  '_contains',
+  '_contained_in',
+  '_has_key',
+  '_has_keys_any',
+  '_has_keys_all',
 ]);
 
 /** The SQL type a comparison's value is bound as. */
 export function operandType(column: Column, op: CompareOp): { sqlType: string; array: boolean } {
   switch (op) {
-    case '_in': case '_nin': return { sqlType: column.sqlType, array: true };
-    case '_has_key': return { sqlType: 'text', array: false };
-    case '_has_keys_any': case '_has_keys_all': return { sqlType: 'text', array: true };
-    case '_like': case '_nlike': case '_ilike': case '_nilike': case '_similar': case '_nsimilar':
-    case '_regex': case '_nregex': case '_iregex': case '_niregex':
+    case '_in':
+    case '_nin':
+      return { sqlType: column.sqlType, array: true };
+    case '_has_key':
       return { sqlType: 'text', array: false };
-    default: return { sqlType: column.sqlType, array: false };
+    case '_has_keys_any':
+    case '_has_keys_all':
+      return { sqlType: 'text', array: true };
+    case '_like':
+    case '_nlike':
+    case '_ilike':
+    case '_nilike':
+    case '_similar':
+    case '_nsimilar':
+    case '_regex':
+    case '_nregex':
+    case '_iregex':
+    case '_niregex':
+      return { sqlType: 'text', array: false };
+    default:
+      return { sqlType: column.sqlType, array: false };
   }
 }
 
 function columnComparison(column: Column, ops: unknown, at: Where): BoolExp {
-  if (!ops || typeof ops !== 'object' || Array.isArray(ops)) throw new MetadataError(at.file, at.where, 'expected an object of operators');
+  if (!ops || typeof ops !== 'object' || Array.isArray(ops))
+    throw new MetadataError(at.file, at.where, 'expected an object of operators');
   const items: BoolExp[] = [];
   for (const [op, value] of Object.entries(ops)) {
     if (op === '_is_null') {
       items.push({ kind: 'isNull', column, value: { source: permissionValue(value), sqlType: 'boolean' } });
     } else if (COMPARE_OPS.has(op as CompareOp)) {
-      const source = Array.isArray(value) ? { from: 'list' as const, items: value.map(permissionValue) } : permissionValue(value);
+      const source = Array.isArray(value)
+        ? { from: 'list' as const, items: value.map(permissionValue) }
+        : permissionValue(value);
       const ref: ValueRef = { source, ...operandType(column, op as CompareOp) };
       items.push({ kind: 'compare', column, op: op as CompareOp, value: ref });
     } else {
@@ -54,7 +95,8 @@ function columnComparison(column: Column, ops: unknown, at: Where): BoolExp {
  * database) to IR. Relationships in permissions are not filtered by the target's own permissions.
  */
 export function parsePermissionBoolExp(table: Table, exp: unknown, at: Where): BoolExp {
-  if (!exp || typeof exp !== 'object' || Array.isArray(exp)) throw new MetadataError(at.file, at.where, 'expected a boolean expression object');
+  if (!exp || typeof exp !== 'object' || Array.isArray(exp))
+    throw new MetadataError(at.file, at.where, 'expected a boolean expression object');
   const items: BoolExp[] = [];
   for (const [k, v] of Object.entries(exp)) {
     const here = { ...at, where: `${at.where}.${k}` };
@@ -67,10 +109,18 @@ export function parsePermissionBoolExp(table: Table, exp: unknown, at: Where): B
     } else if (k === '_exists') {
       const { _table, _where } = (v ?? {}) as { _table?: { name: string; schema?: string } | string; _where?: unknown };
       if (!_table) throw new MetadataError(here.file, here.where, '_exists needs _table');
-      const tref = typeof _table === 'string' ? { schema: 'public', name: _table } : { schema: _table.schema ?? 'public', name: _table.name };
+      const tref =
+        typeof _table === 'string'
+          ? { schema: 'public', name: _table }
+          : { schema: _table.schema ?? 'public', name: _table.name };
       const target = at.tables?.get(`${tref.schema}.${tref.name}`);
-      if (!target) throw new MetadataError(here.file, here.where, `table "${tref.schema}"."${tref.name}" is not tracked`);
-      items.push({ kind: 'exists', table: target, where: parsePermissionBoolExp(target, _where ?? {}, { ...at, where: `${here.where}._where` }) });
+      if (!target)
+        throw new MetadataError(here.file, here.where, `table "${tref.schema}"."${tref.name}" is not tracked`);
+      items.push({
+        kind: 'exists',
+        table: target,
+        where: parsePermissionBoolExp(target, _where ?? {}, { ...at, where: `${here.where}._where` }),
+      });
     } else if (table.columnByName.has(k)) {
       items.push(columnComparison(table.columnByName.get(k)!, v, here));
     } else if (table.relByName.has(k)) {
@@ -87,7 +137,8 @@ export function parsePermissionBoolExp(table: Table, exp: unknown, at: Where): B
 export function parsePresets(table: Table, set: Record<string, unknown>, at: Where): Map<string, ValueSource> {
   const out = new Map<string, ValueSource>();
   for (const [col, value] of Object.entries(set)) {
-    if (!table.columnByName.has(col)) throw new MetadataError(at.file, `${at.where}.${col}`, `column "${col}" does not exist in "${table.name}"`);
+    if (!table.columnByName.has(col))
+      throw new MetadataError(at.file, `${at.where}.${col}`, `column "${col}" does not exist in "${table.name}"`);
     out.set(col, permissionValue(value));
   }
   return out;

@@ -1,6 +1,13 @@
 import { TRUE } from '../plan/ir';
 import { ADMIN_ROLE } from '../../core/session';
-import { type DeletePermission, type InsertPermission, type Model, type SelectPermission, type Table, type UpdatePermission } from './model';
+import {
+  type DeletePermission,
+  type InsertPermission,
+  type Model,
+  type SelectPermission,
+  type Table,
+  type UpdatePermission,
+} from './model';
 
 /**
  * What one role may do with each table. The admin role may do everything; any other role only what
@@ -8,7 +15,10 @@ import { type DeletePermission, type InsertPermission, type Model, type SelectPe
  */
 export class RolePermissions {
   readonly isAdmin: boolean;
-  constructor(readonly model: Model, readonly role: string) {
+  constructor(
+    readonly model: Model,
+    readonly role: string,
+  ) {
     this.isAdmin = role === ADMIN_ROLE;
   }
 
@@ -22,12 +32,23 @@ export class RolePermissions {
   }
 
   insert(table: Table): InsertPermission | undefined {
-    if (this.isAdmin) return { columns: new Set(table.columns.filter((c) => !c.generated).map((c) => c.name)), check: TRUE, set: new Map() };
+    if (this.isAdmin)
+      return {
+        columns: new Set(table.columns.filter((c) => !c.generated).map((c) => c.name)),
+        check: TRUE,
+        set: new Map(),
+      };
     return table.permissions.get(this.role)?.insert;
   }
 
   update(table: Table): UpdatePermission | undefined {
-    if (this.isAdmin) return { columns: new Set(table.columns.filter((c) => !c.generated).map((c) => c.name)), filter: TRUE, check: TRUE, set: new Map() };
+    if (this.isAdmin)
+      return {
+        columns: new Set(table.columns.filter((c) => !c.generated).map((c) => c.name)),
+        filter: TRUE,
+        check: TRUE,
+        set: new Map(),
+      };
     return table.permissions.get(this.role)?.update;
   }
 

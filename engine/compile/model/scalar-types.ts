@@ -39,7 +39,16 @@ export const NUMERIC_SCALARS = new Set(['Int', 'smallint', 'bigint', 'Float', 'f
 export const TEXT_SCALARS = new Set(['String', 'citext']);
 export const JSON_SCALARS = new Set(['jsonb']);
 /** Scalars with an order, so max and min apply. */
-export const ORDERED_SCALARS = new Set([...NUMERIC_SCALARS, ...TEXT_SCALARS, 'date', 'time', 'timetz', 'timestamp', 'timestamptz', 'interval']);
+export const ORDERED_SCALARS = new Set([
+  ...NUMERIC_SCALARS,
+  ...TEXT_SCALARS,
+  'date',
+  'time',
+  'timetz',
+  'timestamp',
+  'timestamptz',
+  'interval',
+]);
 
 export function isTextLike(scalar: string): boolean {
   return TEXT_SCALARS.has(scalar);

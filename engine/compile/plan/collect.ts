@@ -1,6 +1,13 @@
 import {
-  getDirectiveValues, GraphQLIncludeDirective, GraphQLSkipDirective, Kind,
-  type FieldNode, type FragmentDefinitionNode, type GraphQLObjectType, type SelectionSetNode,
+  getDirectiveValues,
+  GraphQLIncludeDirective,
+  GraphQLSkipDirective,
+  Kind,
+  type DirectiveNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLObjectType,
+  type SelectionSetNode,
 } from 'graphql';
 import type { Variables } from './values';
 
@@ -9,7 +16,7 @@ export interface CollectContext {
   variables: Variables;
 }
 
-function included(node: { directives?: readonly import('graphql').DirectiveNode[] }, vars: Variables): boolean {
+function included(node: { directives?: readonly DirectiveNode[] }, vars: Variables): boolean {
   const skip = getDirectiveValues(GraphQLSkipDirective, node, vars);
   if (skip?.if === true) return false;
   const include = getDirectiveValues(GraphQLIncludeDirective, node, vars);

@@ -38,7 +38,8 @@ export function fieldDef(type: GraphQLObjectType, node: FieldNode, path: string)
 }
 
 export const objectFields = (arg: Arg | undefined): [string, Arg][] => (arg?.kind === 'object' ? [...arg.fields] : []);
-export const listItems = (arg: Arg | undefined): Arg[] => (arg?.kind === 'list' ? arg.items : arg && arg.kind !== 'null' ? [arg] : []);
+export const listItems = (arg: Arg | undefined): Arg[] =>
+  arg?.kind === 'list' ? arg.items : arg && arg.kind !== 'null' ? [arg] : [];
 
 /**
  * The value of a Boolean argument at plan time. Boolean variables are part of the plan's cache key

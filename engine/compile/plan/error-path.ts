@@ -15,7 +15,11 @@ export function errorPath(document: DocumentNode | undefined, err: GraphQLError)
     enter(node, _key, parent, _path, ancestors) {
       if (found || node !== target) return undefined;
       // graphql-js's `ancestors` stops above the parent, so the parent is added here.
-      const chain = [...(ancestors as readonly (ASTNode | readonly ASTNode[])[]), parent as ASTNode | readonly ASTNode[], node].filter((a): a is ASTNode => !!a && !Array.isArray(a) && 'kind' in (a as object));
+      const chain = [
+        ...(ancestors as readonly (ASTNode | readonly ASTNode[])[]),
+        parent as ASTNode | readonly ASTNode[],
+        node,
+      ].filter((a): a is ASTNode => !!a && !Array.isArray(a) && 'kind' in (a as object));
       const parts: string[] = ['$'];
       for (const a of chain) {
         if (a.kind === Kind.FIELD) parts.push('selectionSet', a.alias?.value ?? a.name.value);

@@ -21,10 +21,29 @@ export interface ValueRef {
 }
 
 export type CompareOp =
-  | '_eq' | '_neq' | '_gt' | '_lt' | '_gte' | '_lte' | '_in' | '_nin'
-  | '_like' | '_nlike' | '_ilike' | '_nilike' | '_similar' | '_nsimilar'
-  | '_regex' | '_nregex' | '_iregex' | '_niregex'
-  | '_contains' | '_contained_in' | '_has_key' | '_has_keys_any' | '_has_keys_all';
+  | '_eq'
+  | '_neq'
+  | '_gt'
+  | '_lt'
+  | '_gte'
+  | '_lte'
+  | '_in'
+  | '_nin'
+  | '_like'
+  | '_nlike'
+  | '_ilike'
+  | '_nilike'
+  | '_similar'
+  | '_nsimilar'
+  | '_regex'
+  | '_nregex'
+  | '_iregex'
+  | '_niregex'
+  | '_contains'
+  | '_contained_in'
+  | '_has_key'
+  | '_has_keys_any'
+  | '_has_keys_all';
 
 export type BoolExp =
   | { kind: 'true' }
@@ -36,7 +55,15 @@ export type BoolExp =
   | { kind: 'relationship'; rel: Relationship; where: BoolExp }
   /** `_exists` of Hasura permissions: some row of an unrelated table. */
   | { kind: 'exists'; table: Table; where: BoolExp }
-  | { kind: 'aggregate'; rel: Relationship; fn: 'count' | 'bool_and' | 'bool_or'; columns: Column[]; distinct: boolean; filter: BoolExp; predicate: { op: CompareOp; value: ValueRef }[] };
+  | {
+      kind: 'aggregate';
+      rel: Relationship;
+      fn: 'count' | 'bool_and' | 'bool_or';
+      columns: Column[];
+      distinct: boolean;
+      filter: BoolExp;
+      predicate: { op: CompareOp; value: ValueRef }[];
+    };
 
 export const TRUE: BoolExp = { kind: 'true' };
 
@@ -46,7 +73,8 @@ export function and(...items: BoolExp[]): BoolExp {
   return kept.length === 1 ? kept[0] : { kind: 'and', items: kept };
 }
 
-export type OrderDirection = 'asc' | 'asc_nulls_first' | 'asc_nulls_last' | 'desc' | 'desc_nulls_first' | 'desc_nulls_last';
+export type OrderDirection =
+  'asc' | 'asc_nulls_first' | 'asc_nulls_last' | 'desc' | 'desc_nulls_first' | 'desc_nulls_last';
 
 /** What a sort key is computed from, relative to the row being sorted. */
 export type OrderTarget =
@@ -56,10 +84,16 @@ export type OrderTarget =
   /** An aggregate over an array relationship: count, or fn(column). */
   | { kind: 'aggregate'; rel: Relationship; where: BoolExp; fn: string; column?: Column };
 
-export interface OrderItem { target: OrderTarget; direction: OrderDirection }
+export interface OrderItem {
+  target: OrderTarget;
+  direction: OrderDirection;
+}
 
 /** A native query with the values of its arguments, to be read as a relation. */
-export interface NativeQueryCall { query: NativeQuery; args: ReadonlyMap<string, ValueRef> }
+export interface NativeQueryCall {
+  query: NativeQuery;
+  args: ReadonlyMap<string, ValueRef>;
+}
 
 /** Which rows of a table: filter (user where AND permission), order, paging. */
 export interface RowSource {
@@ -91,10 +125,18 @@ export type AggregateField =
 export type AggregateItem =
   | { kind: 'typename'; alias: string; name: string }
   | { kind: 'count'; alias: string; columns: Column[]; distinct: boolean }
-  | { kind: 'function'; alias: string; fn: string; fields: ({ kind: 'column'; alias: string; column: Column } | { kind: 'typename'; alias: string; name: string })[] };
+  | {
+      kind: 'function';
+      alias: string;
+      fn: string;
+      fields: ({ kind: 'column'; alias: string; column: Column } | { kind: 'typename'; alias: string; name: string })[];
+    };
 
 /** Values written by a mutation: a column and where its value comes from. */
-export interface Assignment { column: Column; value: ValueRef }
+export interface Assignment {
+  column: Column;
+  value: ValueRef;
+}
 
 export interface OnConflict {
   constraint: string;
@@ -103,8 +145,27 @@ export interface OnConflict {
 }
 
 export type MutationField =
-  | { kind: 'insert'; alias: string; table: Table; rows: Assignment[][]; onConflict?: OnConflict; check: BoolExp; one: boolean; output: MutationOutput }
-  | { kind: 'update'; alias: string; table: Table; where: BoolExp; set: Assignment[]; inc: Assignment[]; check: BoolExp; one: boolean; output: MutationOutput }
+  | {
+      kind: 'insert';
+      alias: string;
+      table: Table;
+      rows: Assignment[][];
+      onConflict?: OnConflict;
+      check: BoolExp;
+      one: boolean;
+      output: MutationOutput;
+    }
+  | {
+      kind: 'update';
+      alias: string;
+      table: Table;
+      where: BoolExp;
+      set: Assignment[];
+      inc: Assignment[];
+      check: BoolExp;
+      one: boolean;
+      output: MutationOutput;
+    }
   | { kind: 'delete'; alias: string; table: Table; where: BoolExp; one: boolean; output: MutationOutput };
 
 /** `returning`/`affected_rows` of a many-row mutation, or the row of a `_one`/`_by_pk` mutation. */

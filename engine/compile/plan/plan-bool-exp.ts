@@ -1,4 +1,4 @@
-import type { Column, Table } from '../model/model';
+import type { Column, Relationship, Table } from '../model/model';
 import { typeName } from '../schema/table-types';
 import { operandType } from '../model/permissions';
 import type { PlanContext } from './context';
@@ -17,7 +17,12 @@ function comparisons(column: Column, arg: Arg, path: string): BoolExp {
       items.push({ kind: 'isNull', column, value: { source: sourceOf(value), sqlType: 'boolean' } });
     } else {
       if (value.kind === 'null') throw validationError(`unexpected null value for operator "${op}"`, `${path}.${op}`);
-      items.push({ kind: 'compare', column, op: op as CompareOp, value: { source: sourceOf(value), ...operandType(column, op as CompareOp) } });
+      items.push({
+        kind: 'compare',
+        column,
+        op: op as CompareOp,
+        value: { source: sourceOf(value), ...operandType(column, op as CompareOp) },
+      });
     }
   }
   return and(...items);
@@ -52,19 +57,29 @@ export function planBoolExp(table: Table, arg: Arg | undefined, ctx: PlanContext
   return and(...items);
 }
 
-function aggregatePredicates(rel: import('../model/model').Relationship, arg: Arg, ctx: PlanContext, path: string): BoolExp[] {
+function aggregatePredicates(rel: Relationship, arg: Arg, ctx: PlanContext, path: string): BoolExp[] {
   const out: BoolExp[] = [];
   const perm = ctx.perms.select(rel.target)!;
   for (const [fn, spec] of objectFields(arg)) {
     const f = new Map(objectFields(spec));
-    const columns = listItems(f.get('arguments')).map((a) => rel.target.columnByName.get(String(a.kind === 'enum' ? a.value : ''))!).filter(Boolean);
+    const columns = listItems(f.get('arguments'))
+      .map((a) => rel.target.columnByName.get(String(a.kind === 'enum' ? a.value : ''))!)
+      .filter(Boolean);
     const distinct = booleanValue(f.get('distinct'), ctx.variables) === true;
     const predicate = objectFields(f.get('predicate')).map(([op, v]) => {
-      if (op === '_is_null') throw validationError('_is_null is not a valid aggregate predicate', `${path}.${fn}.predicate`);
-      return { op: op as CompareOp, value: { source: sourceOf(v), sqlType: 'bigint', array: op === '_in' || op === '_nin' } };
+      if (op === '_is_null')
+        throw validationError('_is_null is not a valid aggregate predicate', `${path}.${fn}.predicate`);
+      return {
+        op: op as CompareOp,
+        value: { source: sourceOf(v), sqlType: 'bigint', array: op === '_in' || op === '_nin' },
+      };
     });
     out.push({
-      kind: 'aggregate', rel, fn: 'count', columns, distinct,
+      kind: 'aggregate',
+      rel,
+      fn: 'count',
+      columns,
+      distinct,
       filter: and(planBoolExp(rel.target, f.get('filter'), ctx, `${path}.${fn}.filter`), perm.filter),
       predicate,
     });

@@ -18,10 +18,22 @@ function argumentRef(a: NativeQueryArgument, given: Arg | undefined, path: strin
  * A native query's root field: the rows of a table select (where, order_by, distinct_on, paging, the
  * role's filter, the row cap), read from the native query's SQL instead of a table.
  */
-export function planNativeQuery(query: NativeQuery, alias: string, nodes: FieldNode[], def: GraphQLField<unknown, unknown>, ctx: PlanContext, path: string): RootField {
+export function planNativeQuery(
+  query: NativeQuery,
+  alias: string,
+  nodes: FieldNode[],
+  def: GraphQLField<unknown, unknown>,
+  ctx: PlanContext,
+  path: string,
+): RootField {
   const node = nodes[0];
   const given = new Map(objectFields(fieldArgs(node, def, ctx).get('args')));
   const args = new Map(query.arguments.map((a) => [a.name, argumentRef(a, given.get(a.name), path)]));
   const rows = { ...planRows(query.returns, node, def, ctx, path, 'list'), call: { query, args } };
-  return { kind: 'select', alias, rows, fields: planFields(query.returns, objectTypeOf(def.type), subSelections(nodes), ctx, path, 1) };
+  return {
+    kind: 'select',
+    alias,
+    rows,
+    fields: planFields(query.returns, objectTypeOf(def.type), subSelections(nodes), ctx, path, 1),
+  };
 }

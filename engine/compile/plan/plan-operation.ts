@@ -1,4 +1,13 @@
-import { Kind, type FieldNode, type FragmentDefinitionNode, type GraphQLObjectType, type OperationDefinitionNode } from 'graphql';
+import {
+  Kind,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLObjectType,
+  type OperationDefinitionNode,
+} from 'graphql';
+import type { Table } from '../model/model';
 import type { RoleSchema } from '../schema/role-schema';
 import { meaningOf } from '../schema/meaning';
 import { collectFields, subSelections } from './collect';
@@ -14,7 +23,11 @@ import { and } from './ir';
 import type { Arg, Variables } from './values';
 
 /** A root field answered by graphql-js itself: actions, introspection, __typename. */
-export interface GraphqlRootField { kind: 'graphql'; alias: string; nodes: FieldNode[] }
+export interface GraphqlRootField {
+  kind: 'graphql';
+  alias: string;
+  nodes: FieldNode[];
+}
 
 export interface OperationIR {
   operation: 'query' | 'mutation';
@@ -35,10 +48,20 @@ export interface PlanInput {
 /** A validated operation to IR: each root field either a table operation or one for graphql-js. */
 export function planOperation(input: PlanInput): OperationIR {
   const { role, operation } = input;
-  if (operation.operation === 'subscription') throw new RequestError('not-supported', 'subscriptions are not supported', '$');
-  const rootType = (operation.operation === 'mutation' ? role.schema.getMutationType() : role.schema.getQueryType()) as GraphQLObjectType;
+  if (operation.operation === 'subscription')
+    throw new RequestError('not-supported', 'subscriptions are not supported', '$');
+  const rootType = (
+    operation.operation === 'mutation' ? role.schema.getMutationType() : role.schema.getQueryType()
+  ) as GraphQLObjectType;
   if (!rootType) throw new RequestError('validation-failed', `no mutations exist for role "${role.role}"`, '$');
-  const ctx: PlanContext = { fragments: input.fragments, variables: input.variables, perms: role.perms, maxRows: input.maxRows, maxDepth: input.maxDepth, checks: [] };
+  const ctx: PlanContext = {
+    fragments: input.fragments,
+    variables: input.variables,
+    perms: role.perms,
+    maxRows: input.maxRows,
+    maxDepth: input.maxDepth,
+    checks: [],
+  };
   const fields: OperationIR['fields'] = [];
   for (const [alias, nodes] of collectFields(rootType, [operation.selectionSet], ctx)) {
     const node = nodes[0];
@@ -53,51 +76,91 @@ export function planOperation(input: PlanInput): OperationIR {
     switch (m?.kind) {
       case 'select': {
         const rows = planRows(m.table, node, def, ctx, path, 'list');
-        fields.push({ kind: 'select', alias, rows, fields: planFields(m.table, target, subSelections(nodes), ctx, path, 1) });
+        fields.push({
+          kind: 'select',
+          alias,
+          rows,
+          fields: planFields(m.table, target, subSelections(nodes), ctx, path, 1),
+        });
         break;
       }
       case 'aggregate': {
         const rows = planRows(m.table, node, def, ctx, path, 'aggregate');
-        fields.push({ kind: 'aggregate', alias, rows, fields: planAggregate(m.table, target, subSelections(nodes), ctx, path, 1) });
+        fields.push({
+          kind: 'aggregate',
+          alias,
+          rows,
+          fields: planAggregate(m.table, target, subSelections(nodes), ctx, path, 1),
+        });
         break;
       }
       case 'selectByPk': {
         const perm = role.perms.select(m.table)!;
         const where = planBoolExp(m.table, pkArg(node, def, ctx, m.table, path), ctx, `${path}.args`);
-        fields.push({ kind: 'selectByPk', alias, table: m.table, where: and(where, perm.filter), fields: planFields(m.table, target, subSelections(nodes), ctx, path, 1) });
+        fields.push({
+          kind: 'selectByPk',
+          alias,
+          table: m.table,
+          where: and(where, perm.filter),
+          fields: planFields(m.table, target, subSelections(nodes), ctx, path, 1),
+        });
         break;
       }
       case 'nativeQuery':
         fields.push(planNativeQuery(m.query, alias, nodes, def, ctx, path));
         break;
-      case 'insert': case 'update': case 'delete':
+      case 'insert':
+      case 'update':
+      case 'delete':
         fields.push(planMutation(m, alias, nodes, def, ctx, path));
         break;
       case 'action':
         fields.push({ kind: 'graphql', alias, nodes });
         break;
       default:
-        throw new RequestError('validation-failed', `field "${node.name.value}" not found in type: '${rootType.name}'`, path);
+        throw new RequestError(
+          'validation-failed',
+          `field "${node.name.value}" not found in type: '${rootType.name}'`,
+          path,
+        );
     }
   }
   return { operation: operation.operation, fields, checks: ctx.checks };
 }
 
 /** by_pk arguments as a where of `_eq` comparisons, so that one code path binds them. */
-function pkArg(node: FieldNode, def: import('graphql').GraphQLField<unknown, unknown>, ctx: PlanContext, table: import('../model/model').Table, path: string): Arg {
+function pkArg(
+  node: FieldNode,
+  def: GraphQLField<unknown, unknown>,
+  ctx: PlanContext,
+  table: Table,
+  path: string,
+): Arg {
   const given = fieldArgs(node, def, ctx);
   const fields = new Map<string, Arg>();
   for (const column of table.primaryKey) {
     const arg = given.get(column.gqlName);
-    if (!arg || arg.kind !== 'leaf') throw new RequestError('validation-failed', `missing primary key argument "${column.gqlName}"`, `${path}.args.${column.gqlName}`);
+    if (!arg || arg.kind !== 'leaf')
+      throw new RequestError(
+        'validation-failed',
+        `missing primary key argument "${column.gqlName}"`,
+        `${path}.args.${column.gqlName}`,
+      );
     fields.set(column.gqlName, { kind: 'object', fields: new Map([['_eq', arg]]) });
   }
   return { kind: 'object', fields };
 }
 
-export function graphqlOnlyDocument(operation: OperationDefinitionNode, fragments: Record<string, FragmentDefinitionNode>, nodes: FieldNode[]) {
+export function graphqlOnlyDocument(
+  operation: OperationDefinitionNode,
+  fragments: Record<string, FragmentDefinitionNode>,
+  nodes: FieldNode[],
+) {
   return {
     kind: Kind.DOCUMENT,
-    definitions: [{ ...operation, selectionSet: { kind: Kind.SELECTION_SET, selections: nodes } }, ...Object.values(fragments)],
-  } as import('graphql').DocumentNode;
+    definitions: [
+      { ...operation, selectionSet: { kind: Kind.SELECTION_SET, selections: nodes } },
+      ...Object.values(fragments),
+    ],
+  } as DocumentNode;
 }

@@ -1,19 +1,45 @@
-import { getNamedType, GraphQLObjectType, type FieldNode, type SelectionSetNode } from 'graphql';
+import {
+  getNamedType,
+  type FieldNode,
+  type GraphQLField,
+  type GraphQLObjectType,
+  type GraphQLOutputType,
+  type SelectionSetNode,
+} from 'graphql';
 import type { Column, Relationship, Table } from '../model/model';
 import { meaningOf } from '../schema/meaning';
 import { collectFields, subSelections } from './collect';
 import { booleanValue, fieldArgs, fieldDef, listItems, objectFields, type PlanContext } from './context';
 import { validationError } from '../../core/errors';
-import { and, type AggregateField, type AggregateItem, type BoolExp, type Field, type OrderDirection, type OrderItem, type OrderTarget, type RowSource, type ValueRef } from './ir';
+import {
+  and,
+  type AggregateField,
+  type AggregateItem,
+  type BoolExp,
+  type Field,
+  type OrderDirection,
+  type OrderItem,
+  type OrderTarget,
+  type RowSource,
+  type ValueRef,
+} from './ir';
 import { planBoolExp } from './plan-bool-exp';
 import type { Arg } from './values';
 
 /** The object type a field returns, once lists and non-null wrappers are taken off. */
-export const objectTypeOf = (t: import('graphql').GraphQLOutputType) => getNamedType(t) as GraphQLObjectType;
+export const objectTypeOf = (t: GraphQLOutputType) => getNamedType(t) as GraphQLObjectType;
 
 /** Fields selected on a table's object type, in response order. */
-export function planFields(table: Table, type: GraphQLObjectType, sets: SelectionSetNode[], ctx: PlanContext, path: string, depth: number): Field[] {
-  if (depth > ctx.maxDepth) throw validationError(`the query is nested deeper than the maximum depth of ${ctx.maxDepth}`, path);
+export function planFields(
+  table: Table,
+  type: GraphQLObjectType,
+  sets: SelectionSetNode[],
+  ctx: PlanContext,
+  path: string,
+  depth: number,
+): Field[] {
+  if (depth > ctx.maxDepth)
+    throw validationError(`the query is nested deeper than the maximum depth of ${ctx.maxDepth}`, path);
   const out: Field[] = [];
   for (const [alias, nodes] of collectFields(type, sets, ctx)) {
     const node = nodes[0];
@@ -29,13 +55,31 @@ export function planFields(table: Table, type: GraphQLObjectType, sets: Selectio
     if (m?.kind === 'column') out.push({ kind: 'column', alias, column: m.column });
     else if (m?.kind === 'objectRel') {
       const perm = ctx.perms.select(m.rel.target)!;
-      out.push({ kind: 'object', alias, rel: m.rel, where: perm.filter, fields: planFields(m.rel.target, target, sub, ctx, here, depth + 1) });
+      out.push({
+        kind: 'object',
+        alias,
+        rel: m.rel,
+        where: perm.filter,
+        fields: planFields(m.rel.target, target, sub, ctx, here, depth + 1),
+      });
     } else if (m?.kind === 'arrayRel') {
       const rows = planRows(m.rel.target, node, def, ctx, here, 'list');
-      out.push({ kind: 'array', alias, rel: m.rel, rows, fields: planFields(m.rel.target, target, sub, ctx, here, depth + 1) });
+      out.push({
+        kind: 'array',
+        alias,
+        rel: m.rel,
+        rows,
+        fields: planFields(m.rel.target, target, sub, ctx, here, depth + 1),
+      });
     } else if (m?.kind === 'arrayRelAggregate') {
       const rows = planRows(m.rel.target, node, def, ctx, here, 'aggregate');
-      out.push({ kind: 'arrayAggregate', alias, rel: m.rel, rows, fields: planAggregate(m.rel.target, target, sub, ctx, here, depth + 1) });
+      out.push({
+        kind: 'arrayAggregate',
+        alias,
+        rel: m.rel,
+        rows,
+        fields: planAggregate(m.rel.target, target, sub, ctx, here, depth + 1),
+      });
     } else {
       throw validationError(`field "${node.name.value}" cannot be selected here`, here);
     }
@@ -46,19 +90,31 @@ export function planFields(table: Table, type: GraphQLObjectType, sets: Selectio
 function limitRef(arg: Arg | undefined, name: string, ctx: PlanContext, path: string): ValueRef | undefined {
   if (!arg || arg.kind !== 'leaf') return undefined;
   const s = arg.source;
-  if (s.from === 'literal' && typeof s.value === 'number' && s.value < 0) throw validationError(`expecting a non-negative integer for "${name}"`, path);
+  if (s.from === 'literal' && typeof s.value === 'number' && s.value < 0)
+    throw validationError(`expecting a non-negative integer for "${name}"`, path);
   if (s.from === 'variable') ctx.checks.push({ source: s, path, rule: 'nonNegative' });
   return { source: s, sqlType: 'integer' };
 }
 
 /** distinct_on, where, order_by, limit and offset of a list, with the role's filter and row limit. */
-export function planRows(table: Table, node: FieldNode, def: import('graphql').GraphQLField<unknown, unknown>, ctx: PlanContext, path: string, use: 'list' | 'aggregate'): RowSource {
+export function planRows(
+  table: Table,
+  node: FieldNode,
+  def: GraphQLField<unknown, unknown>,
+  ctx: PlanContext,
+  path: string,
+  use: 'list' | 'aggregate',
+): RowSource {
   const args = fieldArgs(node, def, ctx);
   const perm = ctx.perms.select(table)!;
   const orderBy = planOrderBy(table, args.get('order_by'), ctx, `${path}.args.order_by`);
-  const distinctOn = listItems(args.get('distinct_on')).map((a) => table.columnByName.get(String(a.kind === 'enum' ? a.value : ''))!);
+  const distinctOn = listItems(args.get('distinct_on')).map((a) =>
+    table.columnByName.get(String(a.kind === 'enum' ? a.value : ''))!,
+  );
   if (distinctOn.length) {
-    const leading = orderBy.slice(0, distinctOn.length).map((o) => (o.target.kind === 'column' ? o.target.column : undefined));
+    const leading = orderBy
+      .slice(0, distinctOn.length)
+      .map((o) => (o.target.kind === 'column' ? o.target.column : undefined));
     if (!distinctOn.every((c) => leading.includes(c)) || leading.length < distinctOn.length) {
       throw validationError('"distinct_on" columns must match initial "order_by" columns', `${path}.args.distinct_on`);
     }
@@ -67,7 +123,9 @@ export function planRows(table: Table, node: FieldNode, def: import('graphql').G
   if (offsetArg && offsetArg.kind !== 'null' && orderBy.length === 0) {
     throw validationError('"offset" can only be used together with "order_by"', `${path}.args.offset`);
   }
-  const caps = [perm.limit, use === 'list' ? ctx.maxRows : undefined].filter((n): n is number => n !== undefined && n > 0);
+  const caps = [perm.limit, use === 'list' ? ctx.maxRows : undefined].filter(
+    (n): n is number => n !== undefined && n > 0,
+  );
   return {
     table,
     where: and(planBoolExp(table, args.get('where'), ctx, `${path}.args.where`), perm.filter),
@@ -92,7 +150,14 @@ function direction(arg: Arg): OrderDirection | undefined {
   return arg.kind === 'enum' && DIRECTIONS.has(String(arg.value)) ? (arg.value as OrderDirection) : undefined;
 }
 
-function collectOrder(table: Table, arg: Arg, ctx: PlanContext, path: string, wrap: (t: OrderTarget) => OrderTarget, out: OrderItem[]): void {
+function collectOrder(
+  table: Table,
+  arg: Arg,
+  ctx: PlanContext,
+  path: string,
+  wrap: (t: OrderTarget) => OrderTarget,
+  out: OrderItem[],
+): void {
   for (const [key, value] of objectFields(arg)) {
     if (value.kind === 'null') continue;
     const here = `${path}.${key}`;
@@ -112,11 +177,18 @@ function collectOrder(table: Table, arg: Arg, ctx: PlanContext, path: string, wr
       const where = ctx.perms.select(aggRel.target)!.filter;
       for (const [fn, spec] of objectFields(value)) {
         if (spec.kind === 'null') continue;
-        if (fn === 'count') out.push({ target: wrap({ kind: 'aggregate', rel: aggRel, where, fn: 'count' }), direction: direction(spec)! });
+        if (fn === 'count')
+          out.push({
+            target: wrap({ kind: 'aggregate', rel: aggRel, where, fn: 'count' }),
+            direction: direction(spec)!,
+          });
         else {
           for (const [col, dir] of objectFields(spec)) {
             if (dir.kind === 'null') continue;
-            out.push({ target: wrap({ kind: 'aggregate', rel: aggRel, where, fn, column: aggRel.target.columnByGql.get(col)! }), direction: direction(dir)! });
+            out.push({
+              target: wrap({ kind: 'aggregate', rel: aggRel, where, fn, column: aggRel.target.columnByGql.get(col)! }),
+              direction: direction(dir)!,
+            });
           }
         }
       }
@@ -127,7 +199,14 @@ function collectOrder(table: Table, arg: Arg, ctx: PlanContext, path: string, wr
 }
 
 /** The fields of a `T_aggregate` selection: aggregate { count sum {...} ... } and nodes. */
-export function planAggregate(table: Table, type: GraphQLObjectType, sets: SelectionSetNode[], ctx: PlanContext, path: string, depth: number): AggregateField[] {
+export function planAggregate(
+  table: Table,
+  type: GraphQLObjectType,
+  sets: SelectionSetNode[],
+  ctx: PlanContext,
+  path: string,
+  depth: number,
+): AggregateField[] {
   const out: AggregateField[] = [];
   for (const [alias, nodes] of collectFields(type, sets, ctx)) {
     const node = nodes[0];
@@ -139,15 +218,29 @@ export function planAggregate(table: Table, type: GraphQLObjectType, sets: Selec
     const def = fieldDef(type, node, here);
     const m = meaningOf(def);
     if (m?.kind === 'nodes') {
-      out.push({ kind: 'nodes', alias, fields: planFields(table, objectTypeOf(def.type), subSelections(nodes), ctx, here, depth + 1) });
+      out.push({
+        kind: 'nodes',
+        alias,
+        fields: planFields(table, objectTypeOf(def.type), subSelections(nodes), ctx, here, depth + 1),
+      });
     } else if (m?.kind === 'aggregateFields') {
-      out.push({ kind: 'aggregate', alias, items: planAggregateItems(table, objectTypeOf(def.type), subSelections(nodes), ctx, here) });
+      out.push({
+        kind: 'aggregate',
+        alias,
+        items: planAggregateItems(table, objectTypeOf(def.type), subSelections(nodes), ctx, here),
+      });
     }
   }
   return out;
 }
 
-function planAggregateItems(table: Table, type: GraphQLObjectType, sets: SelectionSetNode[], ctx: PlanContext, path: string): AggregateItem[] {
+function planAggregateItems(
+  table: Table,
+  type: GraphQLObjectType,
+  sets: SelectionSetNode[],
+  ctx: PlanContext,
+  path: string,
+): AggregateItem[] {
   const out: AggregateItem[] = [];
   for (const [alias, nodes] of collectFields(type, sets, ctx)) {
     const node = nodes[0];
@@ -160,7 +253,9 @@ function planAggregateItems(table: Table, type: GraphQLObjectType, sets: Selecti
     const m = meaningOf(def);
     if (m?.kind === 'count') {
       const args = fieldArgs(node, def, ctx);
-      const columns = listItems(args.get('columns')).map((a) => table.columnByName.get(String(a.kind === 'enum' ? a.value : ''))!) as Column[];
+      const columns = listItems(args.get('columns')).map((a) =>
+        table.columnByName.get(String(a.kind === 'enum' ? a.value : ''))!,
+      ) as Column[];
       out.push({ kind: 'count', alias, columns, distinct: booleanValue(args.get('distinct'), ctx.variables) === true });
     } else if (m?.kind === 'aggregateFunction') {
       const fnType = objectTypeOf(def.type);

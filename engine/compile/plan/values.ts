@@ -1,6 +1,16 @@
 import {
-  getNamedType, GraphQLEnumType, GraphQLInputObjectType, isEnumType, isInputObjectType, isListType, isNonNullType,
-  isScalarType, Kind, valueFromAST, type GraphQLInputType, type ValueNode,
+  getNamedType,
+  type GraphQLEnumType,
+  type GraphQLInputObjectType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isScalarType,
+  Kind,
+  valueFromAST,
+  type GraphQLInputType,
+  type ValueNode,
 } from 'graphql';
 import type { ValueSource } from './ir';
 
@@ -111,7 +121,9 @@ export function variableShape(value: unknown, type: GraphQLInputType): string {
   if (isEnumType(type)) return JSON.stringify(value);
   if (isInputObjectType(type)) {
     const defs = type.getFields();
-    return `{${Object.entries(value as Record<string, unknown>).map(([k, v]) => `${k}:${defs[k] ? variableShape(v, defs[k].type) : '?'}`).join(',')}}`;
+    return `{${Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => `${k}:${defs[k] ? variableShape(v, defs[k].type) : '?'}`)
+      .join(',')}}`;
   }
   return '?';
 }

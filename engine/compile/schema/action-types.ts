@@ -1,7 +1,19 @@
 import {
-  GraphQLEnumType, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLObjectType, Kind, parse,
-  type FieldDefinitionNode, type GraphQLFieldConfigArgumentMap, type GraphQLInputType, type GraphQLNamedType,
-  type GraphQLOutputType, type InputValueDefinitionNode, type TypeNode, valueFromAST,
+  GraphQLEnumType,
+  GraphQLInputObjectType,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  Kind,
+  parse,
+  type FieldDefinitionNode,
+  type GraphQLFieldConfigArgumentMap,
+  type GraphQLInputType,
+  type GraphQLNamedType,
+  type GraphQLOutputType,
+  type InputValueDefinitionNode,
+  type TypeNode,
+  valueFromAST,
 } from 'graphql';
 import type { ActionJson } from '../model/metadata-types';
 import { scalarType } from './scalars';
@@ -28,7 +40,10 @@ export function buildActionTypes(sdl: string, actions: ActionJson[]): Map<string
   const defs = new Map<string, (typeof doc.definitions)[number]>();
   const roots: { op: 'query' | 'mutation'; field: FieldDefinitionNode }[] = [];
   for (const d of doc.definitions) {
-    if ((d.kind === Kind.OBJECT_TYPE_DEFINITION || d.kind === Kind.OBJECT_TYPE_EXTENSION) && (d.name.value === 'Query' || d.name.value === 'Mutation')) {
+    if (
+      (d.kind === Kind.OBJECT_TYPE_DEFINITION || d.kind === Kind.OBJECT_TYPE_EXTENSION) &&
+      (d.name.value === 'Query' || d.name.value === 'Mutation')
+    ) {
       for (const f of d.fields ?? []) roots.push({ op: d.name.value === 'Query' ? 'query' : 'mutation', field: f });
     } else if ('name' in d && d.name) {
       // Family files share one document: a type declared twice would silently replace the first.
@@ -44,14 +59,30 @@ export function buildActionTypes(sdl: string, actions: ActionJson[]): Map<string
     let t: GraphQLNamedType;
     if (!def || def.kind === Kind.SCALAR_TYPE_DEFINITION) t = scalarType(name);
     else if (def.kind === Kind.ENUM_TYPE_DEFINITION) {
-      t = new GraphQLEnumType({ name, description: def.description?.value, values: Object.fromEntries((def.values ?? []).map((v) => [v.name.value, { description: v.description?.value }])) });
+      t = new GraphQLEnumType({
+        name,
+        description: def.description?.value,
+        values: Object.fromEntries(
+          (def.values ?? []).map((v) => [v.name.value, { description: v.description?.value }]),
+        ),
+      });
     } else if (def.kind === Kind.INPUT_OBJECT_TYPE_DEFINITION) {
-      t = new GraphQLInputObjectType({ name, description: def.description?.value, fields: () => Object.fromEntries((def.fields ?? []).map((f) => [f.name.value, inputField(f)])) });
+      t = new GraphQLInputObjectType({
+        name,
+        description: def.description?.value,
+        fields: () => Object.fromEntries((def.fields ?? []).map((f) => [f.name.value, inputField(f)])),
+      });
     } else if (def.kind === Kind.OBJECT_TYPE_DEFINITION) {
       t = new GraphQLObjectType({
         name,
         description: def.description?.value,
-        fields: () => Object.fromEntries((def.fields ?? []).map((f) => [f.name.value, { type: typeOf(f.type) as GraphQLOutputType, description: f.description?.value }])),
+        fields: () =>
+          Object.fromEntries(
+            (def.fields ?? []).map((f) => [
+              f.name.value,
+              { type: typeOf(f.type) as GraphQLOutputType, description: f.description?.value },
+            ]),
+          ),
       });
     } else throw new Error(`actions.graphql: unsupported definition ${def.kind} for ${name}`);
     built.set(name, t);
@@ -66,7 +97,11 @@ export function buildActionTypes(sdl: string, actions: ActionJson[]): Map<string
   };
   const inputField = (f: InputValueDefinitionNode) => {
     const type = typeOf(f.type) as GraphQLInputType;
-    return { type, description: f.description?.value, defaultValue: f.defaultValue ? valueFromAST(f.defaultValue, type) : undefined };
+    return {
+      type,
+      description: f.description?.value,
+      defaultValue: f.defaultValue ? valueFromAST(f.defaultValue, type) : undefined,
+    };
   };
   for (const { op, field } of roots) {
     const action = actions.find((a) => a.name === field.name.value);
@@ -79,6 +114,7 @@ export function buildActionTypes(sdl: string, actions: ActionJson[]): Map<string
       description: field.description?.value ?? action.comment,
     });
   }
-  for (const a of actions) if (!out.has(a.name)) throw new Error(`actions.yaml lists ${a.name}, which actions.graphql does not declare`);
+  for (const a of actions)
+    if (!out.has(a.name)) throw new Error(`actions.yaml lists ${a.name}, which actions.graphql does not declare`);
   return out;
 }

@@ -1,6 +1,13 @@
 import {
-  GraphQLBoolean, GraphQLEnumType, GraphQLInputObjectType, GraphQLList, GraphQLNonNull, GraphQLString,
-  type GraphQLInputFieldConfigMap, type GraphQLInputType, type GraphQLScalarType,
+  GraphQLBoolean,
+  GraphQLEnumType,
+  GraphQLInputObjectType,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLString,
+  type GraphQLInputFieldConfigMap,
+  type GraphQLInputType,
+  type GraphQLScalarType,
 } from 'graphql';
 import type { Column } from '../model/model';
 import { isTextLike, JSON_SCALARS } from '../model/scalar-types';
@@ -44,10 +51,22 @@ export class SharedInputs {
     const fields: GraphQLInputFieldConfigMap = { _is_null: { type: GraphQLBoolean } };
     if (column.scalar !== 'json') {
       Object.assign(fields, { _eq: { type: s }, _neq: { type: s }, _in: { type: list }, _nin: { type: list } });
-      if (!column.enumValues) Object.assign(fields, { _gt: { type: s }, _gte: { type: s }, _lt: { type: s }, _lte: { type: s } });
+      if (!column.enumValues)
+        Object.assign(fields, { _gt: { type: s }, _gte: { type: s }, _lt: { type: s }, _lte: { type: s } });
     }
     if (isTextLike(column.scalar)) {
-      for (const op of ['_like', '_nlike', '_ilike', '_nilike', '_similar', '_nsimilar', '_regex', '_nregex', '_iregex', '_niregex']) {
+      for (const op of [
+        '_like',
+        '_nlike',
+        '_ilike',
+        '_nilike',
+        '_similar',
+        '_nsimilar',
+        '_regex',
+        '_nregex',
+        '_iregex',
+        '_niregex',
+      ]) {
         fields[op] = { type: GraphQLString };
       }
     }

@@ -1,6 +1,12 @@
 import {
-  GraphQLEnumType, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull, GraphQLObjectType,
-  type GraphQLFieldConfigMap, type GraphQLInputFieldConfigMap,
+  GraphQLEnumType,
+  GraphQLInputObjectType,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  type GraphQLFieldConfigMap,
+  type GraphQLInputFieldConfigMap,
 } from 'graphql';
 import type { Column, Table } from '../model/model';
 import { NUMERIC_SCALARS } from '../model/scalar-types';
@@ -18,7 +24,9 @@ export class MutationTypes {
     return this.memo.get(name) as T;
   }
 
-  private get perms() { return this.types.perms; }
+  private get perms() {
+    return this.types.perms;
+  }
 
   /** Columns the role may give on insert: presets are set by the permission, not by the caller. */
   insertColumns(table: Table): Column[] {
@@ -38,11 +46,15 @@ export class MutationTypes {
   }
 
   insertInput(table: Table): GraphQLInputObjectType {
-    return this.once(`ins:${table.gqlName}`, () => new GraphQLInputObjectType({
-      name: `${table.gqlName}_insert_input`,
-      description: `input type for inserting data into table "${table.name}"`,
-      fields: this.columnFields(this.insertColumns(table)),
-    }));
+    return this.once(
+      `ins:${table.gqlName}`,
+      () =>
+        new GraphQLInputObjectType({
+          name: `${table.gqlName}_insert_input`,
+          description: `input type for inserting data into table "${table.name}"`,
+          fields: this.columnFields(this.insertColumns(table)),
+        }),
+    );
   }
 
   /** on_conflict is offered when the table has a key and the role may also update (an upsert updates). */
@@ -62,11 +74,21 @@ export class MutationTypes {
         description: `on_conflict condition type for table "${table.name}"`,
         fields: () => ({
           constraint: {
-            type: new GraphQLNonNull(new GraphQLEnumType({
-              name: `${table.gqlName}_constraint`,
-              description: `unique or primary key constraints on table "${table.name}"`,
-              values: Object.fromEntries(table.constraints.map((k) => [k.name, { value: k.name, description: `unique or primary key constraint on columns ${k.columns.map((c) => `"${c}"`).join(', ')}` }])),
-            })),
+            type: new GraphQLNonNull(
+              new GraphQLEnumType({
+                name: `${table.gqlName}_constraint`,
+                description: `unique or primary key constraints on table "${table.name}"`,
+                values: Object.fromEntries(
+                  table.constraints.map((k) => [
+                    k.name,
+                    {
+                      value: k.name,
+                      description: `unique or primary key constraint on columns ${k.columns.map((c) => `"${c}"`).join(', ')}`,
+                    },
+                  ]),
+                ),
+              }),
+            ),
           },
           update_columns: { type: new GraphQLNonNull(nonNullList(updateColumn)), defaultValue: [] },
           where: { type: this.types.boolExp(table) },
@@ -76,48 +98,70 @@ export class MutationTypes {
   }
 
   setInput(table: Table): GraphQLInputObjectType {
-    return this.once(`set:${table.gqlName}`, () => new GraphQLInputObjectType({
-      name: `${table.gqlName}_set_input`,
-      description: `input type for updating data in table "${table.name}"`,
-      fields: this.columnFields(this.updateColumns(table)),
-    }));
+    return this.once(
+      `set:${table.gqlName}`,
+      () =>
+        new GraphQLInputObjectType({
+          name: `${table.gqlName}_set_input`,
+          description: `input type for updating data in table "${table.name}"`,
+          fields: this.columnFields(this.updateColumns(table)),
+        }),
+    );
   }
 
   incInput(table: Table): GraphQLInputObjectType | undefined {
     const cols = this.updateColumns(table).filter((c) => NUMERIC_SCALARS.has(c.scalar) && !c.enumValues);
     if (!cols.length) return undefined;
-    return this.once(`inc:${table.gqlName}`, () => new GraphQLInputObjectType({
-      name: `${table.gqlName}_inc_input`,
-      description: `input type for incrementing numeric columns in table "${table.name}"`,
-      fields: this.columnFields(cols),
-    }));
+    return this.once(
+      `inc:${table.gqlName}`,
+      () =>
+        new GraphQLInputObjectType({
+          name: `${table.gqlName}_inc_input`,
+          description: `input type for incrementing numeric columns in table "${table.name}"`,
+          fields: this.columnFields(cols),
+        }),
+    );
   }
 
   pkColumnsInput(table: Table): GraphQLInputObjectType {
-    return this.once(`pk:${table.gqlName}`, () => new GraphQLInputObjectType({
-      name: `${table.gqlName}_pk_columns_input`,
-      description: `primary key columns input for table: ${table.name}`,
-      fields: Object.fromEntries(table.primaryKey.map((c) => [c.gqlName, { type: new GraphQLNonNull(this.types.shared.columnScalar(c)) }])),
-    }));
+    return this.once(
+      `pk:${table.gqlName}`,
+      () =>
+        new GraphQLInputObjectType({
+          name: `${table.gqlName}_pk_columns_input`,
+          description: `primary key columns input for table: ${table.name}`,
+          fields: Object.fromEntries(
+            table.primaryKey.map((c) => [c.gqlName, { type: new GraphQLNonNull(this.types.shared.columnScalar(c)) }]),
+          ),
+        }),
+    );
   }
 
   response(table: Table): GraphQLObjectType {
-    return this.once(`resp:${table.gqlName}`, () => new GraphQLObjectType({
-      name: `${table.gqlName}_mutation_response`,
-      description: `response of any mutation on the table "${table.name}"`,
-      fields: () => {
-        const fields: GraphQLFieldConfigMap<unknown, unknown> = {
-          affected_rows: { type: new GraphQLNonNull(GraphQLInt), description: 'number of rows affected by the mutation', extensions: ext({ kind: 'affectedRows' }) },
-        };
-        if (this.perms.select(table)) {
-          fields.returning = {
-            type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(this.types.object(table)))),
-            description: 'data from the rows affected by the mutation',
-            extensions: ext({ kind: 'returning' }),
-          };
-        }
-        return fields;
-      },
-    }));
+    return this.once(
+      `resp:${table.gqlName}`,
+      () =>
+        new GraphQLObjectType({
+          name: `${table.gqlName}_mutation_response`,
+          description: `response of any mutation on the table "${table.name}"`,
+          fields: () => {
+            const fields: GraphQLFieldConfigMap<unknown, unknown> = {
+              affected_rows: {
+                type: new GraphQLNonNull(GraphQLInt),
+                description: 'number of rows affected by the mutation',
+                extensions: ext({ kind: 'affectedRows' }),
+              },
+            };
+            if (this.perms.select(table)) {
+              fields.returning = {
+                type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(this.types.object(table)))),
+                description: 'data from the rows affected by the mutation',
+                extensions: ext({ kind: 'returning' }),
+              };
+            }
+            return fields;
+          },
+        }),
+    );
   }
 }

@@ -1,6 +1,10 @@
 import {
-  GraphQLInputObjectType, GraphQLList, GraphQLNonNull,
-  type GraphQLFieldConfigArgumentMap, type GraphQLFieldConfigMap, type GraphQLInputType,
+  GraphQLInputObjectType,
+  GraphQLList,
+  GraphQLNonNull,
+  type GraphQLFieldConfigArgumentMap,
+  type GraphQLFieldConfigMap,
+  type GraphQLInputType,
 } from 'graphql';
 import type { Model, NativeQuery } from '../model/model';
 import { ext } from './meaning';
@@ -14,10 +18,12 @@ import type { TableTypes } from './table-types';
 function argumentsInput(query: NativeQuery): GraphQLInputObjectType {
   return new GraphQLInputObjectType({
     name: `${query.rootField}_arguments`,
-    fields: Object.fromEntries(query.arguments.map((a) => {
-      const t = scalarType(a.scalar);
-      return [a.name, { type: a.nullable ? t : new GraphQLNonNull(t), description: a.description }];
-    })),
+    fields: Object.fromEntries(
+      query.arguments.map((a) => {
+        const t = scalarType(a.scalar);
+        return [a.name, { type: a.nullable ? t : new GraphQLNonNull(t), description: a.description }];
+      }),
+    ),
   });
 }
 
@@ -27,7 +33,10 @@ function nativeQueryArgs(query: NativeQuery, types: TableTypes): GraphQLFieldCon
   if (query.arguments.length === 0) return list;
   const input: GraphQLInputType = argumentsInput(query);
   const required = query.arguments.some((a) => !a.nullable);
-  return { args: { type: required ? new GraphQLNonNull(input) : input, description: 'input parameters for the native query' }, ...list };
+  return {
+    args: { type: required ? new GraphQLNonNull(input) : input, description: 'input parameters for the native query' },
+    ...list,
+  };
 }
 
 /** A root field per native query whose logical model the role may read. */

@@ -1,6 +1,12 @@
 import {
-  GraphQLList, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString,
-  type GraphQLFieldConfigArgumentMap, type GraphQLFieldConfigMap, type GraphQLFieldResolver,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLSchema,
+  GraphQLString,
+  type GraphQLFieldConfigArgumentMap,
+  type GraphQLFieldConfigMap,
+  type GraphQLFieldResolver,
 } from 'graphql';
 import type { Model, Table } from '../model/model';
 import { RolePermissions } from '../model/role-permissions';
@@ -20,7 +26,9 @@ export interface RoleSchema {
 }
 
 function pkArgs(table: Table, types: TableTypes): GraphQLFieldConfigArgumentMap {
-  return Object.fromEntries(table.primaryKey.map((c) => [c.gqlName, { type: new GraphQLNonNull(types.shared.columnScalar(c)) }]));
+  return Object.fromEntries(
+    table.primaryKey.map((c) => [c.gqlName, { type: new GraphQLNonNull(types.shared.columnScalar(c)) }]),
+  );
 }
 
 function queryFields(model: Model, types: TableTypes): Fields {
@@ -43,7 +51,8 @@ function queryFields(model: Model, types: TableTypes): Fields {
         extensions: ext({ kind: 'aggregate', table }),
       };
     }
-    const pkReadable = table.primaryKey.length > 0 && table.primaryKey.every((c) => types.perms.select(table)!.columns.has(c.name));
+    const pkReadable =
+      table.primaryKey.length > 0 && table.primaryKey.every((c) => types.perms.select(table)!.columns.has(c.name));
     if (names.select_by_pk && pkReadable) {
       fields[names.select_by_pk] = {
         type: types.object(table),
@@ -65,12 +74,20 @@ function mutationFields(model: Model, types: TableTypes, mt: MutationTypes): Fie
     const hasPk = table.primaryKey.length > 0;
     if (perms.insert(table)) {
       const onConflict = mt.onConflict(table);
-      const conflictArg: GraphQLFieldConfigArgumentMap = onConflict ? { on_conflict: { type: onConflict, description: 'upsert condition' } } : {};
+      const conflictArg: GraphQLFieldConfigArgumentMap = onConflict
+        ? { on_conflict: { type: onConflict, description: 'upsert condition' } }
+        : {};
       if (names.insert) {
         fields[names.insert] = {
           type: mt.response(table),
           description: `insert data into the table: "${table.name}"`,
-          args: { objects: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(mt.insertInput(table)))), description: 'the rows to be inserted' }, ...conflictArg },
+          args: {
+            objects: {
+              type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(mt.insertInput(table)))),
+              description: 'the rows to be inserted',
+            },
+            ...conflictArg,
+          },
           extensions: ext({ kind: 'insert', table, one: false }),
         };
       }
@@ -78,7 +95,10 @@ function mutationFields(model: Model, types: TableTypes, mt: MutationTypes): Fie
         fields[names.insert_one] = {
           type: types.object(table),
           description: `insert a single row into the table: "${table.name}"`,
-          args: { object: { type: new GraphQLNonNull(mt.insertInput(table)), description: 'the row to be inserted' }, ...conflictArg },
+          args: {
+            object: { type: new GraphQLNonNull(mt.insertInput(table)), description: 'the row to be inserted' },
+            ...conflictArg,
+          },
           extensions: ext({ kind: 'insert', table, one: true }),
         };
       }
@@ -87,13 +107,26 @@ function mutationFields(model: Model, types: TableTypes, mt: MutationTypes): Fie
       const inc = mt.incInput(table);
       const setArgs: GraphQLFieldConfigArgumentMap = {
         _set: { type: mt.setInput(table), description: 'sets the columns of the filtered rows to the given values' },
-        ...(inc ? { _inc: { type: inc, description: 'increments the numeric columns with given value of the filtered values' } } : {}),
+        ...(inc
+          ? {
+              _inc: {
+                type: inc,
+                description: 'increments the numeric columns with given value of the filtered values',
+              },
+            }
+          : {}),
       };
       if (names.update) {
         fields[names.update] = {
           type: mt.response(table),
           description: `update data of the table: "${table.name}"`,
-          args: { ...setArgs, where: { type: new GraphQLNonNull(types.boolExp(table)), description: 'filter the rows which have to be updated' } },
+          args: {
+            ...setArgs,
+            where: {
+              type: new GraphQLNonNull(types.boolExp(table)),
+              description: 'filter the rows which have to be updated',
+            },
+          },
           extensions: ext({ kind: 'update', table, one: false }),
         };
       }
@@ -111,7 +144,12 @@ function mutationFields(model: Model, types: TableTypes, mt: MutationTypes): Fie
         fields[names.delete] = {
           type: mt.response(table),
           description: `delete data from the table: "${table.name}"`,
-          args: { where: { type: new GraphQLNonNull(types.boolExp(table)), description: 'filter the rows which have to be deleted' } },
+          args: {
+            where: {
+              type: new GraphQLNonNull(types.boolExp(table)),
+              description: 'filter the rows which have to be deleted',
+            },
+          },
           extensions: ext({ kind: 'delete', table, one: false }),
         };
       }
@@ -128,11 +166,22 @@ function mutationFields(model: Model, types: TableTypes, mt: MutationTypes): Fie
   return fields;
 }
 
-function actionFields(actions: Map<string, ActionField>, perms: RolePermissions, operation: 'query' | 'mutation', resolve: GraphQLFieldResolver<unknown, unknown>): Fields {
+function actionFields(
+  actions: Map<string, ActionField>,
+  perms: RolePermissions,
+  operation: 'query' | 'mutation',
+  resolve: GraphQLFieldResolver<unknown, unknown>,
+): Fields {
   const fields: Fields = {};
   for (const [name, a] of actions) {
     if (a.operation !== operation || !perms.canRunAction(name)) continue;
-    fields[name] = { type: a.type, args: a.args, description: a.description, resolve, extensions: ext({ kind: 'action', action: a.action }) };
+    fields[name] = {
+      type: a.type,
+      args: a.args,
+      description: a.description,
+      resolve,
+      extensions: ext({ kind: 'action', action: a.action }),
+    };
   }
   return fields;
 }
@@ -141,18 +190,32 @@ function actionFields(actions: Map<string, ActionField>, perms: RolePermissions,
  * The schema of one role: only what its permissions allow exists in it, introspection included.
  * A role that may write nothing has no mutation type at all.
  */
-export function buildRoleSchema(model: Model, role: string, actions: Map<string, ActionField>, resolveAction: GraphQLFieldResolver<unknown, unknown>): RoleSchema {
+export function buildRoleSchema(
+  model: Model,
+  role: string,
+  actions: Map<string, ActionField>,
+  resolveAction: GraphQLFieldResolver<unknown, unknown>,
+): RoleSchema {
   const perms = new RolePermissions(model, role);
   const types = new TableTypes(perms, new SharedInputs());
   const mt = new MutationTypes(types);
-  const query = { ...queryFields(model, types), ...nativeQueryFields(model, types), ...actionFields(actions, perms, 'query', resolveAction) };
+  const query = {
+    ...queryFields(model, types),
+    ...nativeQueryFields(model, types),
+    ...actionFields(actions, perms, 'query', resolveAction),
+  };
   const mutation = { ...mutationFields(model, types, mt), ...actionFields(actions, perms, 'mutation', resolveAction) };
   if (Object.keys(query).length === 0) {
-    query.no_queries_available = { type: new GraphQLNonNull(GraphQLString), resolve: () => 'There are no queries available to the current role.' };
+    query.no_queries_available = {
+      type: new GraphQLNonNull(GraphQLString),
+      resolve: () => 'There are no queries available to the current role.',
+    };
   }
   const schema = new GraphQLSchema({
     query: new GraphQLObjectType({ name: 'query_root', fields: query }),
-    mutation: Object.keys(mutation).length ? new GraphQLObjectType({ name: 'mutation_root', fields: mutation }) : undefined,
+    mutation: Object.keys(mutation).length
+      ? new GraphQLObjectType({ name: 'mutation_root', fields: mutation })
+      : undefined,
   });
   return { role, schema, perms };
 }

@@ -1,6 +1,13 @@
 import {
-  GraphQLBoolean, GraphQLError, GraphQLFloat, GraphQLInt, GraphQLScalarType, GraphQLString, Kind,
-  type GraphQLScalarTypeConfig, type ValueNode,
+  GraphQLBoolean,
+  GraphQLError,
+  GraphQLFloat,
+  GraphQLInt,
+  GraphQLScalarType,
+  GraphQLString,
+  Kind,
+  type GraphQLScalarTypeConfig,
+  type ValueNode,
 } from 'graphql';
 import { GraphQLJSON } from 'graphql-scalars';
 
@@ -27,15 +34,25 @@ function atNode<T>(node: ValueNode, run: () => T): T {
 
 /** A scalar whose literal is a string or number, checked by `check` and passed on as it is. */
 function scalar(name: string, description: string, check: Check): GraphQLScalarType {
-  const literal = (node: ValueNode): unknown => atNode(node, () => {
-    switch (node.kind) {
-      case Kind.STRING: return check(node.value);
-      case Kind.INT: return check(Number(node.value) > Number.MAX_SAFE_INTEGER || Number(node.value) < -Number.MAX_SAFE_INTEGER ? node.value : Number(node.value));
-      case Kind.FLOAT: return check(Number(node.value));
-      case Kind.BOOLEAN: return check(node.value);
-      default: return invalid(name, (node as { value?: unknown }).value ?? node.kind);
-    }
-  });
+  const literal = (node: ValueNode): unknown =>
+    atNode(node, () => {
+      switch (node.kind) {
+        case Kind.STRING:
+          return check(node.value);
+        case Kind.INT:
+          return check(
+            Number(node.value) > Number.MAX_SAFE_INTEGER || Number(node.value) < -Number.MAX_SAFE_INTEGER
+              ? node.value
+              : Number(node.value),
+          );
+        case Kind.FLOAT:
+          return check(Number(node.value));
+        case Kind.BOOLEAN:
+          return check(node.value);
+        default:
+          return invalid(name, (node as { value?: unknown }).value ?? node.kind);
+      }
+    });
   const config: GraphQLScalarTypeConfig<unknown, unknown> = {
     name,
     description,
@@ -48,7 +65,8 @@ function scalar(name: string, description: string, check: Check): GraphQLScalarT
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?\s*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
+const TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?\s*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
 const TIME = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?\s*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
 const NUMERIC = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
 const INTEGER = /^\s*[-+]?\d+\s*$/;
@@ -58,31 +76,52 @@ function validDate(y: string, m: string, d: string): boolean {
   return date.getUTCFullYear() === Number(y) && date.getUTCMonth() === Number(m) - 1 && date.getUTCDate() === Number(d);
 }
 
-const string = (type: string): Check => (v) => (typeof v === 'string' ? v : invalid(type, v, 'expected a string'));
+const string =
+  (type: string): Check =>
+  (v) =>
+    typeof v === 'string' ? v : invalid(type, v, 'expected a string');
 
 const checks: Record<string, [string, Check]> = {
   uuid: ['A UUID', (v) => (typeof v === 'string' && UUID.test(v) ? v.toLowerCase() : invalid('uuid', v))],
-  bigint: ['A 64-bit integer (a number, or a string of digits beyond 2^53)', (v) => {
-    if (typeof v === 'number' && Number.isInteger(v)) return v;
-    if (typeof v === 'string' && INTEGER.test(v)) return v.trim();
-    return invalid('bigint', v);
-  }],
-  smallint: ['A 16-bit integer', (v) => (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) <= 32767 ? v : invalid('smallint', v))],
-  numeric: ['An arbitrary-precision number (a number or a numeric string)', (v) => {
-    if (typeof v === 'number' && Number.isFinite(v)) return v;
-    if (typeof v === 'string' && (NUMERIC.test(v) || /^(NaN|-?Infinity)$/.test(v))) return v.trim();
-    return invalid('numeric', v);
-  }],
-  float8: ['A double-precision number', (v) => {
-    if (typeof v === 'number') return v;
-    if (typeof v === 'string' && (NUMERIC.test(v) || /^(NaN|-?Infinity)$/.test(v))) return v.trim();
-    return invalid('float8', v);
-  }],
-  money: ['An amount of money', (v) => (typeof v === 'number' || (typeof v === 'string' && v !== '') ? v : invalid('money', v))],
-  date: ['A calendar date, YYYY-MM-DD', (v) => {
-    const m = typeof v === 'string' ? DATE.exec(v) : null;
-    return m && validDate(m[1], m[2], m[3]) ? v : invalid('date', v, 'expected YYYY-MM-DD');
-  }],
+  bigint: [
+    'A 64-bit integer (a number, or a string of digits beyond 2^53)',
+    (v) => {
+      if (typeof v === 'number' && Number.isInteger(v)) return v;
+      if (typeof v === 'string' && INTEGER.test(v)) return v.trim();
+      return invalid('bigint', v);
+    },
+  ],
+  smallint: [
+    'A 16-bit integer',
+    (v) => (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) <= 32767 ? v : invalid('smallint', v)),
+  ],
+  numeric: [
+    'An arbitrary-precision number (a number or a numeric string)',
+    (v) => {
+      if (typeof v === 'number' && Number.isFinite(v)) return v;
+      if (typeof v === 'string' && (NUMERIC.test(v) || /^(NaN|-?Infinity)$/.test(v))) return v.trim();
+      return invalid('numeric', v);
+    },
+  ],
+  float8: [
+    'A double-precision number',
+    (v) => {
+      if (typeof v === 'number') return v;
+      if (typeof v === 'string' && (NUMERIC.test(v) || /^(NaN|-?Infinity)$/.test(v))) return v.trim();
+      return invalid('float8', v);
+    },
+  ],
+  money: [
+    'An amount of money',
+    (v) => (typeof v === 'number' || (typeof v === 'string' && v !== '') ? v : invalid('money', v)),
+  ],
+  date: [
+    'A calendar date, YYYY-MM-DD',
+    (v) => {
+      const m = typeof v === 'string' ? DATE.exec(v) : null;
+      return m && validDate(m[1], m[2], m[3]) ? v : invalid('date', v, 'expected YYYY-MM-DD');
+    },
+  ],
   timestamp: ['A date and time without time zone, ISO 8601', timestampCheck('timestamp')],
   timestamptz: ['A date and time with time zone, ISO 8601', timestampCheck('timestamptz')],
   time: ['A time of day', (v) => (typeof v === 'string' && TIME.test(v) ? v : invalid('time', v))],
@@ -97,7 +136,8 @@ function timestampCheck(type: string): Check {
   return (v) => {
     const m = typeof v === 'string' ? TIMESTAMP.exec(v) : null;
     if (!m || !validDate(m[1], m[2], m[3])) return invalid(type, v, 'expected ISO 8601, e.g. 2026-01-31T23:59:59');
-    if (m[4] !== undefined && (Number(m[4]) > 24 || Number(m[5]) > 59 || Number(m[6] ?? 0) > 60)) return invalid(type, v, 'time out of range');
+    if (m[4] !== undefined && (Number(m[4]) > 24 || Number(m[5]) > 59 || Number(m[6] ?? 0) > 60))
+      return invalid(type, v, 'time out of range');
     return v;
   };
 }
@@ -107,8 +147,24 @@ const cache = new Map<string, GraphQLScalarType>([
   ['Float', GraphQLFloat],
   ['String', GraphQLString],
   ['Boolean', GraphQLBoolean],
-  ['jsonb', new GraphQLScalarType({ ...GraphQLJSON.toConfig(), name: 'jsonb', description: 'A JSON value (stored as jsonb)', specifiedByURL: undefined })],
-  ['json', new GraphQLScalarType({ ...GraphQLJSON.toConfig(), name: 'json', description: 'A JSON value', specifiedByURL: undefined })],
+  [
+    'jsonb',
+    new GraphQLScalarType({
+      ...GraphQLJSON.toConfig(),
+      name: 'jsonb',
+      description: 'A JSON value (stored as jsonb)',
+      specifiedByURL: undefined,
+    }),
+  ],
+  [
+    'json',
+    new GraphQLScalarType({
+      ...GraphQLJSON.toConfig(),
+      name: 'json',
+      description: 'A JSON value',
+      specifiedByURL: undefined,
+    }),
+  ],
 ]);
 
 /** The scalar type of that name; unknown names become pass-through string scalars. */
@@ -138,6 +194,13 @@ export function lookupScalarType(name: string, values: readonly string[]): Graph
     description: `A value of a lookup table: ${values.join(', ')}`,
     serialize: (v) => v,
     parseValue: check,
-    parseLiteral: (node) => atNode(node, () => check(node.kind === Kind.STRING || node.kind === Kind.ENUM ? node.value : (node as { value?: unknown }).value ?? node.kind)),
+    parseLiteral: (node) =>
+      atNode(node, () =>
+        check(
+          node.kind === Kind.STRING || node.kind === Kind.ENUM
+            ? node.value
+            : ((node as { value?: unknown }).value ?? node.kind),
+        ),
+      ),
   });
 }

@@ -1,6 +1,15 @@
 import {
-  GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLInputObjectType, GraphQLInt, GraphQLList, GraphQLNonNull,
-  GraphQLObjectType, type GraphQLFieldConfigArgumentMap, type GraphQLFieldConfigMap, type GraphQLInputFieldConfigMap,
+  GraphQLBoolean,
+  GraphQLEnumType,
+  GraphQLFloat,
+  GraphQLInputObjectType,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  type GraphQLFieldConfigArgumentMap,
+  type GraphQLFieldConfigMap,
+  type GraphQLInputFieldConfigMap,
 } from 'graphql';
 import type { Column, Relationship, Table } from '../model/model';
 import type { RolePermissions } from '../model/role-permissions';
@@ -27,7 +36,10 @@ export function typeName(table: Table, kind: 'select_column' | 'bool_exp'): stri
 export class TableTypes {
   private memo = new Map<string, unknown>();
 
-  constructor(readonly perms: RolePermissions, readonly shared: SharedInputs) {}
+  constructor(
+    readonly perms: RolePermissions,
+    readonly shared: SharedInputs,
+  ) {}
 
   private once<T>(name: string, make: () => T): T {
     if (!this.memo.has(name)) this.memo.set(name, make());
@@ -50,38 +62,52 @@ export class TableTypes {
   }
 
   object(table: Table): GraphQLObjectType {
-    return this.once(`obj:${table.gqlName}`, () => new GraphQLObjectType({
-      name: table.gqlName,
-      description: table.kind === 'logical_model' ? table.description ?? `fields of the logical model "${table.name}"` : `columns and relationships of "${table.schema}.${table.name}"`,
-      fields: () => {
-        const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
-        for (const c of this.columns(table)) {
-          const t = this.shared.columnScalar(c);
-          fields[c.gqlName] = { type: c.nullable ? t : new GraphQLNonNull(t), extensions: ext({ kind: 'column', column: c }) };
-        }
-        for (const r of this.relationships(table)) {
-          if (r.kind === 'object') {
-            fields[r.name] = { type: this.object(r.target), description: 'An object relationship', extensions: ext({ kind: 'objectRel', rel: r }) };
-          } else {
-            fields[r.name] = {
-              type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(this.object(r.target)))),
-              description: 'An array relationship',
-              args: this.selectArgs(r.target),
-              extensions: ext({ kind: 'arrayRel', rel: r }),
-            };
-            if (this.canAggregate(r.target)) {
-              fields[`${r.name}_aggregate`] = {
-                type: new GraphQLNonNull(this.aggregate(r.target)),
-                description: 'An aggregate relationship',
-                args: this.selectArgs(r.target),
-                extensions: ext({ kind: 'arrayRelAggregate', rel: r }),
+    return this.once(
+      `obj:${table.gqlName}`,
+      () =>
+        new GraphQLObjectType({
+          name: table.gqlName,
+          description:
+            table.kind === 'logical_model'
+              ? (table.description ?? `fields of the logical model "${table.name}"`)
+              : `columns and relationships of "${table.schema}.${table.name}"`,
+          fields: () => {
+            const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
+            for (const c of this.columns(table)) {
+              const t = this.shared.columnScalar(c);
+              fields[c.gqlName] = {
+                type: c.nullable ? t : new GraphQLNonNull(t),
+                extensions: ext({ kind: 'column', column: c }),
               };
             }
-          }
-        }
-        return fields;
-      },
-    }));
+            for (const r of this.relationships(table)) {
+              if (r.kind === 'object') {
+                fields[r.name] = {
+                  type: this.object(r.target),
+                  description: 'An object relationship',
+                  extensions: ext({ kind: 'objectRel', rel: r }),
+                };
+              } else {
+                fields[r.name] = {
+                  type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(this.object(r.target)))),
+                  description: 'An array relationship',
+                  args: this.selectArgs(r.target),
+                  extensions: ext({ kind: 'arrayRel', rel: r }),
+                };
+                if (this.canAggregate(r.target)) {
+                  fields[`${r.name}_aggregate`] = {
+                    type: new GraphQLNonNull(this.aggregate(r.target)),
+                    description: 'An aggregate relationship',
+                    args: this.selectArgs(r.target),
+                    extensions: ext({ kind: 'arrayRelAggregate', rel: r }),
+                  };
+                }
+              }
+            }
+            return fields;
+          },
+        }),
+    );
   }
 
   /** distinct_on, limit, offset, order_by, where: the arguments of every list of rows. */
@@ -96,11 +122,17 @@ export class TableTypes {
   }
 
   selectColumn(table: Table): GraphQLEnumType {
-    return this.once(`sel:${table.gqlName}`, () => new GraphQLEnumType({
-      name: typeName(table, 'select_column'),
-      description: `select columns of table "${table.name}"`,
-      values: Object.fromEntries(this.columns(table).map((c) => [c.gqlName, { value: c.name, description: 'column name' }])),
-    }));
+    return this.once(
+      `sel:${table.gqlName}`,
+      () =>
+        new GraphQLEnumType({
+          name: typeName(table, 'select_column'),
+          description: `select columns of table "${table.name}"`,
+          values: Object.fromEntries(
+            this.columns(table).map((c) => [c.gqlName, { value: c.name, description: 'column name' }]),
+          ),
+        }),
+    );
   }
 
   boolExp(table: Table): GraphQLInputObjectType {
@@ -117,7 +149,8 @@ export class TableTypes {
           for (const c of this.columns(table)) fields[c.gqlName] = { type: this.shared.comparison(c) };
           for (const r of this.relationships(table)) {
             fields[r.name] = { type: this.boolExp(r.target) };
-            if (r.kind === 'array' && this.canAggregate(r.target)) fields[`${r.name}_aggregate`] = { type: this.aggregateBoolExp(r.target) };
+            if (r.kind === 'array' && this.canAggregate(r.target))
+              fields[`${r.name}_aggregate`] = { type: this.aggregateBoolExp(r.target) };
           }
           return fields;
         },
@@ -127,57 +160,70 @@ export class TableTypes {
   }
 
   aggregateBoolExp(table: Table): GraphQLInputObjectType {
-    return this.once(`aggbool:${table.gqlName}`, () => new GraphQLInputObjectType({
-      name: `${table.gqlName}_aggregate_bool_exp`,
-      fields: () => ({
-        count: {
-          type: new GraphQLInputObjectType({
-            name: `${table.gqlName}_aggregate_bool_exp_count`,
-            fields: () => ({
-              arguments: { type: nonNullList(this.selectColumn(table)) },
-              distinct: { type: GraphQLBoolean },
-              filter: { type: this.boolExp(table) },
-              predicate: { type: new GraphQLNonNull(this.shared.intComparison()) },
-            }),
+    return this.once(
+      `aggbool:${table.gqlName}`,
+      () =>
+        new GraphQLInputObjectType({
+          name: `${table.gqlName}_aggregate_bool_exp`,
+          fields: () => ({
+            count: {
+              type: new GraphQLInputObjectType({
+                name: `${table.gqlName}_aggregate_bool_exp_count`,
+                fields: () => ({
+                  arguments: { type: nonNullList(this.selectColumn(table)) },
+                  distinct: { type: GraphQLBoolean },
+                  filter: { type: this.boolExp(table) },
+                  predicate: { type: new GraphQLNonNull(this.shared.intComparison()) },
+                }),
+              }),
+            },
           }),
-        },
-      }),
-    }));
+        }),
+    );
   }
 
   orderBy(table: Table): GraphQLInputObjectType {
-    return this.once(`order:${table.gqlName}`, () => new GraphQLInputObjectType({
-      name: `${table.gqlName}_order_by`,
-      description: `Ordering options when selecting data from "${table.name}".`,
-      fields: () => {
-        const fields: GraphQLInputFieldConfigMap = {};
-        for (const c of this.columns(table)) fields[c.gqlName] = { type: this.shared.orderBy };
-        for (const r of this.relationships(table)) {
-          if (r.kind === 'object') fields[r.name] = { type: this.orderBy(r.target) };
-          else if (this.canAggregate(r.target)) fields[`${r.name}_aggregate`] = { type: this.aggregateOrderBy(r.target) };
-        }
-        return fields;
-      },
-    }));
+    return this.once(
+      `order:${table.gqlName}`,
+      () =>
+        new GraphQLInputObjectType({
+          name: `${table.gqlName}_order_by`,
+          description: `Ordering options when selecting data from "${table.name}".`,
+          fields: () => {
+            const fields: GraphQLInputFieldConfigMap = {};
+            for (const c of this.columns(table)) fields[c.gqlName] = { type: this.shared.orderBy };
+            for (const r of this.relationships(table)) {
+              if (r.kind === 'object') fields[r.name] = { type: this.orderBy(r.target) };
+              else if (this.canAggregate(r.target))
+                fields[`${r.name}_aggregate`] = { type: this.aggregateOrderBy(r.target) };
+            }
+            return fields;
+          },
+        }),
+    );
   }
 
   aggregateOrderBy(table: Table): GraphQLInputObjectType {
-    return this.once(`aggorder:${table.gqlName}`, () => new GraphQLInputObjectType({
-      name: `${table.gqlName}_aggregate_order_by`,
-      description: `order by aggregate values of table "${table.name}"`,
-      fields: () => {
-        const fields: GraphQLInputFieldConfigMap = { count: { type: this.shared.orderBy } };
-        for (const fn of this.functions(table)) {
-          fields[fn.name] = {
-            type: new GraphQLInputObjectType({
-              name: `${table.gqlName}_${fn.name}_order_by`,
-              fields: Object.fromEntries(fn.columns.map((c) => [c.gqlName, { type: this.shared.orderBy }])),
-            }),
-          };
-        }
-        return fields;
-      },
-    }));
+    return this.once(
+      `aggorder:${table.gqlName}`,
+      () =>
+        new GraphQLInputObjectType({
+          name: `${table.gqlName}_aggregate_order_by`,
+          description: `order by aggregate values of table "${table.name}"`,
+          fields: () => {
+            const fields: GraphQLInputFieldConfigMap = { count: { type: this.shared.orderBy } };
+            for (const fn of this.functions(table)) {
+              fields[fn.name] = {
+                type: new GraphQLInputObjectType({
+                  name: `${table.gqlName}_${fn.name}_order_by`,
+                  fields: Object.fromEntries(fn.columns.map((c) => [c.gqlName, { type: this.shared.orderBy }])),
+                }),
+              };
+            }
+            return fields;
+          },
+        }),
+    );
   }
 
   /** The aggregate functions that apply to some column of the table, with those columns. */
@@ -197,43 +243,59 @@ export class TableTypes {
   }
 
   aggregate(table: Table): GraphQLObjectType {
-    return this.once(`agg:${table.gqlName}`, () => new GraphQLObjectType({
-      name: `${table.gqlName}_aggregate`,
-      description: `aggregated selection of "${table.name}"`,
-      fields: () => ({
-        aggregate: { type: this.aggregateFields(table), extensions: ext({ kind: 'aggregateFields' }) },
-        nodes: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(this.object(table)))), extensions: ext({ kind: 'nodes' }) },
-      }),
-    }));
+    return this.once(
+      `agg:${table.gqlName}`,
+      () =>
+        new GraphQLObjectType({
+          name: `${table.gqlName}_aggregate`,
+          description: `aggregated selection of "${table.name}"`,
+          fields: () => ({
+            aggregate: { type: this.aggregateFields(table), extensions: ext({ kind: 'aggregateFields' }) },
+            nodes: {
+              type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(this.object(table)))),
+              extensions: ext({ kind: 'nodes' }),
+            },
+          }),
+        }),
+    );
   }
 
   aggregateFields(table: Table): GraphQLObjectType {
-    return this.once(`aggfields:${table.gqlName}`, () => new GraphQLObjectType({
-      name: `${table.gqlName}_aggregate_fields`,
-      description: `aggregate fields of "${table.name}"`,
-      fields: () => {
-        const fields: GraphQLFieldConfigMap<unknown, unknown> = {
-          count: {
-            type: new GraphQLNonNull(GraphQLInt),
-            args: { columns: { type: nonNullList(this.selectColumn(table)) }, distinct: { type: GraphQLBoolean } },
-            extensions: ext({ kind: 'count' }),
+    return this.once(
+      `aggfields:${table.gqlName}`,
+      () =>
+        new GraphQLObjectType({
+          name: `${table.gqlName}_aggregate_fields`,
+          description: `aggregate fields of "${table.name}"`,
+          fields: () => {
+            const fields: GraphQLFieldConfigMap<unknown, unknown> = {
+              count: {
+                type: new GraphQLNonNull(GraphQLInt),
+                args: { columns: { type: nonNullList(this.selectColumn(table)) }, distinct: { type: GraphQLBoolean } },
+                extensions: ext({ kind: 'count' }),
+              },
+            };
+            for (const fn of this.functions(table)) {
+              fields[fn.name] = {
+                type: new GraphQLObjectType({
+                  name: `${table.gqlName}_${fn.name}_fields`,
+                  description: `aggregate ${fn.name} on columns`,
+                  fields: Object.fromEntries(
+                    fn.columns.map((c) => [
+                      c.gqlName,
+                      {
+                        type: fn.sameType ? this.shared.columnScalar(c) : GraphQLFloat,
+                        extensions: ext({ kind: 'column', column: c }),
+                      },
+                    ]),
+                  ),
+                }),
+                extensions: ext({ kind: 'aggregateFunction', fn: fn.name }),
+              };
+            }
+            return fields;
           },
-        };
-        for (const fn of this.functions(table)) {
-          fields[fn.name] = {
-            type: new GraphQLObjectType({
-              name: `${table.gqlName}_${fn.name}_fields`,
-              description: `aggregate ${fn.name} on columns`,
-              fields: Object.fromEntries(fn.columns.map((c) => [c.gqlName, {
-                type: fn.sameType ? this.shared.columnScalar(c) : GraphQLFloat,
-                extensions: ext({ kind: 'column', column: c }),
-              }])),
-            }),
-            extensions: ext({ kind: 'aggregateFunction', fn: fn.name }),
-          };
-        }
-        return fields;
-      },
-    }));
+        }),
+    );
   }
 }

@@ -1,5 +1,5 @@
 import type { Column } from '../model/model';
-import type { MutationField, MutationOutput } from '../plan/ir';
+import type { Field, MutationField, MutationOutput } from '../plan/ir';
 import { boolExpSql } from './bool-exp';
 import { jsonObject, rowJson } from './select';
 import { ident, stringLiteral, tableName, SqlWriter } from './writer';
@@ -21,7 +21,8 @@ export const ROWS_VARIABLE = ' rows';
 
 /** Relationships in the output read tables, which a statement sees as they were before its own changes. */
 function readsRelationships(out: MutationOutput): boolean {
-  const relationship = (f: { kind: string }) => f.kind === 'object' || f.kind === 'array' || f.kind === 'arrayAggregate';
+  const relationship = (f: { kind: string }) =>
+    f.kind === 'object' || f.kind === 'array' || f.kind === 'arrayAggregate';
   return out.fields.some((f) => relationship(f) || (f.kind === 'returning' && f.fields.some(relationship)));
 }
 
@@ -30,10 +31,15 @@ function insertSql(m: Extract<MutationField, { kind: 'insert' }>, w: SqlWriter):
   for (const row of m.rows) for (const a of row) if (!columns.includes(a.column)) columns.push(a.column);
   if (columns.length === 0) columns.push(m.table.columns[0]);
   // A column missing from one object gets its DEFAULT, as in Hasura, not NULL.
-  const values = m.rows.map((row) => `(${columns.map((c) => {
-    const a = row.find((x) => x.column === c);
-    return a ? w.bind(a.value) : 'DEFAULT';
-  }).join(', ')})`);
+  const values = m.rows.map(
+    (row) =>
+      `(${columns
+        .map((c) => {
+          const a = row.find((x) => x.column === c);
+          return a ? w.bind(a.value) : 'DEFAULT';
+        })
+        .join(', ')})`,
+  );
   let sql = `INSERT INTO ${tableName(m.table)} AS "_i" (${columns.map((c) => ident(c.name)).join(', ')}) VALUES ${values.join(', ')}`;
   if (m.onConflict) {
     const oc = m.onConflict;
@@ -61,18 +67,23 @@ function outputSql(out: MutationOutput, one: boolean, w: SqlWriter): string {
   const a = w.alias();
   const visible = boolExpSql(out.visible, a, w);
   if (one) {
-    const fields = out.fields as import('../plan/ir').Field[];
+    const fields = out.fields as Field[];
     return `(SELECT ${rowJson(fields, a, w)} FROM "_m" AS ${a} WHERE ${visible} LIMIT 1)`;
   }
-  return jsonObject(out.fields.map((f): [string, string] => {
-    if (f.kind === 'typename') return [f.alias, stringLiteral(f.name)];
-    if (f.kind === 'affected_rows') return [f.alias, '(SELECT count(*) FROM "_m")'];
-    if (f.kind === 'returning') {
-      const r = w.alias();
-      return [f.alias, `(SELECT coalesce(json_agg(${rowJson(f.fields, r, w)}), '[]'::json) FROM "_m" AS ${r} WHERE ${boolExpSql(out.visible, r, w)})`];
-    }
-    return [f.alias, 'NULL'];
-  }));
+  return jsonObject(
+    out.fields.map((f): [string, string] => {
+      if (f.kind === 'typename') return [f.alias, stringLiteral(f.name)];
+      if (f.kind === 'affected_rows') return [f.alias, '(SELECT count(*) FROM "_m")'];
+      if (f.kind === 'returning') {
+        const r = w.alias();
+        return [
+          f.alias,
+          `(SELECT coalesce(json_agg(${rowJson(f.fields, r, w)}), '[]'::json) FROM "_m" AS ${r} WHERE ${boolExpSql(out.visible, r, w)})`,
+        ];
+      }
+      return [f.alias, 'NULL'];
+    }),
+  );
 }
 
 /**
@@ -83,10 +94,15 @@ export function mutationStatement(m: MutationField): MutationStatement {
   const w = new SqlWriter();
   const change = m.kind === 'insert' ? insertSql(m, w) : m.kind === 'update' ? updateSql(m, w) : deleteSql(m, w);
   const c = w.alias();
-  const check = m.kind === 'delete' ? 'true' : `(SELECT coalesce(bool_and(${boolExpSql(m.check, c, w)}), true) FROM "_m" AS ${c})`;
+  const check =
+    m.kind === 'delete' ? 'true' : `(SELECT coalesce(bool_and(${boolExpSql(m.check, c, w)}), true) FROM "_m" AS ${c})`;
   if (!readsRelationships(m.output)) {
     const out = outputSql(m.output, m.one, w);
-    return { alias: m.alias, text: `WITH "_m" AS (${change}) SELECT (${out})::text AS "out", ${check} AS "ok"`, writer: w };
+    return {
+      alias: m.alias,
+      text: `WITH "_m" AS (${change}) SELECT (${out})::text AS "out", ${check} AS "ok"`,
+      writer: w,
+    };
   }
   // As Hasura does: change and fetch the rows, then build the output in a statement that sees the change.
   const r = w.alias();

@@ -12,9 +12,12 @@ export function queryStatement(fields: ReadField[]): { text: string; writer: Sql
   const w = new SqlWriter();
   const columns = fields.map((f, i) => {
     const alias = w.alias();
-    const json = f.kind === 'select' ? listJson(f.rows, f.fields, alias, w)
-      : f.kind === 'aggregate' ? aggregateJson(f.rows, f.fields, alias, w)
-      : singleRowJson(f.table, f.where, f.fields, alias, w);
+    const json =
+      f.kind === 'select'
+        ? listJson(f.rows, f.fields, alias, w)
+        : f.kind === 'aggregate'
+          ? aggregateJson(f.rows, f.fields, alias, w)
+          : singleRowJson(f.table, f.where, f.fields, alias, w);
     return `(${json})::text AS "f${i}"`;
   });
   return { text: `SELECT ${columns.join(', ')}`, writer: w };

@@ -1,5 +1,5 @@
 import type { Column } from '../model/model';
-import type { AggregateField, AggregateItem, Field, OrderItem, OrderTarget, RowSource } from '../plan/ir';
+import type { AggregateField, AggregateItem, BoolExp, Field, OrderItem, OrderTarget, RowSource } from '../plan/ir';
 import { boolExpSql, joinCondition } from './bool-exp';
 import { nativeQuerySql } from './native-query';
 import { ident, stringLiteral, tableName, type SqlWriter } from './writer';
@@ -11,7 +11,12 @@ export function jsonObject(pairs: [string, string][]): string {
   if (pairs.length === 0) return `'{}'::json`;
   const chunks: string[] = [];
   for (let i = 0; i < pairs.length; i += MAX_PAIRS) {
-    chunks.push(`json_build_object(${pairs.slice(i, i + MAX_PAIRS).map(([k, v]) => `${stringLiteral(k)}, ${v}`).join(', ')})`);
+    chunks.push(
+      `json_build_object(${pairs
+        .slice(i, i + MAX_PAIRS)
+        .map(([k, v]) => `${stringLiteral(k)}, ${v}`)
+        .join(', ')})`,
+    );
   }
   if (chunks.length === 1) return chunks[0];
   // '{"a" : 1}' and '{"b" : 2}' become '{"a" : 1, "b" : 2}': drop the inner braces, keep the order.
@@ -28,8 +33,10 @@ export function rowJson(fields: Field[], alias: string, w: SqlWriter): string {
 
 function fieldSql(f: Field, alias: string, w: SqlWriter): string {
   switch (f.kind) {
-    case 'column': return col(alias, f.column);
-    case 'typename': return stringLiteral(f.name);
+    case 'column':
+      return col(alias, f.column);
+    case 'typename':
+      return stringLiteral(f.name);
     case 'object': {
       const t = w.alias();
       return `(SELECT ${rowJson(f.fields, t, w)} FROM ${tableName(f.rel.target)} AS ${t} WHERE ${joinCondition(f.rel, alias, t)} AND ${boolExpSql(f.where, t, w)} LIMIT 1)`;
@@ -46,8 +53,12 @@ function fieldSql(f: Field, alias: string, w: SqlWriter): string {
 }
 
 const DIRECTION_SQL: Record<string, string> = {
-  asc: 'ASC NULLS LAST', asc_nulls_last: 'ASC NULLS LAST', asc_nulls_first: 'ASC NULLS FIRST',
-  desc: 'DESC NULLS FIRST', desc_nulls_first: 'DESC NULLS FIRST', desc_nulls_last: 'DESC NULLS LAST',
+  asc: 'ASC NULLS LAST',
+  asc_nulls_last: 'ASC NULLS LAST',
+  asc_nulls_first: 'ASC NULLS FIRST',
+  desc: 'DESC NULLS FIRST',
+  desc_nulls_first: 'DESC NULLS FIRST',
+  desc_nulls_last: 'DESC NULLS LAST',
 };
 
 /** The value a row is sorted by: a column, a column through object relationships, or an aggregate. */
@@ -92,7 +103,9 @@ function baseRows(rows: RowSource, alias: string, w: SqlWriter, join?: string): 
       outer.push(`${alias}."__o${i}" ${dir}`);
     }
   });
-  const distinct = rows.distinctOn.length ? `DISTINCT ON (${rows.distinctOn.map((c) => col(alias, c)).join(', ')}) ` : '';
+  const distinct = rows.distinctOn.length
+    ? `DISTINCT ON (${rows.distinctOn.map((c) => col(alias, c)).join(', ')}) `
+    : '';
   const where = [join, boolExpSql(rows.where, alias, w)].filter(Boolean).join(' AND ');
   let sql = `SELECT ${distinct}${alias}.*${extra.map((e) => `, ${e}`).join('')} FROM ${relationSql(rows, w)} AS ${alias} WHERE ${where}`;
   if (inner.length) sql += ` ORDER BY ${inner.join(', ')}`;
@@ -111,29 +124,48 @@ export function listJson(rows: RowSource, fields: Field[], alias: string, w: Sql
 }
 
 /** The JSON object of one row found by a condition, or NULL. */
-export function singleRowJson(table: RowSource['table'], where: import('../plan/ir').BoolExp, fields: Field[], alias: string, w: SqlWriter): string {
+export function singleRowJson(
+  table: RowSource['table'],
+  where: BoolExp,
+  fields: Field[],
+  alias: string,
+  w: SqlWriter,
+): string {
   return `(SELECT ${rowJson(fields, alias, w)} FROM ${tableName(table)} AS ${alias} WHERE ${boolExpSql(where, alias, w)} LIMIT 1)`;
 }
 
 function aggregateItemSql(item: AggregateItem, alias: string): string {
   switch (item.kind) {
-    case 'typename': return stringLiteral(item.name);
+    case 'typename':
+      return stringLiteral(item.name);
     case 'count': {
       const cols = item.columns.map((c) => col(alias, c));
       const arg = cols.length === 0 ? '*' : cols.length === 1 ? cols[0] : `(${cols.join(', ')})`;
       return `count(${item.distinct && cols.length ? 'DISTINCT ' : ''}${arg})`;
     }
     case 'function':
-      return jsonObject(item.fields.map((f): [string, string] => [f.alias, f.kind === 'typename' ? stringLiteral(f.name) : `${item.fn}(${col(alias, f.column)})`]));
+      return jsonObject(
+        item.fields.map((f): [string, string] => [
+          f.alias,
+          f.kind === 'typename' ? stringLiteral(f.name) : `${item.fn}(${col(alias, f.column)})`,
+        ]),
+      );
   }
 }
 
 /** `{aggregate: {...}, nodes: [...]}` over the rows of a RowSource. */
-export function aggregateJson(rows: RowSource, fields: AggregateField[], alias: string, w: SqlWriter, join?: string): string {
+export function aggregateJson(
+  rows: RowSource,
+  fields: AggregateField[],
+  alias: string,
+  w: SqlWriter,
+  join?: string,
+): string {
   const base = baseRows(rows, alias, w, join);
   const pairs = fields.map((f): [string, string] => {
     if (f.kind === 'typename') return [f.alias, stringLiteral(f.name)];
-    if (f.kind === 'nodes') return [f.alias, `coalesce(json_agg(${rowJson(f.fields, alias, w)}${base.outerOrder}), '[]'::json)`];
+    if (f.kind === 'nodes')
+      return [f.alias, `coalesce(json_agg(${rowJson(f.fields, alias, w)}${base.outerOrder}), '[]'::json)`];
     return [f.alias, jsonObject(f.items.map((i): [string, string] => [i.alias, aggregateItemSql(i, alias)]))];
   });
   return `(SELECT ${jsonObject(pairs)} FROM (${base.sql}) AS ${alias})`;

@@ -8,7 +8,10 @@ const MIGRATION_LOCK = 74_112_033;
 
 export function listMigrations(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).filter((f) => MIGRATION_FILE.test(f)).sort();
+  return fs
+    .readdirSync(dir)
+    .filter((f) => MIGRATION_FILE.test(f))
+    .sort();
 }
 
 /**
@@ -16,7 +19,11 @@ export function listMigrations(dir: string): string[] {
  * it in `engine_migrations`. Safe when several instances start together: each migration takes a
  * transaction-scoped advisory lock and checks again whether another instance applied it meanwhile.
  */
-export async function migrate(db: Database, dir: string, log: (msg: string) => void = () => undefined): Promise<string[]> {
+export async function migrate(
+  db: Database,
+  dir: string,
+  log: (msg: string) => void = () => undefined,
+): Promise<string[]> {
   await db.exec(`CREATE TABLE IF NOT EXISTS engine_migrations (
     name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
   const applied: string[] = [];

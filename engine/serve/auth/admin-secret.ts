@@ -16,8 +16,10 @@ function sameSecret(given: string, expected: string): boolean {
  */
 export function adminSession(headers: HeaderBag, adminSecret: string | undefined): Session {
   const given = header(headers, 'x-hasura-admin-secret');
-  if (given === undefined) throw new RequestError('access-denied', 'missing credentials: send a Bearer token or the admin secret', '$', 401);
-  if (!adminSecret || !sameSecret(given, adminSecret)) throw new RequestError('access-denied', 'invalid admin secret', '$', 401);
+  if (given === undefined)
+    throw new RequestError('access-denied', 'missing credentials: send a Bearer token or the admin secret', '$', 401);
+  if (!adminSecret || !sameSecret(given, adminSecret))
+    throw new RequestError('access-denied', 'invalid admin secret', '$', 401);
   const vars: Record<string, string> = {};
   for (const name of Object.keys(headers)) {
     const n = name.toLowerCase();

@@ -44,20 +44,39 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The name, trimmed; a validation error when it is empty, too long or holds control characters. */
 export function tokenName(name: unknown): string {
-  if (typeof name !== 'string') throw new RequestError('validation-failed', 'the token name must be a string', '$.name');
+  if (typeof name !== 'string')
+    throw new RequestError('validation-failed', 'the token name must be a string', '$.name');
   const n = name.trim();
   if (n.length === 0) throw new RequestError('validation-failed', 'the token name must not be empty', '$.name');
-  if (n.length > MAX_TOKEN_NAME_LENGTH) throw new RequestError('validation-failed', `the token name must be at most ${MAX_TOKEN_NAME_LENGTH} characters long`, '$.name');
+  if (n.length > MAX_TOKEN_NAME_LENGTH)
+    throw new RequestError(
+      'validation-failed',
+      `the token name must be at most ${MAX_TOKEN_NAME_LENGTH} characters long`,
+      '$.name',
+    );
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\u007f]/.test(n)) throw new RequestError('validation-failed', 'the token name must not contain control characters', '$.name');
+  if (/[\u0000-\u001f\u007f]/.test(n))
+    throw new RequestError('validation-failed', 'the token name must not contain control characters', '$.name');
   return n;
 }
 
 /** A new token of the user in the tenant; its secret is in the answer and nowhere else. */
-export async function createApiToken(db: Queryable, s: { userId: string; tenantId: string }, name: string): Promise<CreatedApiToken> {
+export async function createApiToken(
+  db: Queryable,
+  s: { userId: string; tenantId: string },
+  name: string,
+): Promise<CreatedApiToken> {
   const clean = tokenName(name);
-  const [{ n }] = await db.query('SELECT count(*)::int AS n FROM api_tokens WHERE user_id = $1::uuid AND deleted_at IS NULL', [s.userId]);
-  if (Number(n) >= MAX_TOKENS_PER_USER) throw new RequestError('validation-failed', `a user may hold at most ${MAX_TOKENS_PER_USER} API tokens: delete one first`, '$.name');
+  const [{ n }] = await db.query(
+    'SELECT count(*)::int AS n FROM api_tokens WHERE user_id = $1::uuid AND deleted_at IS NULL',
+    [s.userId],
+  );
+  if (Number(n) >= MAX_TOKENS_PER_USER)
+    throw new RequestError(
+      'validation-failed',
+      `a user may hold at most ${MAX_TOKENS_PER_USER} API tokens: delete one first`,
+      '$.name',
+    );
   const secret = API_TOKEN_PREFIX + randomBytes(SECRET_BYTES).toString('base64url');
   const prefix = secret.slice(0, SHOWN_CHARS);
   const [row] = await db.query(
@@ -76,7 +95,13 @@ export async function listApiTokens(db: Queryable, userId: string): Promise<ApiT
      FROM api_tokens WHERE user_id = $1::uuid AND deleted_at IS NULL ORDER BY created_at DESC, id`,
     [userId],
   );
-  return rows.map((r) => ({ id: r.id as string, name: r.name as string, prefix: r.prefix as string, createdAt: r.created_at as string, lastUsedAt: (r.last_used_at as string | null) ?? null }));
+  return rows.map((r) => ({
+    id: r.id as string,
+    name: r.name as string,
+    prefix: r.prefix as string,
+    createdAt: r.created_at as string,
+    lastUsedAt: (r.last_used_at as string | null) ?? null,
+  }));
 }
 
 /**
@@ -86,7 +111,10 @@ export async function listApiTokens(db: Queryable, userId: string): Promise<ApiT
  */
 export async function deleteApiToken(db: Queryable, userId: string, id: string): Promise<boolean> {
   if (!UUID.test(userId) || !UUID.test(id)) return false;
-  const rows = await db.query('UPDATE api_tokens SET deleted_at = now() WHERE id = $1::uuid AND user_id = $2::uuid AND deleted_at IS NULL RETURNING id::text AS id', [id, userId]);
+  const rows = await db.query(
+    'UPDATE api_tokens SET deleted_at = now() WHERE id = $1::uuid AND user_id = $2::uuid AND deleted_at IS NULL RETURNING id::text AS id',
+    [id, userId],
+  );
   if (rows.length === 0) return false;
   hintTokenDeleted(id.toLowerCase());
   return true;
@@ -126,7 +154,16 @@ export async function exchangeApiToken(db: Queryable, email: string, secret: str
   const sameSecret = stored.length === 64 && timingSafeEqual(stored, Buffer.from(hash, 'utf8'));
   const ownerMatches = !!row && normaliseEmail(String(row.username)) === normaliseEmail(email);
   if (!row || !sameSecret || !ownerMatches || row.status !== 'active' || !row.role) return null;
-  const used = await db.query('UPDATE api_tokens SET last_used_at = now() WHERE id = $1::uuid AND deleted_at IS NULL RETURNING id', [row.token_id as string]);
+  const used = await db.query(
+    'UPDATE api_tokens SET last_used_at = now() WHERE id = $1::uuid AND deleted_at IS NULL RETURNING id',
+    [row.token_id as string],
+  );
   if (used.length === 0) return null;
-  return { tokenId: row.token_id as string, userId: row.user_id as string, tenantId: row.tenant_id as string, role: row.role as string, email: row.username as string };
+  return {
+    tokenId: row.token_id as string,
+    userId: row.user_id as string,
+    tenantId: row.tenant_id as string,
+    role: row.role as string,
+    email: row.username as string,
+  };
 }

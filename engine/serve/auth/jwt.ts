@@ -37,7 +37,8 @@ function derive(secret: string, purpose: string): Uint8Array {
   return key;
 }
 
-export const apiJwtKey = (auth: AuthConfig): Uint8Array => (auth.jwtSecret ? new TextEncoder().encode(auth.jwtSecret) : derive(auth.sessionSecret, 'api jwt'));
+export const apiJwtKey = (auth: AuthConfig): Uint8Array =>
+  auth.jwtSecret ? new TextEncoder().encode(auth.jwtSecret) : derive(auth.sessionSecret, 'api jwt');
 export const sessionKey = (auth: AuthConfig): Uint8Array => derive(auth.sessionSecret, 'session cookie');
 
 /** A JWT for an exchanged API token, and its lifetime in seconds. */
@@ -72,7 +73,8 @@ const invalid = (message: string) => new RequestError('invalid-jwt', message, '$
 /** What was wrong with a JWT, in words a caller can act on. */
 function explain(err: unknown): RequestError {
   if (err instanceof errors.JWTExpired) return invalid('the JWT has expired');
-  if (err instanceof errors.JOSEAlgNotAllowed) return invalid(`the JWT's algorithm is not allowed: only ${ALGORITHM} is accepted`);
+  if (err instanceof errors.JOSEAlgNotAllowed)
+    return invalid(`the JWT's algorithm is not allowed: only ${ALGORITHM} is accepted`);
   if (err instanceof errors.JWSSignatureVerificationFailed) return invalid('the JWT signature is invalid');
   if (err instanceof errors.JWTClaimValidationFailed) {
     const claim = err.claim;
@@ -89,10 +91,20 @@ function explain(err: unknown): RequestError {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Verifies a JWT with `key` (HS256 only, issuer, audience, expiry); throws 401 invalid-jwt saying why. */
-export async function verifyHs256(token: string, key: Uint8Array, opts: { issuer: string; audience: string }): Promise<JWTPayload> {
-  if (!/^[\w-]+\.[\w-]+\.[\w-]*$/.test(token)) throw invalid('the JWT is malformed: expected three base64url parts separated by dots');
+export async function verifyHs256(
+  token: string,
+  key: Uint8Array,
+  opts: { issuer: string; audience: string },
+): Promise<JWTPayload> {
+  if (!/^[\w-]+\.[\w-]+\.[\w-]*$/.test(token))
+    throw invalid('the JWT is malformed: expected three base64url parts separated by dots');
   try {
-    const { payload } = await jwtVerify(token, key, { algorithms: [ALGORITHM], issuer: opts.issuer, audience: opts.audience, requiredClaims: ['exp', 'sub'] });
+    const { payload } = await jwtVerify(token, key, {
+      algorithms: [ALGORITHM],
+      issuer: opts.issuer,
+      audience: opts.audience,
+      requiredClaims: ['exp', 'sub'],
+    });
     return payload;
   } catch (err) {
     throw explain(err);
@@ -111,7 +123,8 @@ export async function verifyApiJwt(auth: AuthConfig, token: string): Promise<Api
     email: payload.email,
   };
   for (const [name, v] of Object.entries(claims)) {
-    if (typeof v !== 'string' || (name !== 'role' && name !== 'email' && !UUID.test(v))) throw invalid(`the JWT lacks a valid ${name} claim`);
+    if (typeof v !== 'string' || (name !== 'role' && name !== 'email' && !UUID.test(v)))
+      throw invalid(`the JWT lacks a valid ${name} claim`);
   }
   if (h?.['x-hasura-user-id'] !== payload.sub) throw invalid('the JWT names two different users');
   return { ...(claims as ApiJwtClaims), exp: payload.exp! };

@@ -13,12 +13,15 @@ export const MAX_PASSWORD_LENGTH = 1024;
 
 function derive(password: string, salt: Buffer, cost: { N: number; r: number; p: number }): Promise<Buffer> {
   const options: ScryptOptions = { ...cost, maxmem: 256 * cost.N * cost.r };
-  return new Promise((resolve, reject) => scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key))));
+  return new Promise((resolve, reject) =>
+    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key))),
+  );
 }
 
 export async function hashPassword(password: string): Promise<string> {
   if (typeof password !== 'string' || password.length === 0) throw new Error('the password must not be empty');
-  if (password.length > MAX_PASSWORD_LENGTH) throw new Error(`the password must be at most ${MAX_PASSWORD_LENGTH} characters long`);
+  if (password.length > MAX_PASSWORD_LENGTH)
+    throw new Error(`the password must be at most ${MAX_PASSWORD_LENGTH} characters long`);
   const salt = randomBytes(SALT_LENGTH);
   const key = await derive(password, salt, COST);
   return ['scrypt', COST.N, COST.r, COST.p, salt.toString('base64url'), key.toString('base64url')].join('$');

@@ -62,20 +62,32 @@ export function createSessionResolver(deps: SessionDeps): SessionResolver {
     const token = (m[2] ?? '').trim();
     if (!token) throw invalidJwt('the JWT is missing: the Authorization header has nothing after "Bearer"');
     if (looksLikeApiToken(token)) {
-      throw invalidJwt('an API token is not accepted as a Bearer token: exchange it for a JWT at POST /api/auth/token first');
+      throw invalidJwt(
+        'an API token is not accepted as a Bearer token: exchange it for a JWT at POST /api/auth/token first',
+      );
     }
     const c = await claimsOf(token);
     // Only the admin secret acts as admin, whatever a signed claim says.
     if (c.role === ADMIN_ROLE) throw invalidJwt(`the JWT's role "${ADMIN_ROLE}" is not accepted: use the admin secret`);
     const requested = header(headers, 'x-hasura-role');
     if (requested !== undefined && requested !== c.role) {
-      throw new RequestError('access-denied', `the requested role "${requested}" is not among the JWT's allowed roles`, '$', 403);
+      throw new RequestError(
+        'access-denied',
+        `the requested role "${requested}" is not among the JWT's allowed roles`,
+        '$',
+        403,
+      );
     }
     const refusal = await revocations.checkToken(c.tokenId, c.userId, c.tenantId, c.role);
     if (refusal) throw invalidJwt(REFUSED[refusal]);
     return {
       role: c.role,
-      vars: { 'x-hasura-role': c.role, 'x-hasura-user-id': c.userId, 'x-hasura-tenant-id': c.tenantId, 'x-hasura-token-id': c.tokenId },
+      vars: {
+        'x-hasura-role': c.role,
+        'x-hasura-user-id': c.userId,
+        'x-hasura-tenant-id': c.tenantId,
+        'x-hasura-token-id': c.tokenId,
+      },
       isAdmin: false,
     };
   }
@@ -87,10 +99,19 @@ export function createSessionResolver(deps: SessionDeps): SessionResolver {
     if (cookie !== undefined) {
       const s = decodeSessionCookie({ auth }, cookie);
       if (s && s.role !== ADMIN_ROLE && !(await revocations.checkUser(s.userId, s.tenantId, s.role))) {
-        return { role: s.role, vars: { 'x-hasura-role': s.role, 'x-hasura-user-id': s.userId, 'x-hasura-tenant-id': s.tenantId }, isAdmin: false };
+        return {
+          role: s.role,
+          vars: { 'x-hasura-role': s.role, 'x-hasura-user-id': s.userId, 'x-hasura-tenant-id': s.tenantId },
+          isAdmin: false,
+        };
       }
       if (header(headers, 'x-hasura-admin-secret') === undefined) {
-        throw new RequestError('access-denied', 'the session has expired or is no longer valid: sign in again', '$', 401);
+        throw new RequestError(
+          'access-denied',
+          'the session has expired or is no longer valid: sign in again',
+          '$',
+          401,
+        );
       }
     }
     return adminSession(headers, deps.adminSecret);

@@ -70,7 +70,11 @@ export class Revocations {
   async start(): Promise<void> {
     localHints.on('token', this.onHint);
     try {
-      this.stopListening = await this.db.listen(AUTH_CHANNEL, (payload) => this.onNotify(payload), () => this.forgetAll());
+      this.stopListening = await this.db.listen(
+        AUTH_CHANNEL,
+        (payload) => this.onNotify(payload),
+        () => this.forgetAll(),
+      );
     } catch (err) {
       this.log({
         level: 'warn',
@@ -157,7 +161,14 @@ export class Revocations {
       );
       const r = rows[0];
       if (!r) return null;
-      return { at, userId: r.user_id as string, tenantId: r.tenant_id as string, tokenLive: r.live === true || r.live === 't', userActive: r.status === 'active', roles: JSON.parse(r.roles as string) };
+      return {
+        at,
+        userId: r.user_id as string,
+        tenantId: r.tenant_id as string,
+        tokenLive: r.live === true || r.live === 't',
+        userActive: r.status === 'active',
+        roles: JSON.parse(r.roles as string),
+      };
     });
     // A last look: a deletion may have been noticed while the lookup ran.
     if (!f || !f.tokenLive || this.revoked.has(id)) return 'token-deleted';
@@ -181,7 +192,14 @@ export class Revocations {
       );
       const r = rows[0];
       if (!r) return null;
-      return { at, userId: u, tenantId: t, tokenLive: true, userActive: r.status === 'active', roles: JSON.parse(r.roles as string) };
+      return {
+        at,
+        userId: u,
+        tenantId: t,
+        tokenLive: true,
+        userActive: r.status === 'active',
+        roles: JSON.parse(r.roles as string),
+      };
     });
     if (!f || !f.userActive) return 'user-inactive';
     return f.roles.includes(role) ? null : 'role-revoked';

@@ -31,7 +31,16 @@ const attributes = (config: WithAuth, maxAge: number) =>
 
 /** The cookie's value for a session that starts now (exported for tests and for the pages). */
 export function sessionCookieValue(config: WithAuth, s: UserSession, now = Math.floor(Date.now() / 1000)): string {
-  const payload: Payload = { v: 1, sub: s.userId, tid: s.tenantId, role: s.role, email: s.email, name: s.displayName, iat: now, exp: now + config.auth.sessionMaxAgeSeconds };
+  const payload: Payload = {
+    v: 1,
+    sub: s.userId,
+    tid: s.tenantId,
+    role: s.role,
+    email: s.email,
+    name: s.displayName,
+    iat: now,
+    exp: now + config.auth.sessionMaxAgeSeconds,
+  };
   const data = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
   return `${data}.${sign(config, data).toString('base64url')}`;
 }
@@ -80,7 +89,11 @@ export function decodeSessionCookie(config: WithAuth, value: string): UserSessio
  * must also still be active and a member of the tenant: the answer is then the session as it stands in
  * the database (the role may have changed since sign-in). Without `db`, the cookie alone decides.
  */
-export async function readSessionCookie(config: WithAuth, cookieHeader: string | undefined, db?: Queryable): Promise<UserSession | undefined> {
+export async function readSessionCookie(
+  config: WithAuth,
+  cookieHeader: string | undefined,
+  db?: Queryable,
+): Promise<UserSession | undefined> {
   const value = sessionCookieIn(cookieHeader);
   const s = value ? decodeSessionCookie(config, value) : undefined;
   if (!s || !db) return s;

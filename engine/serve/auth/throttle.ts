@@ -48,7 +48,9 @@ export async function recordFailure(db: Queryable, auth: AuthConfig, keys: strin
   // Ended windows are kept for nothing: sweep them, at most once a minute per process.
   if (Date.now() - lastSweep > 60_000) {
     lastSweep = Date.now();
-    await db.query('DELETE FROM auth_failures WHERE window_start <= now() - make_interval(secs => $1::int)', [String(auth.failureWindowSeconds)]);
+    await db.query('DELETE FROM auth_failures WHERE window_start <= now() - make_interval(secs => $1::int)', [
+      String(auth.failureWindowSeconds),
+    ]);
   }
 }
 

@@ -48,7 +48,9 @@ interface SessionRow {
 }
 
 const toSession = (r: SessionRow): UserSession | null =>
-  r.status === 'active' && r.tenant_id && r.role ? { userId: r.user_id, tenantId: r.tenant_id, role: r.role, email: r.username, displayName: r.display_name } : null;
+  r.status === 'active' && r.tenant_id && r.role
+    ? { userId: r.user_id, tenantId: r.tenant_id, role: r.role, email: r.username, displayName: r.display_name }
+    : null;
 
 /**
  * Built-in credentials. null for an unknown e-mail, a wrong password, a user without a password (SSO
@@ -57,7 +59,10 @@ const toSession = (r: SessionRow): UserSession | null =>
  */
 export async function verifyCredentials(db: Queryable, email: string, password: string): Promise<UserSession | null> {
   if (typeof email !== 'string' || typeof password !== 'string') return null;
-  const rows = (await db.query(SESSION_SQL('lower(u.username) = $1::text'), [normaliseEmail(email), null])) as unknown as SessionRow[];
+  const rows = (await db.query(SESSION_SQL('lower(u.username) = $1::text'), [
+    normaliseEmail(email),
+    null,
+  ])) as unknown as SessionRow[];
   const row = rows[0];
   const matches = await verifyPassword(password, row?.password_hash ?? (await decoyHash()));
   if (!row || !row.password_hash || !matches) return null;

@@ -38,11 +38,31 @@ export function createApp(opts: AppOptions): Hono {
     mountAuthRoutes(app, { db: opts.db, auth: opts.auth });
     const saml = opts.saml;
     if (saml) mountSamlRoutes(app, { ...saml, db: opts.db });
-    mountWebRoutes(app, { db: opts.db, config: { auth: opts.auth }, samlEnabled: () => (saml ? samlAvailable(saml.config) : false) });
+    mountWebRoutes(app, {
+      db: opts.db,
+      config: { auth: opts.auth },
+      samlEnabled: () => (saml ? samlAvailable(saml.config) : false),
+    });
   }
-  const handler = graphqlRoute(opts.engine, opts.resolveSession ?? adminSecretSessions(opts.adminSecret), opts.bodyBytes);
+  const handler = graphqlRoute(
+    opts.engine,
+    opts.resolveSession ?? adminSecretSessions(opts.adminSecret),
+    opts.bodyBytes,
+  );
   for (const path of ['/api/graphql', '/v1/graphql']) app.post(path, handler);
-  app.notFound((c) => c.body(errorBody([{ message: `no route for ${c.req.method} ${new URL(c.req.url).pathname}`, code: 'not-found' as never, path: '$' }]), 404, { 'content-type': 'application/json' }));
+  app.notFound((c) =>
+    c.body(
+      errorBody([
+        {
+          message: `no route for ${c.req.method} ${new URL(c.req.url).pathname}`,
+          code: 'not-found' as never,
+          path: '$',
+        },
+      ]),
+      404,
+      { 'content-type': 'application/json' },
+    ),
+  );
   app.onError((err, c) => {
     const r = opts.engine.failure(err);
     return c.body(r.body, r.status as 500, { 'content-type': 'application/json' });

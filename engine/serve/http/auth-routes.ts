@@ -18,10 +18,20 @@ const MAX_EXCHANGE_BYTES = 16 * 1024;
 const MAX_FIELD_LENGTH = 1024;
 
 const answer = (c: Context, status: number, body: string, extra: Record<string, string> = {}) =>
-  c.body(body, status as 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...extra });
+  c.body(body, status as 200, {
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+    ...extra,
+  });
 
-const problem = (c: Context, status: number, code: string, message: string, path = '$', extra: Record<string, string> = {}) =>
-  answer(c, status, errorBody([{ message, code, path }]), extra);
+const problem = (
+  c: Context,
+  status: number,
+  code: string,
+  message: string,
+  path = '$',
+  extra: Record<string, string> = {},
+) => answer(c, status, errorBody([{ message, code, path }]), extra);
 
 type Parsed = { ok: true; email: string; secret: string } | { ok: false; message: string; path: string };
 
@@ -35,13 +45,17 @@ function parseExchange(contentType: string | undefined, text: string): Parsed {
   } catch {
     return { ok: false, message: 'the request body is not valid JSON', path: '$' };
   }
-  if (!body || typeof body !== 'object' || Array.isArray(body)) return { ok: false, message: 'the request body must be a JSON object {"email", "secret"}', path: '$' };
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    return { ok: false, message: 'the request body must be a JSON object {"email", "secret"}', path: '$' };
   const b = body as Record<string, unknown>;
   for (const field of ['email', 'secret'] as const) {
-    if (b[field] === undefined || b[field] === null) return { ok: false, message: `"${field}" is required`, path: `$.${field}` };
+    if (b[field] === undefined || b[field] === null)
+      return { ok: false, message: `"${field}" is required`, path: `$.${field}` };
     if (typeof b[field] !== 'string') return { ok: false, message: `"${field}" must be a string`, path: `$.${field}` };
-    if ((b[field] as string).trim() === '') return { ok: false, message: `"${field}" must not be empty`, path: `$.${field}` };
-    if ((b[field] as string).length > MAX_FIELD_LENGTH) return { ok: false, message: `"${field}" is too long`, path: `$.${field}` };
+    if ((b[field] as string).trim() === '')
+      return { ok: false, message: `"${field}" must not be empty`, path: `$.${field}` };
+    if ((b[field] as string).length > MAX_FIELD_LENGTH)
+      return { ok: false, message: `"${field}" is too long`, path: `$.${field}` };
   }
   return { ok: true, email: b.email as string, secret: b.secret as string };
 }
@@ -55,14 +69,19 @@ export function mountAuthRoutes(app: Hono, deps: AuthRouteDeps): void {
   const { db, auth } = deps;
   app.post('/api/auth/token', async (c) => {
     const read = await readBody(c, MAX_EXCHANGE_BYTES);
-    if (!read.ok) return problem(c, 413, 'request-too-large', `the request body is larger than ${MAX_EXCHANGE_BYTES} bytes`, '$', { connection: 'close' });
+    if (!read.ok)
+      return problem(c, 413, 'request-too-large', `the request body is larger than ${MAX_EXCHANGE_BYTES} bytes`, '$', {
+        connection: 'close',
+      });
     const parsed = parseExchange(header(requestHeaders(c), 'content-type'), read.text);
     if (!parsed.ok) return problem(c, 400, 'bad-request', parsed.message, parsed.path);
 
     const keys = throttleKeys(clientAddress(c, auth), parsed.email);
     const wait = await lockedFor(db, auth, keys);
     if (wait > 0) {
-      return problem(c, 429, 'too-many-requests', `too many failed attempts: try again in ${wait} seconds`, '$', { 'retry-after': String(wait) });
+      return problem(c, 429, 'too-many-requests', `too many failed attempts: try again in ${wait} seconds`, '$', {
+        'retry-after': String(wait),
+      });
     }
     const token = await exchangeApiToken(db, parsed.email, parsed.secret);
     if (!token) {

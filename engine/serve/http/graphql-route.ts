@@ -16,7 +16,9 @@ export function graphqlRoute(engine: Engine, resolveSession: SessionResolver, ma
     const read = await readBody(c, maxBytes);
     if (!read.ok) {
       // The unread rest of the body makes the connection unusable: say so, or a keep-alive client reuses it and fails.
-      const body = errorBody([{ message: `the request body is larger than ${maxBytes} bytes`, code: 'request-too-large', path: '$' }]);
+      const body = errorBody([
+        { message: `the request body is larger than ${maxBytes} bytes`, code: 'request-too-large', path: '$' },
+      ]);
       return json(c, { status: 413, body }, { connection: 'close' });
     }
     let session: Session;
@@ -29,7 +31,10 @@ export function graphqlRoute(engine: Engine, resolveSession: SessionResolver, ma
     try {
       body = JSON.parse(read.text);
     } catch {
-      return json(c, { status: 400, body: errorBody([{ message: 'the request body is not valid JSON', code: 'invalid-json', path: '$' }]) });
+      return json(c, {
+        status: 400,
+        body: errorBody([{ message: 'the request body is not valid JSON', code: 'invalid-json', path: '$' }]),
+      });
     }
     if (Array.isArray(body)) {
       const results = await Promise.all(body.map((b) => engine.run(asRequest(b), session)));

@@ -3,7 +3,6 @@ import type { Context } from 'hono';
 import type { AuthConfig } from '../../core/config';
 import { header, type HeaderBag } from '../../core/headers';
 
-
 export type ReadBody = { ok: true; text: string } | { ok: false };
 
 /**
@@ -49,7 +48,11 @@ export function readBody(c: Context, maxBytes: number): Promise<ReadBody> {
 export function clientAddress(c: Context, auth: AuthConfig): string {
   if (auth.trustProxy) {
     const forwarded = header(requestHeaders(c), 'x-forwarded-for');
-    const last = forwarded?.split(',').map((s) => s.trim()).filter(Boolean).pop();
+    const last = forwarded
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .pop();
     if (last) return last;
   }
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;

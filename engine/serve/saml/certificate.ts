@@ -14,7 +14,8 @@ export interface CertificateHealth {
 export const WARNING_DAYS = 30;
 const DAY_MS = 24 * 3600 * 1000;
 
-export type CertificateCheck = { ok: true; health: CertificateHealth; status: 'healthy' | 'warning' | 'error' } | { ok: false; problem: string };
+export type CertificateCheck =
+  { ok: true; health: CertificateHealth; status: 'healthy' | 'warning' | 'error' } | { ok: false; problem: string };
 
 /** Reads a PEM certificate's validity at `now`: healthy, warning (within 30 days of expiry) or error (expired). */
 export function checkCertificate(pem: string, now: Date = new Date()): CertificateCheck {

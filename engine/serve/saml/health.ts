@@ -29,10 +29,16 @@ export function samlHealth(c: HealthConfig, license: License | undefined, now: D
   const worse = (s: SamlHealth['status']) => {
     if (RANK[s] > RANK[status]) status = s;
   };
-  if (c.edition === 'community') messages.push('SAML single sign-on is not available in the Community edition (it is in the Enterprise and Cloud editions: EDITION=enterprise or cloud)');
-  else if (!saml.enabled) messages.push('SAML is disabled: set SAML_ENABLED=true to show the SSO button and accept SAML sign-ins');
+  if (c.edition === 'community')
+    messages.push(
+      'SAML single sign-on is not available in the Community edition (it is in the Enterprise and Cloud editions: EDITION=enterprise or cloud)',
+    );
+  else if (!saml.enabled)
+    messages.push('SAML is disabled: set SAML_ENABLED=true to show the SSO button and accept SAML sign-ins');
   if (saml.missing.length > 0) {
-    messages.push(`SAML not configured: ${saml.missing.join(', ')} ${saml.missing.length === 1 ? 'is' : 'are'} missing`);
+    messages.push(
+      `SAML not configured: ${saml.missing.join(', ')} ${saml.missing.length === 1 ? 'is' : 'are'} missing`,
+    );
     worse('error');
   }
   let certificate: CertificateHealth = { expired: false, expiringSoon: false, expiresAt: null, daysUntilExpiry: null };
@@ -44,8 +50,14 @@ export function samlHealth(c: HealthConfig, license: License | undefined, now: D
     } else {
       certificate = checked.health;
       worse(checked.status);
-      if (certificate.expired) messages.push(`the IdP certificate expired on ${certificate.expiresAt}: SAML login fails until SAML_CERT holds the IdP's new certificate`);
-      else if (certificate.expiringSoon) messages.push(`the IdP certificate expires in ${certificate.daysUntilExpiry} days (${certificate.expiresAt}): get the IdP's new certificate into SAML_CERT before then`);
+      if (certificate.expired)
+        messages.push(
+          `the IdP certificate expired on ${certificate.expiresAt}: SAML login fails until SAML_CERT holds the IdP's new certificate`,
+        );
+      else if (certificate.expiringSoon)
+        messages.push(
+          `the IdP certificate expires in ${certificate.daysUntilExpiry} days (${certificate.expiresAt}): get the IdP's new certificate into SAML_CERT before then`,
+        );
     }
   }
   messages.push(...saml.problems);

@@ -32,7 +32,10 @@ interface UserRow {
 }
 
 /** The tenant SaaS sign-in puts a user in: the tenant whose allowed_domains holds the e-mail's domain. */
-async function tenantOfDomain(db: Queryable, email: string): Promise<{ id: string; defaultRole: string | null } | undefined> {
+async function tenantOfDomain(
+  db: Queryable,
+  email: string,
+): Promise<{ id: string; defaultRole: string | null } | undefined> {
   const domain = email.slice(email.lastIndexOf('@') + 1).toLowerCase();
   const rows = await db.query(
     `SELECT a.tenant_id::text AS id, a.auth_default_role
@@ -42,11 +45,23 @@ async function tenantOfDomain(db: Queryable, email: string): Promise<{ id: strin
       LIMIT 2`,
     [domain],
   );
-  if (rows.length > 1) throw new SamlLoginError(`the e-mail domain ${domain} is claimed by more than one tenant (allowed_domains); ask an administrator`, 403);
-  return rows[0] ? { id: String(rows[0].id), defaultRole: (rows[0].auth_default_role as string | null) ?? null } : undefined;
+  if (rows.length > 1)
+    throw new SamlLoginError(
+      `the e-mail domain ${domain} is claimed by more than one tenant (allowed_domains); ask an administrator`,
+      403,
+    );
+  return rows[0]
+    ? { id: String(rows[0].id), defaultRole: (rows[0].auth_default_role as string | null) ?? null }
+    : undefined;
 }
 
-async function setRoles(tx: Queryable, userId: string, tenantId: string, roles: string[], removeOthers: boolean): Promise<void> {
+async function setRoles(
+  tx: Queryable,
+  userId: string,
+  tenantId: string,
+  roles: string[],
+  removeOthers: boolean,
+): Promise<void> {
   for (const role of roles) {
     await tx.query(
       `INSERT INTO user_roles (user_id, role, entity_type, entity_id, tenant_id, created_by)
@@ -56,7 +71,10 @@ async function setRoles(tx: Queryable, userId: string, tenantId: string, roles: 
     );
   }
   if (removeOthers) {
-    await tx.query(`DELETE FROM user_roles WHERE user_id = $1::uuid AND entity_type = 'tenant' AND tenant_id = $2::uuid AND role NOT IN (SELECT jsonb_array_elements_text($3::jsonb))`, [userId, tenantId, JSON.stringify(roles)]);
+    await tx.query(
+      `DELETE FROM user_roles WHERE user_id = $1::uuid AND entity_type = 'tenant' AND tenant_id = $2::uuid AND role NOT IN (SELECT jsonb_array_elements_text($3::jsonb))`,
+      [userId, tenantId, JSON.stringify(roles)],
+    );
   }
 }
 
@@ -79,21 +97,40 @@ export async function resolveSamlUser(db: Database, deps: ResolveDeps, id: SamlI
     user = linked[0];
     let created = false;
     if (!user) {
-      const same = (await tx.query(`SELECT id::text AS id, status, display_name FROM users WHERE lower(username) = $1::text`, [email])) as unknown as UserRow[];
+      const same = (await tx.query(
+        `SELECT id::text AS id, status, display_name FROM users WHERE lower(username) = $1::text`,
+        [email],
+      )) as unknown as UserRow[];
       user = same[0];
     }
-    if (user && user.status !== 'active') throw new SamlLoginError('Sign-in not allowed: this account is suspended. Ask an administrator.', 403);
+    if (user && user.status !== 'active')
+      throw new SamlLoginError('Sign-in not allowed: this account is suspended. Ask an administrator.', 403);
 
     // The tenant this sign-in is for.
     let target: { id: string; defaultRole: string } | undefined;
     if (deps.config.deploymentMode === 'onprem') {
       const license = deps.license();
       if (license?.ok) target = { id: license.tenantId, defaultRole: saml.defaultRole };
-      else if (!user) throw new SamlLoginError(`new users cannot be created: ${license?.problem ?? 'the license has not been read'}`, 403);
+      else if (!user)
+        throw new SamlLoginError(
+          `new users cannot be created: ${license?.problem ?? 'the license has not been read'}`,
+          403,
+        );
     } else {
       const t = await tenantOfDomain(tx, email);
-      if (t) target = { id: t.id, defaultRole: t.defaultRole && (TENANT_ROLES as readonly string[]).includes(t.defaultRole) ? t.defaultRole : saml.defaultRole };
-      else if (!user) throw new SamlLoginError(`no tenant accepts sign-ins from the e-mail domain ${email.slice(email.indexOf('@') + 1)} (tenant attribute allowed_domains)`, 403);
+      if (t)
+        target = {
+          id: t.id,
+          defaultRole:
+            t.defaultRole && (TENANT_ROLES as readonly string[]).includes(t.defaultRole)
+              ? t.defaultRole
+              : saml.defaultRole,
+        };
+      else if (!user)
+        throw new SamlLoginError(
+          `no tenant accepts sign-ins from the e-mail domain ${email.slice(email.indexOf('@') + 1)} (tenant attribute allowed_domains)`,
+          403,
+        );
     }
     if (target) {
       const exists = await tx.query('SELECT 1 FROM tenant WHERE id = $1::uuid', [target.id]);
@@ -118,10 +155,19 @@ export async function resolveSamlUser(db: Database, deps: ResolveDeps, id: SamlI
     let tenantId = target?.id;
     let member = false;
     if (tenantId) {
-      member = (await tx.query(`SELECT 1 FROM tenant_users WHERE tenant = $1::uuid AND "user" = $2::uuid`, [tenantId, user.id])).length > 0;
+      member =
+        (
+          await tx.query(`SELECT 1 FROM tenant_users WHERE tenant = $1::uuid AND "user" = $2::uuid`, [
+            tenantId,
+            user.id,
+          ])
+        ).length > 0;
     } else {
       // An existing user whom no rule places: their default tenant, as a password sign-in would.
-      const rows = await tx.query(`SELECT tenant::text AS id FROM tenant_users WHERE "user" = $1::uuid ORDER BY is_default DESC, created_at LIMIT 1`, [user.id]);
+      const rows = await tx.query(
+        `SELECT tenant::text AS id FROM tenant_users WHERE "user" = $1::uuid ORDER BY is_default DESC, created_at LIMIT 1`,
+        [user.id],
+      );
       tenantId = rows[0] ? String(rows[0].id) : undefined;
       member = tenantId !== undefined;
     }
@@ -138,12 +184,16 @@ export async function resolveSamlUser(db: Database, deps: ResolveDeps, id: SamlI
       await setRoles(tx, user.id, tenantId, roles, saml.removeOldRoles);
     }
     if (!created && id.displayName && id.displayName !== user.display_name) {
-      await tx.query('UPDATE users SET display_name = $2::text, updated_at = now() WHERE id = $1::uuid', [user.id, id.displayName]);
+      await tx.query('UPDATE users SET display_name = $2::text, updated_at = now() WHERE id = $1::uuid', [
+        user.id,
+        id.displayName,
+      ]);
     }
     return { userId: user.id, tenantId };
   });
   const session = await loadUserSession(db, userId, tenantId);
-  if (!session) throw new SamlLoginError('Sign-in not allowed: this account has no role in its tenant. Ask an administrator.', 403);
+  if (!session)
+    throw new SamlLoginError('Sign-in not allowed: this account has no role in its tenant. Ask an administrator.', 403);
   return session;
 }
 

@@ -23,7 +23,8 @@ export interface SamlDeps {
 }
 
 /** A relay state that can only lead back into this application. */
-const localPath = (p: string | undefined) => (p && p.startsWith('/') && !p.startsWith('//') && !p.includes('\\') ? p : '/');
+const localPath = (p: string | undefined) =>
+  p && p.startsWith('/') && !p.startsWith('//') && !p.includes('\\') ? p : '/';
 
 /** Largest ACS body accepted (a SAML response is a few kilobytes; base64 of 512 KB at most). */
 const MAX_ACS_BYTES = 1024 * 1024;
@@ -46,20 +47,33 @@ export function mountSamlRoutes(app: Hono, deps: SamlDeps): void {
     c.header('set-cookie', csrfCookie(token, secure), { append: true });
     c.header('set-cookie', clearStateCookie(auth), { append: true });
     c.header('cache-control', 'no-store');
-    return c.html(signInPage({ csrf: token, samlEnabled: samlAvailable(deps.config), error: `SAML sign-in failed: ${err.message}` }), err.status as 401);
+    return c.html(
+      signInPage({
+        csrf: token,
+        samlEnabled: samlAvailable(deps.config),
+        error: `SAML sign-in failed: ${err.message}`,
+      }),
+      err.status as 401,
+    );
   };
   const unavailable = (): SamlLoginError | undefined => {
-    if (deps.config.edition === 'community') return new SamlLoginError('SAML single sign-on is not available in the Community edition', 404);
+    if (deps.config.edition === 'community')
+      return new SamlLoginError('SAML single sign-on is not available in the Community edition', 404);
     if (!saml.enabled) return new SamlLoginError('SAML single sign-on is not enabled (SAML_ENABLED)', 404);
     if (!isConfigured(saml)) return new SamlLoginError(`SAML not configured: ${saml.missing.join(', ')} missing`, 503);
     return undefined;
   };
 
-  app.get('/api/auth/saml/health', (c) => c.json(samlHealth(deps.config, deps.license(), new Date(now())), 200, { 'cache-control': 'no-store' }));
+  app.get('/api/auth/saml/health', (c) =>
+    c.json(samlHealth(deps.config, deps.license(), new Date(now())), 200, { 'cache-control': 'no-store' }),
+  );
 
   app.get('/api/auth/saml/metadata', (c) => {
-    if (deps.config.edition === 'community') return c.text('SAML single sign-on is not available in the Community edition', 404);
-    return c.body(serviceProviderMetadata(saml), 200, { 'content-type': 'application/samlmetadata+xml; charset=utf-8' });
+    if (deps.config.edition === 'community')
+      return c.text('SAML single sign-on is not available in the Community edition', 404);
+    return c.body(serviceProviderMetadata(saml), 200, {
+      'content-type': 'application/samlmetadata+xml; charset=utf-8',
+    });
   });
 
   app.get('/api/auth/saml/login', (c) => {
@@ -81,9 +95,16 @@ export function mountSamlRoutes(app: Hono, deps: SamlDeps): void {
       const form = (await c.req.parseBody()) as Record<string, unknown>;
       const state = readState(auth, c.req.header('cookie'), now());
       const identity = await validateSamlResponse(saml, form.SAMLResponse, state, now());
-      if (!(await acceptAssertionOnce(deps.db, identity))) throw new SamlLoginError('this SAML response has already been used (replay); start the sign-in again');
+      if (!(await acceptAssertionOnce(deps.db, identity)))
+        throw new SamlLoginError('this SAML response has already been used (replay); start the sign-in again');
       const session = await resolveSamlUser(deps.db, { config: deps.config, license: deps.license }, identity);
-      deps.log({ level: 'info', msg: 'SAML sign-in', user: session.userId, tenant: session.tenantId, role: session.role });
+      deps.log({
+        level: 'info',
+        msg: 'SAML sign-in',
+        user: session.userId,
+        tenant: session.tenantId,
+        role: session.role,
+      });
       c.header('set-cookie', clearStateCookie(auth), { append: true });
       c.header('set-cookie', sessionCookie({ auth }, session), { append: true });
       c.header('cache-control', 'no-store');

@@ -49,7 +49,12 @@ function failAll(message: string): void {
 
 function getWorker(): Worker {
   if (worker) return worker;
-  const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { module: require.resolve('@authenio/samlify-node-xmllint') }, stdout: true, stderr: true });
+  const w = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { module: require.resolve('@authenio/samlify-node-xmllint') },
+    stdout: true,
+    stderr: true,
+  });
   w.unref();
   w.on('message', (m: { id: number; ok: boolean; message?: string }) => {
     const p = pending.get(m.id);

@@ -33,11 +33,15 @@ const attributes = (auth: AuthConfig, maxAge: number) =>
 
 /** The signed cookie value (exported for tests, which make stale ones). */
 export function stateCookieValue(auth: AuthConfig, s: SamlState): string {
-  const data = Buffer.from(JSON.stringify({ v: 1, id: s.requestId, rs: s.relayState, t: s.startedAt }), 'utf8').toString('base64url');
+  const data = Buffer.from(
+    JSON.stringify({ v: 1, id: s.requestId, rs: s.relayState, t: s.startedAt }),
+    'utf8',
+  ).toString('base64url');
   return `${data}.${sign(auth, data).toString('base64url')}`;
 }
 
-export const stateCookie = (auth: AuthConfig, s: SamlState) => `${STATE_COOKIE}=${stateCookieValue(auth, s)}; ${attributes(auth, STATE_MAX_AGE_SECONDS)}`;
+export const stateCookie = (auth: AuthConfig, s: SamlState) =>
+  `${STATE_COOKIE}=${stateCookieValue(auth, s)}; ${attributes(auth, STATE_MAX_AGE_SECONDS)}`;
 export const clearStateCookie = (auth: AuthConfig) => `${STATE_COOKIE}=; ${attributes(auth, 0)}`;
 
 /** The state of a Cookie header when its signature is right and the login began at most 60 seconds ago. */

@@ -11,7 +11,8 @@ export function refuseXml(xml: string): string | undefined {
   while (i < n) {
     const lt = xml.indexOf('<', i);
     const text = lt === -1 ? xml.slice(i) : xml.slice(i, lt);
-    if (depth === 0 && text.trim() !== '' && !(i === 0 && text === '\uFEFF')) return 'the SAML message has text outside its root element';
+    if (depth === 0 && text.trim() !== '' && !(i === 0 && text === '\uFEFF'))
+      return 'the SAML message has text outside its root element';
     if (lt === -1) break;
     if (xml.startsWith('<?', lt)) {
       const end = xml.indexOf('?>', lt + 2);
@@ -51,6 +52,7 @@ export function refuseXml(xml: string): string | undefined {
       i = j + 1;
     }
   }
-  if (roots !== 1 || depth !== 0) return roots === 0 ? 'the SAML message has no root element' : 'the SAML message is not well-formed XML';
+  if (roots !== 1 || depth !== 0)
+    return roots === 0 ? 'the SAML message has no root element' : 'the SAML message is not well-formed XML';
   return undefined;
 }

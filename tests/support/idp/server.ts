@@ -34,7 +34,10 @@ const spMetadataUrl = env('IDP_SP_METADATA_URL');
 const user = {
   email: env('IDP_USER_EMAIL'),
   name: env('IDP_USER_NAME', env('IDP_USER_EMAIL')),
-  groups: (process.env.IDP_USER_GROUPS ?? '').split(',').map((g) => g.trim()).filter(Boolean),
+  groups: (process.env.IDP_USER_GROUPS ?? '')
+    .split(',')
+    .map((g) => g.trim())
+    .filter(Boolean),
 };
 
 type Sp = ReturnType<typeof samlify.ServiceProvider>;
@@ -80,20 +83,34 @@ async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
 
 /** GET /sso: the AuthnRequest of the Redirect binding, checked as an IdP does, then the login page. */
 async function sso(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-  if (!url.searchParams.get('SAMLRequest')) return problem(res, 400, 'No SAMLRequest: start the sign-in at the service.');
+  if (!url.searchParams.get('SAMLRequest'))
+    return problem(res, 400, 'No SAMLRequest: start the sign-in at the service.');
   const sp = await serviceProvider();
   // The octet string is the query exactly as sent: what a signed Redirect request's signature covers.
   const octetString = (req.url ?? '').slice((req.url ?? '').indexOf('?') + 1);
-  const parsed = await idp.parseLoginRequest(sp, 'redirect', { query: Object.fromEntries(url.searchParams), octetString });
+  const parsed = await idp.parseLoginRequest(sp, 'redirect', {
+    query: Object.fromEntries(url.searchParams),
+    octetString,
+  });
   const request = parsed.extract.request as Record<string, string | undefined>;
   const issuer = String(parsed.extract.issuer ?? '');
   const acs = sp.entityMeta.getAssertionConsumerService('post') as string;
   if (issuer !== sp.entityMeta.getEntityID()) return problem(res, 400, `Unknown service provider ${issuer}.`);
   // A request may name its ACS; it must be the registered one, or responses could be sent elsewhere.
-  if (request.assertionConsumerServiceUrl && request.assertionConsumerServiceUrl !== acs) return problem(res, 400, `The AuthnRequest names the ACS URL ${request.assertionConsumerServiceUrl}, not the registered ${acs}.`);
+  if (request.assertionConsumerServiceUrl && request.assertionConsumerServiceUrl !== acs)
+    return problem(
+      res,
+      400,
+      `The AuthnRequest names the ACS URL ${request.assertionConsumerServiceUrl}, not the registered ${acs}.`,
+    );
   if (!request.id) return problem(res, 400, 'The AuthnRequest has no ID.');
   const ticket = randomBytes(16).toString('hex');
-  pending.set(ticket, { requestId: request.id, relayState: url.searchParams.get('RelayState') ?? '', spEntityId: issuer, at: Date.now() });
+  pending.set(ticket, {
+    requestId: request.id,
+    relayState: url.searchParams.get('RelayState') ?? '',
+    spEntityId: issuer,
+    at: Date.now(),
+  });
   send(
     res,
     200,
@@ -112,7 +129,8 @@ async function cont(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const ticket = form.get('ticket') ?? '';
   const login = pending.get(ticket);
   pending.delete(ticket);
-  if (!login || Date.now() - login.at > PENDING_MS) return problem(res, 400, 'This sign-in is unknown or has expired: start again at the service.');
+  if (!login || Date.now() - login.at > PENDING_MS)
+    return problem(res, 400, 'This sign-in is unknown or has expired: start again at the service.');
   const sp = await serviceProvider();
   const acs = sp.entityMeta.getAssertionConsumerService('post') as string;
   const attributes: Record<string, string | string[]> = { email: user.email, displayName: user.name };
@@ -120,7 +138,12 @@ async function cont(req: IncomingMessage, res: ServerResponse): Promise<void> {
   const samlResponse = await signedResponse(idp, sp, login.requestId, {
     nameId: user.email,
     attributes,
-    values: { Destination: acs, SubjectRecipient: acs, Audience: login.spEntityId, Issuer: idp.entityMeta.getEntityID() },
+    values: {
+      Destination: acs,
+      SubjectRecipient: acs,
+      Audience: login.spEntityId,
+      Issuer: idp.entityMeta.getEntityID(),
+    },
   });
   send(
     res,
@@ -139,7 +162,11 @@ async function cont(req: IncomingMessage, res: ServerResponse): Promise<void> {
 const server = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://idp.invalid');
   const route =
-    req.method === 'GET' && url.pathname === '/sso' ? sso(req, res, url) : req.method === 'POST' && url.pathname === '/sso/continue' ? cont(req, res) : Promise.resolve(problem(res, 404, 'Not found.'));
+    req.method === 'GET' && url.pathname === '/sso'
+      ? sso(req, res, url)
+      : req.method === 'POST' && url.pathname === '/sso/continue'
+        ? cont(req, res)
+        : Promise.resolve(problem(res, 404, 'Not found.'));
   route.catch((err: unknown) => {
     // The reason goes to the test's log (stderr) and the page; it never holds key material.
     const message = err instanceof Error ? err.message : String(err);
