@@ -1,6 +1,7 @@
 import { RequestError } from '../../core/errors';
 import type { ValueSource } from '../plan/ir';
 import type { Param } from '../../core/db/database';
+import { arrayLiteral, scalarText } from '../../core/db/sql';
 import type { ParamSlot } from '../sql/writer';
 import type { Session } from '../../core/session';
 
@@ -27,18 +28,6 @@ export function resolveSource(s: ValueSource, vars: Record<string, unknown>, ses
     case 'list':
       return s.items.map((i) => resolveSource(i, vars, session));
   }
-}
-
-function scalarText(v: unknown): string {
-  if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
-  if (typeof v === 'boolean') return v ? 'true' : 'false';
-  return JSON.stringify(v);
-}
-
-/** A PostgreSQL array literal: `{"a","b\"c",NULL}`. */
-export function arrayLiteral(items: unknown[]): string {
-  return `{${items.map((i) => (i === null || i === undefined ? 'NULL' : `"${scalarText(i).replace(/(["\\])/g, '\\$1')}"`)).join(',')}}`;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { ident, stringLiteral } from '../../core/db/sql';
 import type { Table } from '../model/model';
 import type { ValueRef, ValueSource } from '../plan/ir';
 
@@ -8,9 +9,8 @@ export interface ParamSlot {
   array: boolean;
 }
 
-export const ident = (name: string) => `"${name.replace(/"/g, '""')}"`;
+export { ident, stringLiteral };
 export const tableName = (t: Table) => `${ident(t.schema)}.${ident(t.name)}`;
-export const stringLiteral = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /**
  * Accumulates the parameters and table aliases of one SQL statement. Every value goes through

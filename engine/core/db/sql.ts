@@ -1,0 +1,103 @@
+import type { Param, QueryOptions, Queryable, Row } from './database';
+
+/**
+ * The one way SQL text is put together with values outside the GraphQL compiler (which binds its
+ * own value sources through compile/sql/writer.ts). A tagged template keeps text and values apart
+ * until the end: values become numbered placeholders, fragments nest, identifiers are quoted.
+ *
+ *   const where = sql`tenant_id = ${tenant}::uuid`;
+ *   await query(db, sql`SELECT id FROM cloud_accounts WHERE ${where} LIMIT ${limit}`);
+ *
+ * Every placeholder should carry a cast (`${v}::uuid`): values travel as text, so both database
+ * adapters see the same statement.
+ */
+export class Sql {
+  /** @internal use `sql`, `sql.ident`, `sql.join`. */
+  constructor(
+    readonly strings: readonly string[],
+    readonly values: readonly SqlValue[],
+  ) {}
+}
+
+/** What may stand in a `${...}` of `sql`: a value to bind, or a fragment to inline. */
+export type SqlValue = Sql | string | number | bigint | boolean | null | undefined | readonly unknown[];
+
+/** A statement ready for `Queryable.query`. */
+export interface Statement {
+  text: string;
+  params: Param[];
+}
+
+export function sql(strings: TemplateStringsArray | readonly string[], ...values: SqlValue[]): Sql {
+  return new Sql([...strings], values);
+}
+
+/** A quoted identifier (a column or table name chosen by code, never by a caller). */
+sql.ident = (name: string): Sql => new Sql([ident(name)], []);
+
+/** Fragments joined by a separator (`, `, ` AND `); no fragments: an empty fragment. */
+sql.join = (parts: readonly Sql[], separator: string): Sql => {
+  if (parts.length === 0) return EMPTY;
+  const strings = ['', ...parts.slice(1).map(() => separator), ''];
+  return new Sql(strings, parts);
+};
+
+/** Conditions joined by AND, as `WHERE ...`; none: nothing. */
+sql.where = (conditions: readonly Sql[]): Sql =>
+  conditions.length === 0 ? EMPTY : sql`WHERE ${sql.join(conditions, ' AND ')}`;
+
+/** A fixed piece of SQL text written in code (a keyword, a column list); never a caller's value. */
+sql.text = (text: string): Sql => new Sql([text], []);
+
+const EMPTY = new Sql([''], []);
+
+/** Numbers the placeholders of a fragment: `$1`, `$2`, ... in order of appearance. */
+export function render(fragment: Sql): Statement {
+  const params: Param[] = [];
+  const text = write(fragment, params);
+  return { text, params };
+}
+
+function write(fragment: Sql, params: Param[]): string {
+  let out = fragment.strings[0];
+  fragment.values.forEach((value, i) => {
+    if (value instanceof Sql) out += write(value, params);
+    else {
+      params.push(paramText(value));
+      out += `$${params.length}`;
+    }
+    out += fragment.strings[i + 1];
+  });
+  return out;
+}
+
+/** Runs a fragment on a database or transaction. */
+export function query(db: Queryable, fragment: Sql, options?: QueryOptions): Promise<Row[]> {
+  const s = render(fragment);
+  return db.query(s.text, s.params, options);
+}
+
+export const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+export const stringLiteral = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+
+/** A scalar as the text PostgreSQL parses for its placeholder's cast. */
+export function scalarText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  return JSON.stringify(v);
+}
+
+/** A PostgreSQL array literal: `{"a","b\"c",NULL}`. */
+export function arrayLiteral(items: readonly unknown[]): string {
+  const item = (i: unknown) =>
+    i === null || i === undefined ? 'NULL' : `"${scalarText(i).replace(/(["\\])/g, '\\$1')}"`;
+  return `{${items.map(item).join(',')}}`;
+}
+
+/** A bound value as text: arrays as array literals (`${ids}::uuid[]`), objects as JSON. */
+function paramText(value: Exclude<SqlValue, Sql>): Param {
+  if (value === null || value === undefined) return null;
+  if (Array.isArray(value)) return arrayLiteral(value);
+  return scalarText(value);
+}
