@@ -47,19 +47,15 @@ th { color:var(--muted); font-weight:600; font-size:12px; text-transform:upperca
 
 export function page(title: string, body: Html): Html {
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${title}</title>
-        <style>
-          ${raw(STYLE)}
-        </style>
-      </head>
-      <body>
-        ${body}
-      </body>
-    </html>`;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<style>${raw(STYLE)}</style>
+</head>
+<body>${body}</body>
+</html>`;
 }
 
 /** Icons drawn inline (no network for assets). */

@@ -16,58 +16,33 @@ const when = (d: string | Date | null) =>
 export function signInPage(o: { csrf: string; error?: string; email?: string; samlEnabled: boolean }) {
   return page(
     'Sign in',
-    html`<div class="center">
-      <div class="card">
-        <h1>Sign in</h1>
-        <form method="post" action="/signin">
-          <input type="hidden" name="csrf" value="${o.csrf}" />
-          <label for="email">E-mail</label>
-          <input id="email" name="email" type="email" autocomplete="username" required value="${o.email ?? ''}" />
-          <label for="password">Password</label>
-          <input id="password" name="password" type="password" autocomplete="current-password" required />
-          ${o.error ? html`<div class="error" role="alert">${o.error}</div>` : ''}
-          <button class="full" type="submit">Sign in</button>
-        </form>
-        ${
-          o.samlEnabled
-            ? html`<div class="divider">or</div>
-                <a class="button secondary full" style="text-align:center" href="/api/auth/saml/login"
-                  >Sign in with SSO (SAML)</a
-                >`
-            : ''
-        }
-      </div>
-    </div>`,
+    html`<div class="center"><div class="card">
+  <h1>Sign in</h1>
+  <form method="post" action="/signin">
+    <input type="hidden" name="csrf" value="${o.csrf}">
+    <label for="email">E-mail</label>
+    <input id="email" name="email" type="email" autocomplete="username" required value="${o.email ?? ''}">
+    <label for="password">Password</label>
+    <input id="password" name="password" type="password" autocomplete="current-password" required>
+    ${o.error ? html`<div class="error" role="alert">${o.error}</div>` : ''}
+    <button class="full" type="submit">Sign in</button>
+  </form>
+  ${o.samlEnabled ? html`<div class="divider">or</div><a class="button secondary full" style="text-align:center" href="/api/auth/saml/login">Sign in with SSO (SAML)</a>` : ''}
+</div></div>`,
   );
 }
 
 function shell(o: { csrf: string; active: 'home' | 'console' | 'settings' }, content: unknown) {
   return html`<div class="shell">
-    <aside class="sidebar">
-      <a href="/console" title="GraphQL console" class="${o.active === 'console' ? 'active' : ''}">${ICONS.console}</a>
-      <div class="bottom">
-        <a
-          href="/settings"
-          title="User Settings"
-          aria-label="User Settings"
-          id="user-settings"
-          class="${o.active === 'settings' ? 'active' : ''}"
-          >${ICONS.gear}</a
-        >
-        <form method="post" action="/signout">
-          <input type="hidden" name="csrf" value="${o.csrf}" /><button
-            class="icon"
-            title="Sign out"
-            aria-label="Sign out"
-            style="color:#cbd5e1"
-          >
-            ${ICONS.signout}
-          </button>
-        </form>
-      </div>
-    </aside>
-    <main class="main">${content}</main>
-  </div>`;
+  <aside class="sidebar">
+    <a href="/console" title="GraphQL console" class="${o.active === 'console' ? 'active' : ''}">${ICONS.console}</a>
+    <div class="bottom">
+      <a href="/settings" title="User Settings" aria-label="User Settings" id="user-settings" class="${o.active === 'settings' ? 'active' : ''}">${ICONS.gear}</a>
+      <form method="post" action="/signout"><input type="hidden" name="csrf" value="${o.csrf}"><button class="icon" title="Sign out" aria-label="Sign out" style="color:#cbd5e1">${ICONS.signout}</button></form>
+    </div>
+  </aside>
+  <main class="main">${content}</main>
+</div>`;
 }
 
 export interface SettingsView {
@@ -85,132 +60,60 @@ export interface SettingsView {
 }
 
 function tokensTab(v: SettingsView) {
-  return html`<header>
-      <h2>API Tokens</h2>
-      ${v.creating || v.created ? '' : html`<a class="button" href="/settings/tokens/new" id="create-new-token">Create New Token</a>`}
-    </header>
-    <p class="muted">
-      Exchange a token for a short-lived JWT at <code>POST /api/auth/token</code> with your e-mail and the token as
-      <code>secret</code>.
-    </p>
-    ${v.error ? html`<div class="error" role="alert">${v.error}</div>` : ''}
-    ${
-      v.creating
-        ? html`<form method="post" action="/settings/tokens" class="row" id="new-token-form">
-            <input type="hidden" name="csrf" value="${v.csrf}" />
-            <div>
-              <label for="token-name">Name</label
-              ><input
-                id="token-name"
-                name="name"
-                type="text"
-                maxlength="100"
-                required
-                autofocus
-                placeholder="e.g. cost report script"
-              />
-            </div>
-            <button type="submit" id="create-token">Create Token</button>
-            <a class="button secondary" href="/settings?tab=tokens">Cancel</a>
-          </form>`
-        : ''
-    }
-    ${
-      v.created
-        ? html`<div id="new-token">
-            <p>Token <strong>${v.created.name}</strong> created. Copy it now:</p>
-            <div class="secret">
-              <code id="token-secret">${v.created.secret}</code
-              ><button
-                type="button"
-                class="secondary"
-                id="copy-token"
-                onclick="navigator.clipboard.writeText(document.getElementById('token-secret').textContent).then(()=>{this.textContent='Copied'})"
-              >
-                Copy
-              </button>
-            </div>
-            <p class="warning" role="alert">
-              This token will not be shown again. Store it somewhere safe; if you lose it, delete it and create a new
-              one.
-            </p>
-            <a class="button secondary" href="/settings?tab=tokens" id="done">Done</a>
-          </div>`
-        : ''
-    }
-    ${
-      v.confirmDelete
-        ? html`<form
-            method="post"
-            action="/settings/tokens/${v.confirmDelete.id}/delete"
-            class="warning"
-            id="confirm-delete"
-          >
-            <input type="hidden" name="csrf" value="${v.csrf}" />
-            Delete <strong>${v.confirmDelete.name}</strong>? Scripts using it stop working immediately. This cannot be
-            undone.
-            <div style="margin-top:10px">
-              <button class="danger" type="submit" id="confirm-delete-button">Delete</button>
-              <a class="button secondary" href="/settings?tab=tokens">Cancel</a>
-            </div>
-          </form>`
-        : ''
-    }
-    <table id="tokens">
-      <thead>
-        <tr>
-          <th>Name</th>
-          <th>Created</th>
-          <th>Last Used</th>
-          <th></th>
-        </tr>
-      </thead>
-      <tbody>
-        ${
-          v.tokens.length === 0
-            ? html`<tr>
-                <td colspan="4" class="muted">No tokens yet.</td>
-              </tr>`
-            : v.tokens.map(
-                (t) =>
-                  html`<tr data-token-id="${t.id}">
-                    <td>${t.name} <span class="muted">${t.prefix}…</span></td>
-                    <td>${when(t.createdAt)}</td>
-                    <td class="last-used">${when(t.lastUsedAt)}</td>
-                    <td style="text-align:right">
-                      <a
-                        href="/settings/tokens/${t.id}/delete"
-                        title="Delete token"
-                        aria-label="Delete ${t.name}"
-                        class="delete-token"
-                        ><button class="icon" type="button" tabindex="-1">${ICONS.trash}</button></a
-                      >
-                    </td>
-                  </tr>`,
-              )
-        }
-      </tbody>
-    </table>`;
+  return html`<header><h2>API Tokens</h2>${v.creating || v.created ? '' : html`<a class="button" href="/settings/tokens/new" id="create-new-token">Create New Token</a>`}</header>
+  <p class="muted">Exchange a token for a short-lived JWT at <code>POST /api/auth/token</code> with your e-mail and the token as <code>secret</code>.</p>
+  ${v.error ? html`<div class="error" role="alert">${v.error}</div>` : ''}
+  ${
+    v.creating
+      ? html`<form method="post" action="/settings/tokens" class="row" id="new-token-form">
+      <input type="hidden" name="csrf" value="${v.csrf}">
+      <div><label for="token-name">Name</label><input id="token-name" name="name" type="text" maxlength="100" required autofocus placeholder="e.g. cost report script"></div>
+      <button type="submit" id="create-token">Create Token</button>
+      <a class="button secondary" href="/settings?tab=tokens">Cancel</a>
+    </form>`
+      : ''
+  }
+  ${
+    v.created
+      ? html`<div id="new-token">
+      <p>Token <strong>${v.created.name}</strong> created. Copy it now:</p>
+      <div class="secret"><code id="token-secret">${v.created.secret}</code><button type="button" class="secondary" id="copy-token" onclick="navigator.clipboard.writeText(document.getElementById('token-secret').textContent).then(()=>{this.textContent='Copied'})">Copy</button></div>
+      <p class="warning" role="alert">This token will not be shown again. Store it somewhere safe; if you lose it, delete it and create a new one.</p>
+      <a class="button secondary" href="/settings?tab=tokens" id="done">Done</a>
+    </div>`
+      : ''
+  }
+  ${
+    v.confirmDelete
+      ? html`<form method="post" action="/settings/tokens/${v.confirmDelete.id}/delete" class="warning" id="confirm-delete">
+      <input type="hidden" name="csrf" value="${v.csrf}">
+      Delete <strong>${v.confirmDelete.name}</strong>? Scripts using it stop working immediately. This cannot be undone.
+      <div style="margin-top:10px"><button class="danger" type="submit" id="confirm-delete-button">Delete</button> <a class="button secondary" href="/settings?tab=tokens">Cancel</a></div>
+    </form>`
+      : ''
+  }
+  <table id="tokens">
+    <thead><tr><th>Name</th><th>Created</th><th>Last Used</th><th></th></tr></thead>
+    <tbody>${
+      v.tokens.length === 0
+        ? html`<tr><td colspan="4" class="muted">No tokens yet.</td></tr>`
+        : v.tokens.map(
+            (t) => html`<tr data-token-id="${t.id}">
+      <td>${t.name} <span class="muted">${t.prefix}…</span></td><td>${when(t.createdAt)}</td><td class="last-used">${when(t.lastUsedAt)}</td>
+      <td style="text-align:right"><a href="/settings/tokens/${t.id}/delete" title="Delete token" aria-label="Delete ${t.name}" class="delete-token"><button class="icon" type="button" tabindex="-1">${ICONS.trash}</button></a></td>
+    </tr>`,
+          )
+    }</tbody>
+  </table>`;
 }
 
 function profileTab(v: SettingsView) {
   return html`<header><h2>Profile</h2></header>
-    <table>
-      <tbody>
-        <tr>
-          <th>Name</th>
-          <td>${v.user.displayName}</td>
-        </tr>
-        <tr>
-          <th>E-mail</th>
-          <td>${v.user.email}</td>
-        </tr>
-        <tr>
-          <th>Role</th>
-          <td>${v.user.role}</td>
-        </tr>
-      </tbody>
-    </table>`;
+  <table><tbody>
+    <tr><th>Name</th><td>${v.user.displayName}</td></tr>
+    <tr><th>E-mail</th><td>${v.user.email}</td></tr>
+    <tr><th>Role</th><td>${v.user.role}</td></tr>
+  </tbody></table>`;
 }
 
 /** User Settings, as a dialog over the signed-in shell, with its Profile and API Tokens tabs. */
@@ -219,20 +122,16 @@ export function settingsPage(v: SettingsView) {
     'User Settings',
     shell(
       { csrf: v.csrf, active: 'settings' },
-      html` <h1>Welcome, ${v.user.displayName}</h1>
-        <div class="overlay">
-          <div class="dialog" role="dialog" aria-label="User Settings">
-            <nav>
-              <div class="muted" style="padding:0 10px 8px;font-weight:600">User Settings</div>
-              <a href="/settings?tab=profile" class="${v.tab === 'profile' ? 'active' : ''}">Profile</a>
-              <a href="/settings?tab=tokens" class="${v.tab === 'tokens' ? 'active' : ''}" id="api-tokens-tab"
-                >API Tokens</a
-              >
-              <a href="/" style="margin-top:16px">Close</a>
-            </nav>
-            <section>${v.tab === 'tokens' ? tokensTab(v) : profileTab(v)}</section>
-          </div>
-        </div>`,
+      html`
+  <h1>Welcome, ${v.user.displayName}</h1>
+  <div class="overlay"><div class="dialog" role="dialog" aria-label="User Settings">
+    <nav><div class="muted" style="padding:0 10px 8px;font-weight:600">User Settings</div>
+      <a href="/settings?tab=profile" class="${v.tab === 'profile' ? 'active' : ''}">Profile</a>
+      <a href="/settings?tab=tokens" class="${v.tab === 'tokens' ? 'active' : ''}" id="api-tokens-tab">API Tokens</a>
+      <a href="/" style="margin-top:16px">Close</a>
+    </nav>
+    <section>${v.tab === 'tokens' ? tokensTab(v) : profileTab(v)}</section>
+  </div></div>`,
     ),
   );
 }
@@ -243,18 +142,15 @@ export function homePage(o: { csrf: string; displayName: string; tenantRole: str
     'Platform',
     shell(
       { csrf: o.csrf, active: 'home' },
-      html` <h1>Welcome, ${o.displayName}</h1>
-        <p class="muted">Signed in as ${o.tenantRole}.</p>
-        <div class="card" style="width:auto;max-width:640px">
-          <h2>Use the API</h2>
-          <p>
-            Open <strong>User Settings</strong> (the gear at the bottom of the sidebar), then
-            <strong>API Tokens</strong>, to create a token for your scripts. Exchange it at
-            <code>POST /api/auth/token</code> for a JWT and send that as <code>Authorization: Bearer</code> to
-            <code>/api/graphql</code>.
-          </p>
-          <p>Or try queries in the <a href="/console">GraphQL console</a>.</p>
-        </div>`,
+      html`
+  <h1>Welcome, ${o.displayName}</h1>
+  <p class="muted">Signed in as ${o.tenantRole}.</p>
+  <div class="card" style="width:auto;max-width:640px">
+    <h2>Use the API</h2>
+    <p>Open <strong>User Settings</strong> (the gear at the bottom of the sidebar), then <strong>API Tokens</strong>, to create a token for your scripts.
+    Exchange it at <code>POST /api/auth/token</code> for a JWT and send that as <code>Authorization: Bearer</code> to <code>/api/graphql</code>.</p>
+    <p>Or try queries in the <a href="/console">GraphQL console</a>.</p>
+  </div>`,
     ),
   );
 }
@@ -265,18 +161,16 @@ export function consolePage(o: { csrf: string }) {
     'GraphQL console',
     shell(
       { csrf: o.csrf, active: 'console' },
-      html` <link rel="stylesheet" href="/assets/graphiql.min.css" />
-        <div id="graphiql" style="height:calc(100vh - 64px)"></div>
-        <script src="/assets/react.production.min.js"></script>
-        <script src="/assets/react-dom.production.min.js"></script>
-        <script src="/assets/graphiql.min.js"></script>
-        <script>
-          const fetcher = GraphiQL.createFetcher({
-            url: '/api/graphql',
-            fetch: (url, init) => fetch(url, { ...init, credentials: 'same-origin' }),
-          });
-          ReactDOM.createRoot(document.getElementById('graphiql')).render(React.createElement(GraphiQL, { fetcher }));
-        </script>`,
+      html`
+  <link rel="stylesheet" href="/assets/graphiql.min.css">
+  <div id="graphiql" style="height:calc(100vh - 64px)"></div>
+  <script src="/assets/react.production.min.js"></script>
+  <script src="/assets/react-dom.production.min.js"></script>
+  <script src="/assets/graphiql.min.js"></script>
+  <script>
+    const fetcher = GraphiQL.createFetcher({ url: '/api/graphql', fetch: (url, init) => fetch(url, { ...init, credentials: 'same-origin' }) });
+    ReactDOM.createRoot(document.getElementById('graphiql')).render(React.createElement(GraphiQL, { fetcher }));
+  </script>`,
     ),
   );
 }
@@ -307,52 +201,19 @@ export function ticketPage(o: { csrf: string; ticket?: TicketView; ticketId: str
       { csrf: o.csrf, active: 'home' },
       t
         ? html`<h1 id="ticket-title"><span class="muted">${t.ticketId}</span> ${t.title}</h1>
-            <div class="card" style="width:auto;max-width:720px">
-              <table id="ticket">
-                <tbody>
-                  <tr>
-                    <th>Status</th>
-                    <td>${t.status ?? ''}</td>
-                  </tr>
-                  <tr>
-                    <th>Severity</th>
-                    <td>${t.severity ?? ''}</td>
-                  </tr>
-                  <tr>
-                    <th>Project</th>
-                    <td>${t.projectKey ?? ''}</td>
-                  </tr>
-                  <tr>
-                    <th>Assignee</th>
-                    <td>${t.assignee ?? 'Unassigned'}</td>
-                  </tr>
-                  <tr>
-                    <th>Source</th>
-                    <td>${t.source ?? ''}</td>
-                  </tr>
-                  <tr>
-                    <th>Created</th>
-                    <td>${when(t.createdAt)}</td>
-                  </tr>
-                  ${
-                    t.platform !== 'platform' && t.externalUrl
-                      ? html`<tr>
-                          <th>In ${t.platform}</th>
-                          <td><a href="${t.externalUrl}">${t.externalUrl}</a></td>
-                        </tr>`
-                      : ''
-                  }
-                </tbody>
-              </table>
-              ${
-                t.description
-                  ? html`<h2 style="margin-top:18px">Description</h2>
-                      <p id="ticket-description" style="white-space:pre-wrap">${t.description}</p>`
-                  : ''
-              }
-            </div>`
-        : html`<h1>Ticket not found</h1>
-            <p class="error" role="alert">There is no ticket ${o.ticketId} in your organisation.</p>`,
+  <div class="card" style="width:auto;max-width:720px">
+    <table id="ticket"><tbody>
+      <tr><th>Status</th><td>${t.status ?? ''}</td></tr>
+      <tr><th>Severity</th><td>${t.severity ?? ''}</td></tr>
+      <tr><th>Project</th><td>${t.projectKey ?? ''}</td></tr>
+      <tr><th>Assignee</th><td>${t.assignee ?? 'Unassigned'}</td></tr>
+      <tr><th>Source</th><td>${t.source ?? ''}</td></tr>
+      <tr><th>Created</th><td>${when(t.createdAt)}</td></tr>
+      ${t.platform !== 'platform' && t.externalUrl ? html`<tr><th>In ${t.platform}</th><td><a href="${t.externalUrl}">${t.externalUrl}</a></td></tr>` : ''}
+    </tbody></table>
+    ${t.description ? html`<h2 style="margin-top:18px">Description</h2><p id="ticket-description" style="white-space:pre-wrap">${t.description}</p>` : ''}
+  </div>`
+        : html`<h1>Ticket not found</h1><p class="error" role="alert">There is no ticket ${o.ticketId} in your organisation.</p>`,
     ),
   );
 }
