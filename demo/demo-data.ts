@@ -15,6 +15,8 @@
  * original per-tenant sections, so that the script for the earlier tables stays as it was.
  */
 
+import { COLUMNS } from './columns';
+
 export const DEMO = {
   tenants: {
     acme: {
@@ -551,11 +553,9 @@ function tenantSection(t: TenantSpec): string {
   const d = DEMO.tenants[t.key];
   const admin = d.users.admin.id;
   const created = utc(t.createdAt);
-  return insert(
-    'tenant',
-    ['id', 'name', 'type', 'created_at', 'created_by', 'updated_at', 'updated_by'],
-    [[str(d.id), str(d.name), str(t.type), ts(created), str(admin), ts(created), str(admin)]],
-  );
+  return insert('tenant', COLUMNS.tenant, [
+    [str(d.id), str(d.name), str(t.type), ts(created), str(admin), ts(created), str(admin)],
+  ]);
 }
 
 function userSection(t: TenantSpec): string {
@@ -567,7 +567,7 @@ function userSection(t: TenantSpec): string {
   parts.push(
     insert(
       'users',
-      ['id', 'username', 'display_name', 'status', 'created_at', 'created_by', 'updated_at', 'updated_by'],
+      COLUMNS.users,
       users.map((u, i) => [
         str(u.id),
         str(u.username),
@@ -583,7 +583,7 @@ function userSection(t: TenantSpec): string {
   parts.push(
     insert(
       'user_roles',
-      ['id', 'user_id', 'role', 'entity_type', 'entity_id', 'tenant_id', 'created_at', 'created_by', 'updated_at'],
+      COLUMNS.user_roles,
       users.map((u, i) => [
         str(demoId(t.uuidPrefix, KIND.userRole, i + 1)),
         str(u.id),
@@ -600,7 +600,7 @@ function userSection(t: TenantSpec): string {
   parts.push(
     insert(
       'tenant_users',
-      ['id', 'tenant', '"user"', 'is_default', 'is_owner', 'created_at', 'created_by', 'updated_at', 'updated_by'],
+      COLUMNS.tenant_users,
       users.map((u, i) => [
         str(demoId(t.uuidPrefix, KIND.tenantUser, i + 1)),
         str(d.id),
@@ -655,34 +655,7 @@ function accountSection(t: TenantSpec): string {
       str(admin),
     ];
   });
-  return insert(
-    'cloud_accounts',
-    [
-      'id',
-      'tenant',
-      'account_name',
-      'account_number',
-      'account_type',
-      'account_env',
-      'account_purpose',
-      'cloud_provider',
-      'status',
-      'sync_status',
-      'sync_status_message',
-      'synced_at',
-      'budget',
-      'region',
-      'start_date',
-      'billing_source',
-      'data',
-      'etl_attempt',
-      'created_at',
-      'created_by',
-      'updated_at',
-      'updated_by',
-    ],
-    rows,
-  );
+  return insert('cloud_accounts', COLUMNS.cloud_accounts, rows);
 }
 
 function resourceSection(t: TenantSpec, resources: readonly Resource[]): string {
@@ -725,32 +698,7 @@ function resourceSection(t: TenantSpec, resources: readonly Resource[]): string 
       ts(lastSeen),
     ];
   });
-  return insert(
-    'cloud_resourses',
-    [
-      'id',
-      'tenant',
-      'account',
-      'cloud_provider',
-      'name',
-      'type',
-      'service_name',
-      'region',
-      'arn',
-      'external_resource_id',
-      'resourse_id',
-      'status',
-      'is_active',
-      'first_seen',
-      'last_seen',
-      'resourse_created_on',
-      'meta',
-      'tags',
-      'created_at',
-      'updated_at',
-    ],
-    rows,
-  );
+  return insert('cloud_resourses', COLUMNS.cloud_resourses, rows);
 }
 
 const SPEND_START = '2026-01-01';
@@ -779,11 +727,7 @@ function spendSection(t: TenantSpec, resources: readonly Resource[]): string {
       ]);
     }
   }
-  return insert(
-    'spends',
-    ['id', 'tenant', 'cloud_account', 'cloud_resource_id', 'date', 'amount', 'unit', 'exclude_aggregate'],
-    rows,
-  );
+  return insert('spends', COLUMNS.spends, rows);
 }
 
 interface RecommendationTemplate {
@@ -1038,30 +982,7 @@ function recommendationSection(t: TenantSpec, resources: readonly Resource[]): s
       str(status === 'Open' ? null : d.users.admin.id),
     ];
   });
-  return insert(
-    'recommendation',
-    [
-      'id',
-      'tenant_id',
-      'cloud_account_id',
-      'resource_id',
-      'account_object_id',
-      'rule_name',
-      'category',
-      'recommendation_action',
-      'severity',
-      'status',
-      'recommendation',
-      'estimated_savings',
-      'is_dismissed',
-      'dismissed_reason',
-      'note',
-      'created_at',
-      'updated_at',
-      'updated_by',
-    ],
-    rows,
-  );
+  return insert('recommendation', COLUMNS.recommendation, rows);
 }
 
 interface WorkloadTemplate {
@@ -1245,35 +1166,7 @@ function workloadSection(t: TenantSpec): string {
       ]);
     }
   }
-  return insert(
-    'k8s_workloads',
-    [
-      'id',
-      'tenant_id',
-      'cloud_account_id',
-      'cloud_resource_id',
-      'external_id',
-      'name',
-      'namespace',
-      'kind',
-      'workload_type',
-      'replicas',
-      'status',
-      'ready_pods',
-      'total_pods',
-      'cpu_request',
-      'cpu_limit',
-      'memory_request',
-      'memory_limit',
-      'labels',
-      'meta',
-      'is_active',
-      'creation_time',
-      'last_seen',
-      'updated_at',
-    ],
-    rows,
-  );
+  return insert('k8s_workloads', COLUMNS.k8s_workloads, rows);
 }
 
 type EventSeverity = 'DEBUG' | 'HIGH' | 'INFO' | 'LOW' | 'MEDIUM';
@@ -1525,38 +1418,7 @@ function buildEvents(t: TenantSpec, resources: readonly Resource[]): { rows: Cel
 
 function eventSection(t: TenantSpec, resources: readonly Resource[]): string {
   const { rows } = buildEvents(t, resources);
-  return insert(
-    'events',
-    [
-      'id',
-      'tenant',
-      'cloud_account_id',
-      'cloud_resource_id',
-      'title',
-      'description',
-      'severity',
-      'priority',
-      'urgency',
-      'source',
-      'status',
-      'category',
-      'aggregation_key',
-      'fingerprint',
-      'finding_id',
-      'finding_type',
-      'cluster',
-      'subject_name',
-      'subject_namespace',
-      'subject_type',
-      'labels',
-      'evidences',
-      'starts_at',
-      'ends_at',
-      'created_at',
-      'updated_at',
-    ],
-    rows,
-  );
+  return insert('events', COLUMNS.events, rows);
 }
 
 interface AutoPilotTemplate {
@@ -1662,52 +1524,8 @@ function automationSection(t: TenantSpec): string {
     ]);
   });
   return [
-    insert(
-      'auto_pilot_approval_policy',
-      [
-        'id',
-        'tenant_id',
-        'account_id',
-        'approval_type',
-        'status',
-        'policy_attributes',
-        'created_at',
-        'created_by',
-        'updated_at',
-        'updated_by',
-      ],
-      policies,
-    ),
-    insert(
-      'auto_pilot',
-      [
-        'id',
-        'tenant_id',
-        'account_id',
-        'approval_policy_id',
-        'name',
-        'description',
-        'category',
-        'status',
-        'trigger_type',
-        'source',
-        'rule',
-        'attributes',
-        'notification',
-        'schedule_time',
-        'execution_status',
-        'start_at',
-        'last_executed_time',
-        'last_schedule_time',
-        'next_schedule_time',
-        'created_at',
-        'created_by',
-        'creation_date',
-        'update_by',
-        'update_date',
-      ],
-      pilots,
-    ),
+    insert('auto_pilot_approval_policy', COLUMNS.auto_pilot_approval_policy, policies),
+    insert('auto_pilot', COLUMNS.auto_pilot, pilots),
   ].join('\n');
 }
 
@@ -1761,33 +1579,7 @@ function ticketSection(t: TenantSpec): string {
       ts(created),
     ];
   });
-  return insert(
-    'tickets',
-    [
-      'id',
-      'tenant',
-      'account_id',
-      'integration_id',
-      'platform',
-      'source',
-      'ticket_id',
-      'ticket_type',
-      'reference_id',
-      'project_key',
-      'title',
-      'description',
-      'severity',
-      'status',
-      'assignee',
-      'reporter',
-      'url',
-      'is_new',
-      'created_at',
-      'created_by',
-      'updated_at',
-    ],
-    rows,
-  );
+  return insert('tickets', COLUMNS.tickets, rows);
 }
 
 /** Apps of namespaces where the account runs none of the demo workloads (cluster add-ons). */
@@ -2031,76 +1823,10 @@ function costManagementSection(t: TenantSpec): string {
     ];
   });
   return [
-    insert(
-      'billing',
-      [
-        'id',
-        'tenant_id',
-        'tier',
-        'amount_due',
-        'total_paid',
-        'last_billed_amount',
-        'last_billed_date',
-        'created_at',
-        'updated_at',
-      ],
-      billing,
-    ),
-    insert(
-      'billing_usage_cost',
-      [
-        'id',
-        'tenant_id',
-        'account_id',
-        'billing_date',
-        'name',
-        'service_name',
-        'units',
-        'cost_per_unit',
-        'total_cost',
-        'created_at',
-        'updated_at',
-      ],
-      usage,
-    ),
-    insert(
-      'funding_sources',
-      [
-        'id',
-        'tenant',
-        'name',
-        'description',
-        'amount',
-        'planned_amount',
-        'start_date',
-        'end_date',
-        'owners',
-        'user_groups',
-        'created_at',
-        'created_by',
-        'updated_at',
-        'updated_by',
-      ],
-      fundingRows,
-    ),
-    insert(
-      'businessunit_funding',
-      [
-        'id',
-        'tenant',
-        'business_unit',
-        'funding_source',
-        'amount',
-        'planned_amount',
-        'start_date',
-        'end_date',
-        'created_at',
-        'created_by',
-        'updated_at',
-        'updated_by',
-      ],
-      buRows,
-    ),
+    insert('billing', COLUMNS.billing, billing),
+    insert('billing_usage_cost', COLUMNS.billing_usage_cost, usage),
+    insert('funding_sources', COLUMNS.funding_sources, fundingRows),
+    insert('businessunit_funding', COLUMNS.businessunit_funding, buRows),
   ].join('\n');
 }
 
@@ -2193,48 +1919,9 @@ function anomalySection(t: TenantSpec): string {
       ts(evaluated),
     ];
   });
-  return [
-    insert(
-      'anomaly_config',
-      [
-        'id',
-        'tenant_id',
-        'cloud_account_id',
-        'type',
-        'anomaly_type',
-        'change_operator',
-        'buffer_percentage',
-        'reference_period',
-        'reference_unit',
-        'created_at',
-        'created_by',
-        'updated_at',
-        'updated_by',
-      ],
-      configRows,
-    ),
-    insert(
-      'anomaly',
-      [
-        'id',
-        'tenant',
-        'account_id',
-        'config_id',
-        'anomaly_type',
-        'name',
-        'namespace',
-        'pod_name',
-        'current_value',
-        'reference_value',
-        'is_anomaly',
-        'evaluated_at',
-        'training_end_time',
-        'created_at',
-        'updated_at',
-      ],
-      rows,
-    ),
-  ].join('\n');
+  return [insert('anomaly_config', COLUMNS.anomaly_config, configRows), insert('anomaly', COLUMNS.anomaly, rows)].join(
+    '\n',
+  );
 }
 
 function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): string {
@@ -2670,241 +2357,17 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
   });
 
   return [
-    insert(
-      'event_rules',
-      [
-        'id',
-        'tenant_id',
-        'account_id',
-        'name',
-        'alert',
-        'expr',
-        'duration',
-        '"group"',
-        'namespace',
-        'category',
-        'severity',
-        'source',
-        'labels',
-        'annotations',
-        'enabled',
-        'is_editable',
-        'created_at',
-        'created_by',
-        'updated_at',
-        'updated_by',
-      ],
-      ruleRows,
-    ),
-    insert(
-      'event_triage_rules',
-      [
-        'id',
-        'tenant_id',
-        'account_id',
-        'name',
-        'description',
-        'rule_type',
-        'action',
-        'action_value',
-        'priority',
-        'reason',
-        'enabled',
-        'is_editable',
-        'can_override',
-        'override_rule_id',
-        'match_source',
-        'match_priority',
-        'match_namespace',
-        'match_count',
-        'last_matched_at',
-        'effective_from',
-        'created_at',
-        'created_by',
-        'updated_at',
-        'updated_by',
-      ],
-      triageRows,
-    ),
-    insert(
-      'event_history',
-      [
-        'id',
-        'tenant_id',
-        'cloud_account_id',
-        'event_id',
-        'change_type',
-        'change_reason',
-        'old_value',
-        'new_value',
-        'metadata',
-        'changed_at',
-        'changed_by',
-      ],
-      history,
-    ),
-    insert(
-      'event_classification',
-      [
-        'id',
-        'tenant_id',
-        'cloud_account_id',
-        'event_id',
-        'linked_event_id',
-        'rule_id',
-        'classification',
-        'reason_code',
-        'reason_text',
-        'apply_scope',
-        'apply_until',
-        'original_priority',
-        'original_score',
-        'corrected_priority',
-        'priority_direction',
-        'feature_snapshot',
-        'classified_at',
-        'classified_by',
-        'created_at',
-        'updated_at',
-      ],
-      classificationRows,
-    ),
-    insert(
-      'event_bulk_operations',
-      [
-        'id',
-        'tenant_id',
-        'account_id',
-        'classification_id',
-        'rule_id',
-        'operation_type',
-        'fingerprint',
-        'target_status',
-        'status',
-        'total_events',
-        'processed_events',
-        'error_message',
-        'created_at',
-        'created_by',
-        'completed_at',
-      ],
-      bulkRows,
-    ),
-    duplicateRows.length
-      ? insert(
-          'event_duplicates',
-          [
-            'id',
-            'tenant_id',
-            'cloud_account_id',
-            'event_id',
-            'first_event_id',
-            'previous_event_id',
-            'fingerprint',
-            'occurrence_number',
-            'time_since_first_seconds',
-            'time_since_previous_seconds',
-            'absolute_first_seen_at',
-            'created_at',
-          ],
-          duplicateRows,
-        )
-      : '',
-    insert(
-      'event_correlations',
-      [
-        'id',
-        'tenant_id',
-        'cloud_account_id',
-        'event_id',
-        'related_event_id',
-        'correlation_type',
-        'correlation_reason',
-        'correlation_score',
-        'dependency_distance',
-        'time_offset_minutes',
-        'created_at',
-      ],
-      correlationRows,
-    ),
-    insert(
-      'event_incoming_webhooks',
-      [
-        'id',
-        'tenant_id',
-        'account_id',
-        'integration_id',
-        'integration_type',
-        'webhook_id',
-        'event_id',
-        'event_type',
-        'event_title',
-        'event_description',
-        'event_priority',
-        'event_status',
-        'event_url',
-        'event_created_at',
-        'raw',
-      ],
-      webhookRows,
-    ),
-    insert(
-      'event_log_analysis',
-      [
-        'id',
-        'tenant_id',
-        'cloud_account_id',
-        'event_id',
-        'event_aggregation_key',
-        'event_fingerprint',
-        'analysis_type',
-        'status',
-        'status_reason',
-        'analysis',
-        'summary',
-        'recorded_at',
-        'updated_at',
-      ],
-      analysisRows,
-    ),
-    insert(
-      'event_resolution',
-      [
-        'id',
-        'tenant_id',
-        'event_id',
-        'type',
-        'type_reference_id',
-        'resolver_type',
-        'resolver_id',
-        'status',
-        'status_message',
-        'data',
-        'created_at',
-        'updated_at',
-      ],
-      resolutionRows,
-    ),
-    insert(
-      'insight',
-      [
-        'id',
-        'tenant',
-        'account_id',
-        'resource_id',
-        'unique_id',
-        'title',
-        'type',
-        'source',
-        'status',
-        'severity',
-        'applications',
-        'rule',
-        'created_at',
-        'updated_at',
-      ],
-      insightRows,
-    ),
+    insert('event_rules', COLUMNS.event_rules, ruleRows),
+    insert('event_triage_rules', COLUMNS.event_triage_rules, triageRows),
+    insert('event_history', COLUMNS.event_history, history),
+    insert('event_classification', COLUMNS.event_classification, classificationRows),
+    insert('event_bulk_operations', COLUMNS.event_bulk_operations, bulkRows),
+    duplicateRows.length ? insert('event_duplicates', COLUMNS.event_duplicates, duplicateRows) : '',
+    insert('event_correlations', COLUMNS.event_correlations, correlationRows),
+    insert('event_incoming_webhooks', COLUMNS.event_incoming_webhooks, webhookRows),
+    insert('event_log_analysis', COLUMNS.event_log_analysis, analysisRows),
+    insert('event_resolution', COLUMNS.event_resolution, resolutionRows),
+    insert('insight', COLUMNS.insight, insightRows),
   ]
     .filter(Boolean)
     .join('\n');
@@ -2934,24 +2397,7 @@ function recommendationResolutionSection(t: TenantSpec): string {
       ts(at + (ticket ? 0 : 2 * HOUR_MS)),
     ]);
   });
-  return insert(
-    'recommendation_resolution',
-    [
-      'id',
-      'tenant_id',
-      'recommendation_id',
-      'type',
-      'type_reference_id',
-      'resolver_type',
-      'resolver_id',
-      'status',
-      'status_message',
-      'data',
-      'created_at',
-      'updated_at',
-    ],
-    rows,
-  );
+  return insert('recommendation_resolution', COLUMNS.recommendation_resolution, rows);
 }
 
 function cloudInfrastructureSection(t: TenantSpec, resources: readonly Resource[]): string {
@@ -3111,68 +2557,13 @@ function cloudInfrastructureSection(t: TenantSpec, resources: readonly Resource[
     }
   }
   return [
-    insert(
-      'cloud_account_attrs',
-      ['id', 'tenant_id', 'cloud_account_id', 'name', 'value', 'created_at', 'updated_at'],
-      attrs,
-    ),
-    insert(
-      'cloud_account_onboarding_errors',
-      ['id', 'tenant_id', 'account_name', 'config', 'error_message', 'created_at', 'created_by'],
-      onboardingRows,
-    ),
-    insert(
-      'cloud_account_score',
-      ['id', 'tenant', 'cloud_account_id', 'score', 'source', 'description', 'created_at', 'updated_at'],
-      scores,
-    ),
-    insert(
-      'cloud_api_permission_errors',
-      [
-        'id',
-        'tenant_id',
-        'cloud_account_id',
-        'account_number',
-        'cloud_provider',
-        'region',
-        'service_name',
-        'api_operation',
-        'wrapper_method',
-        'error_code',
-        'error_message',
-        'occurrence_count',
-        'first_seen_at',
-        'last_seen_at',
-        'is_resolved',
-        'resolved_at',
-      ],
-      permissionRows,
-    ),
-    insert(
-      'cloud_resource_attributes',
-      ['id', 'tenant_id', 'account_id', 'resource_id', 'name', 'value', 'labels', 'last_seen_at', 'created_at'],
-      attributeRows,
-    ),
-    insert(
-      'cloud_resource_metrics',
-      [
-        'id',
-        'tenant_id',
-        'cloud_account_id',
-        'cloud_resource_id',
-        'metric',
-        'metric_type',
-        'tags',
-        '"timestamp"',
-        'value',
-      ],
-      metricRows,
-    ),
-    insert(
-      'active_resources',
-      ['tenant_id', 'cloud_account_id', 'resource_type', 'external_resource_id', 'resourse_id', 'updated_at'],
-      activeRows,
-    ),
+    insert('cloud_account_attrs', COLUMNS.cloud_account_attrs, attrs),
+    insert('cloud_account_onboarding_errors', COLUMNS.cloud_account_onboarding_errors, onboardingRows),
+    insert('cloud_account_score', COLUMNS.cloud_account_score, scores),
+    insert('cloud_api_permission_errors', COLUMNS.cloud_api_permission_errors, permissionRows),
+    insert('cloud_resource_attributes', COLUMNS.cloud_resource_attributes, attributeRows),
+    insert('cloud_resource_metrics', COLUMNS.cloud_resource_metrics, metricRows),
+    insert('active_resources', COLUMNS.active_resources, activeRows),
   ].join('\n');
 }
 
@@ -3283,89 +2674,16 @@ function kubernetesSection(t: TenantSpec): string {
     num(cents(10 + 20 * rng()), 2),
   ]);
   return [
-    insert(
-      'k8s_nodes',
-      [
-        'tenant_id',
-        'cloud_account_id',
-        'cloud_resource_id',
-        'name',
-        'node_type',
-        'node_flavor',
-        'node_region',
-        'node_zone',
-        'internal_ip',
-        'external_ip',
-        'cpu_capacity',
-        'cpu_allocatable',
-        'cpu_limits',
-        'memory_capacity',
-        'memory_allocatable',
-        'memory_limits',
-        'cost',
-        'conditions',
-        'taints',
-        'labels',
-        'meta',
-        'is_active',
-        'node_creation_time',
-        'updated_at',
-      ],
-      nodes,
-    ),
-    insert(
-      'k8s_pods',
-      [
-        'tenant_id',
-        'cloud_account_id',
-        'cloud_resource_id',
-        'external_id',
-        'name',
-        'namespace',
-        'node_name',
-        'workload_name',
-        'workload_type',
-        'status',
-        'restart_count',
-        'labels',
-        'meta',
-        'is_active',
-        'creation_time',
-        'last_seen',
-        'updated_at',
-      ],
-      pods,
-    ),
-    insert(
-      'k8s_namespaces',
-      [
-        'tenant_id',
-        'cloud_account_id',
-        'name',
-        'pod_count',
-        'workload_count',
-        'is_active',
-        'creation_time',
-        'updated_at',
-      ],
-      namespaces,
-    ),
+    insert('k8s_nodes', COLUMNS.k8s_nodes, nodes),
+    insert('k8s_pods', COLUMNS.k8s_pods, pods),
+    insert('k8s_namespaces', COLUMNS.k8s_namespaces, namespaces),
     usageSql(usage),
   ].join('\n');
 }
 
 /** k8s_account_resource_usage has no key to conflict on: a NOT EXISTS guard per account keeps a second run harmless. */
 function usageSql(rows: readonly Cell[][]): string {
-  const columns = [
-    'tenant_id',
-    'cloud_account_id',
-    'avg_cpu_request',
-    'avg_cpu_usage',
-    'avg_mem_request',
-    'avg_mem_usage',
-    'avg_ingress',
-    'avg_egress',
-  ];
+  const columns = COLUMNS.k8s_account_resource_usage;
   return [
     `INSERT INTO k8s_account_resource_usage (${columns.join(', ')})`,
     `SELECT v.tenant_id::uuid, v.cloud_account_id::uuid, ${columns
@@ -3645,121 +2963,14 @@ function automationFamilySection(t: TenantSpec, resources: readonly Resource[]):
     ];
   });
   return [
-    insert(
-      'auto_pilot_task',
-      [
-        'id',
-        'tenant_id',
-        'account_id',
-        'auto_pilot_id',
-        'recommendation_id',
-        'task_id',
-        'name',
-        'command',
-        'status',
-        'attributes',
-        'meta',
-        'resource_filter',
-        'error',
-        'reason',
-        'scheduled_time',
-        'created_at',
-        'updated_at',
-      ],
-      taskRows,
-    ),
-    insert(
-      'auto_optimize_resource_map',
-      ['id', 'tenant_id', 'account_id', 'auto_optimize_id', 'auto_optimize_type', 'resource_identifier'],
-      mapRows,
-    ),
-    insert('auto_pilot_reviewers', ['id', 'tenant_id', 'account_id', 'policy_id', 'user_id', 'created_at'], reviewers),
-    insert('auto_pilot_reviewee', ['id', 'tenant_id', 'account_id', 'policy_id', 'user_id', 'created_at'], reviewees),
-    insert(
-      'auto_pilot_approvals',
-      [
-        'id',
-        'tenant_id',
-        'account_id',
-        'policy_id',
-        'autopilot_id',
-        'auto_pilot_type',
-        'reviewer_id',
-        'reviewer_comments',
-        'status',
-        'attributes',
-        'created_at',
-        'updated_at',
-      ],
-      approvalRows,
-    ),
-    insert(
-      'auto_playbook',
-      [
-        'id',
-        'tenant_id',
-        'account_id',
-        'name',
-        'status',
-        'execution_status',
-        'trigger',
-        'resource_filter',
-        'tasks',
-        'attributes',
-        'notification',
-        'start_at',
-        'end_at',
-        'last_executed_time',
-        'last_schedule_time',
-        'created_at',
-        'created_by',
-        'update_at',
-        'updated_by',
-      ],
-      playbookRows,
-    ),
-    insert(
-      'auto_playbook_executions',
-      [
-        'id',
-        'tenant_id',
-        'account_id',
-        'auto_playbook_id',
-        'status',
-        'attribute',
-        'meta',
-        'scheduled_at',
-        'skipped_by',
-        'created_at',
-        'updated_at',
-      ],
-      executionRows,
-    ),
-    insert(
-      'auto_playbook_task',
-      [
-        'id',
-        'tenant_id',
-        'account_id',
-        'auto_playbook_id',
-        'execution_id',
-        'action_id',
-        'name',
-        'action_type',
-        'task_type',
-        'status',
-        'attributes',
-        'meta_data',
-        'resource',
-        'result',
-        'error',
-        'reason',
-        'scheduled_time',
-        'created_at',
-        'updated_at',
-      ],
-      playbookTaskRows,
-    ),
+    insert('auto_pilot_task', COLUMNS.auto_pilot_task, taskRows),
+    insert('auto_optimize_resource_map', COLUMNS.auto_optimize_resource_map, mapRows),
+    insert('auto_pilot_reviewers', COLUMNS.auto_pilot_reviewers, reviewers),
+    insert('auto_pilot_reviewee', COLUMNS.auto_pilot_reviewee, reviewees),
+    insert('auto_pilot_approvals', COLUMNS.auto_pilot_approvals, approvalRows),
+    insert('auto_playbook', COLUMNS.auto_playbook, playbookRows),
+    insert('auto_playbook_executions', COLUMNS.auto_playbook_executions, executionRows),
+    insert('auto_playbook_task', COLUMNS.auto_playbook_task, playbookTaskRows),
   ].join('\n');
 }
 
@@ -3889,83 +3100,10 @@ function agentSection(t: TenantSpec): string {
     ];
   });
   return [
-    insert(
-      'agent',
-      [
-        'id',
-        'tenant',
-        'cloud_account_id',
-        'type',
-        'status',
-        'status_message',
-        'version',
-        'k8s_provider',
-        'k8s_version',
-        'access_key',
-        'access_secret',
-        'access_secret_v2',
-        'connection_status',
-        'last_connected_at',
-        'last_synced_at',
-        'created_at',
-        'updated_at',
-      ],
-      agents,
-    ),
-    insert(
-      'agent_task',
-      [
-        'id',
-        'tenant',
-        'cloud_account_id',
-        'agent_id',
-        'action',
-        'payload',
-        'response',
-        'resoruce_id',
-        'source',
-        'source_id',
-        'status',
-        'created_at',
-        'created_by',
-        'updated_at',
-      ],
-      taskRows,
-    ),
-    insert(
-      'agent_audit_log',
-      [
-        'id',
-        'tenant_id',
-        'cloud_account_id',
-        'agent_id',
-        'client_ip',
-        'method',
-        'url',
-        'status_code',
-        'time_taken',
-        'headers',
-        'created_at',
-        'updated_at',
-      ],
-      auditRows,
-    ),
-    insert(
-      'agent_playbook',
-      [
-        'id',
-        'tenant_id',
-        'cloud_account_id',
-        'alert_name',
-        'source',
-        'processor',
-        'trigger_params',
-        'action_params',
-        'created_at',
-        'updated_at',
-      ],
-      playbookRows,
-    ),
+    insert('agent', COLUMNS.agent, agents),
+    insert('agent_task', COLUMNS.agent_task, taskRows),
+    insert('agent_audit_log', COLUMNS.agent_audit_log, auditRows),
+    insert('agent_playbook', COLUMNS.agent_playbook, playbookRows),
   ].join('\n');
 }
 
@@ -4048,55 +3186,9 @@ function knowledgeGraphSection(t: TenantSpec): string {
     ts(at),
   ]);
   return [
-    insert(
-      'knowledge_graph_node',
-      [
-        'id',
-        'tenant_id',
-        'cloud_account_id',
-        'unique_key',
-        'node_type',
-        'level',
-        'labels',
-        'properties',
-        'query_attributes',
-        'is_active',
-        'last_sync_version',
-        'created_at',
-        'updated_at',
-      ],
-      nodeRows,
-    ),
-    insert(
-      'knowledge_graph_edge',
-      [
-        'id',
-        'tenant_id',
-        'cloud_account_id',
-        'source_node_id',
-        'destination_node_id',
-        'relationship_type',
-        'level',
-        'properties',
-        'created_at',
-        'updated_at',
-      ],
-      edgeRows,
-    ),
-    insert(
-      'knowledge_graph_metadata',
-      [
-        'id',
-        'tenant_id',
-        'cloud_account_id',
-        'attribute_key',
-        'attribute_type',
-        'attribute_value',
-        'additional_properties',
-        'last_sync_at',
-      ],
-      metadataRows,
-    ),
+    insert('knowledge_graph_node', COLUMNS.knowledge_graph_node, nodeRows),
+    insert('knowledge_graph_edge', COLUMNS.knowledge_graph_edge, edgeRows),
+    insert('knowledge_graph_metadata', COLUMNS.knowledge_graph_metadata, metadataRows),
   ].join('\n');
 }
 
@@ -4290,61 +3382,21 @@ function sharedCatalogueSection(): string {
   ]);
   return [
     '-- Shared catalogues (no tenant)\n',
-    insert(
-      'cloud_resource_details',
-      [
-        'id',
-        'cloud_provider',
-        'service_name',
-        'service_type',
-        'resource_type',
-        'resource_region',
-        'resource_capacity',
-        'resource_cost',
-        'price_unit',
-        'pricing_model',
-        'spot_pricing',
-        'deployment_option',
-        'database_engine',
-        'operating_system',
-        'architecture',
-        'storage_type',
-        'network_performance',
-        'tenancy',
-        'gpu_count',
-        'current_generation',
-        'attributes',
-        'created_at',
-        'updated_at',
-      ],
-      priceRows,
-    ),
-    insert('autopilot_attributes', ['id', 'key', 'value'], attributeRows),
-    insert(
-      'auto_playbook_actions',
-      ['id', 'name', '"Source"', 'category', 'description', 'config', 'created_at', 'updated_at'],
-      actionRows,
-    ),
-    insert(
-      'agent_playbook_action',
-      ['name', 'display_name', 'action_name', 'category', 'description', 'execution_mode', 'source', 'params'],
-      agentActionRows,
-    ),
+    insert('cloud_resource_details', COLUMNS.cloud_resource_details, priceRows),
+    insert('autopilot_attributes', COLUMNS.autopilot_attributes, attributeRows),
+    insert('auto_playbook_actions', COLUMNS.auto_playbook_actions, actionRows),
+    insert('agent_playbook_action', COLUMNS.agent_playbook_action, agentActionRows),
     insert(
       'agent_playbook_processor',
-      ['name', 'value'],
+      COLUMNS.agent_playbook_processor,
       processors.map(([name, value]) => [str(name!), str(value!)]),
     ),
     insert(
       'agent_playbook_trigger',
-      ['name', 'params'],
+      COLUMNS.agent_playbook_trigger,
       triggers.map(([name, params]) => [str(name), json(params)]),
     ),
-    insert(
-      'knowledge_base',
-      ['id', 'rule_name', 'description', 'diagnosis', 'impact', 'mitigation', 'created_at', 'updated_at'],
-      kbRows,
-    ),
+    insert('knowledge_base', COLUMNS.knowledge_base, kbRows),
   ].join('\n');
 }
 
