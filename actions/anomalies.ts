@@ -1,10 +1,10 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import type { ActionContext } from '../engine/compile/execute/actions';
+import type { ActionContext } from './context';
 import { analyticOperation } from './analytics/operation';
 import { buildQuery, rowsOf, type AnalyticRequest } from './analytics/builder';
 import { whereOf, type Dataset, type Field } from './analytics/dataset';
 import { selectedRowFields } from './analytics/selection';
-import { tenantOf } from './session';
+import { tenantOf } from './api';
 
 /**
  * Anomalies: what the detector found per workload and metric (table anomaly). anomaly_v2 lists the

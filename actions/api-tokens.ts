@@ -1,7 +1,7 @@
-import { createApiToken, deleteApiToken, listApiTokens } from '../engine/serve/auth/api-tokens';
-import type { ActionContext } from '../engine/compile/execute/actions';
-import { RequestError } from '../engine/core/errors';
-import { tenantOf, uuidArg } from './session';
+import { createApiToken, deleteApiToken, listApiTokens } from './api';
+import type { ActionContext } from './context';
+import { RequestError } from './api';
+import { tenantOf, uuidArg } from './api';
 
 /**
  * The signed-in user's API tokens (User Settings, API Tokens). Always the caller's own: the user and

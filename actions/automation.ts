@@ -1,10 +1,10 @@
-import type { ActionContext } from '../engine/compile/execute/actions';
-import { RequestError } from '../engine/core/errors';
+import type { ActionContext } from './context';
+import { RequestError } from './api';
 import { analyticOperation } from './analytics/operation';
 import { jsonbWhere, type Dataset, type Field, type WhereField } from './analytics/dataset';
 import { invalid, unknownName } from './analytics/errors';
 import { ACTIONABLE_RECOMMENDATION_STATUSES, recommendationOnWorkload } from './kubernetes';
-import { tenantOf, uuidArg } from './session';
+import { tenantOf, uuidArg } from './api';
 
 /**
  * Automation playbooks (table auto_playbook) through the analytic builder: auto_playbook_v2 lists

@@ -1,7 +1,7 @@
-import type { ActionContext } from '../engine/compile/execute/actions';
+import type { ActionContext } from './context';
 import { analyticOperation } from './analytics/operation';
 import { invalid, unknownName } from './analytics/errors';
-import { tenantOf, uuidArg } from './session';
+import { tenantOf, uuidArg } from './api';
 import { jsonbWhere, whereOf, type Dataset, type Field } from './analytics/dataset';
 
 /**

@@ -1,6 +1,6 @@
-import type { ActionContext } from '../engine/compile/execute/actions';
+import type { ActionContext } from './context';
 import { analyticOperation } from './analytics/operation';
-import { tenantOf } from './session';
+import { tenantOf } from './api';
 import { jsonbWhere, whereOf, type Dataset, type Field } from './analytics/dataset';
 
 /**

@@ -1,7 +1,7 @@
-import type { ActionContext } from '../engine/compile/execute/actions';
-import type { Param, Row } from '../engine/core/db/database';
-import { RequestError } from '../engine/core/errors';
-import { tenantOf, uuidArg } from './session';
+import type { ActionContext } from './context';
+import type { Param, Row } from './api';
+import { RequestError } from './api';
+import { tenantOf, uuidArg } from './api';
 
 /**
  * Workflows (tables workflows, workflow_executions and the shared catalogue

@@ -13,6 +13,8 @@ import { buildModel } from './compile/model/model';
 import { readLicense, type License } from './serve/saml/license';
 import { samlAvailable } from './serve/saml/health';
 import { seedDemoData, seedDemoScale } from '../demo/seed';
+import { loadActionsConfig, type ActionsConfig } from '../actions/config';
+import { ACTION_MODULES } from '../actions/registry';
 import { jsonLogger, type Logger } from './core/logger';
 /**
  * The composition root: configuration -> database -> migrations -> demo data -> model -> engine ->
@@ -25,6 +27,8 @@ export interface Started {
   app: ReturnType<typeof createApp>;
   /** This instance's memory of deleted tokens and suspended users (fed by LISTEN platform_auth). */
   revocations: Revocations;
+  /** The actions' settings (AI, Loki, Jira) this instance runs with. */
+  actionsConfig: ActionsConfig;
   close(): Promise<void>;
 }
 
@@ -38,6 +42,8 @@ export async function startEngine(
   log: Logger = jsonLogger,
   existingDb?: Database,
 ): Promise<Started> {
+  // The actions' settings first: a malformed one stops start-up before anything is opened.
+  const actions = { modules: ACTION_MODULES, config: loadActionsConfig(config.env, config.auth.baseUrl) };
   const db = existingDb ?? (await connectDatabase(config));
   try {
     await migrate(db, config.migrationsDir, (msg) => log({ level: 'info', msg }));
@@ -49,7 +55,7 @@ export async function startEngine(
       }
     }
     const model = await buildModel(db, loadMetadata(config.metadataDir));
-    const engine = new Engine(model, db, config, log);
+    const engine = new Engine(model, db, config, log, actions);
     if (config.auth.sessionSecretGenerated) {
       log({
         level: 'warn',
@@ -87,7 +93,7 @@ export async function startEngine(
       await revocations.stop();
       if (!existingDb) await db.close();
     };
-    return { engine, db, app, revocations, close };
+    return { engine, db, app, revocations, actionsConfig: actions.config, close };
   } catch (err) {
     if (!existingDb) await db.close().catch(() => undefined);
     throw err;

@@ -879,7 +879,7 @@ describe(`AI analysis with a chat-completions model on ${backendName}`, () => {
       },
     ]);
     const b = await budget();
-    const limit = server.started.engine.config.ai.budgetAccountTokens;
+    const limit = server.started.actionsConfig.ai.budgetAccountTokens;
     const total = Number(rows[0]!.total_tokens);
     expect(b.investigation.account).toEqual({
       current_usage: total,

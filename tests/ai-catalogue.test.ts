@@ -392,7 +392,7 @@ describe(`AI catalogue operations on ${backendName}`, () => {
       answered_by: 'builtin',
     });
 
-    const ai = server.started.engine.config.ai;
+    const ai = server.started.actionsConfig.ai;
     const saved = { ...ai };
     Object.assign(ai, { baseUrl: 'http://127.0.0.1:9/v1', model: 'acme-llm' });
     try {

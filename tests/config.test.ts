@@ -1,4 +1,6 @@
-import { loadConfig } from '../engine/core/config';
+import { loadActionsConfig } from '../actions/config';
+
+const loadConfig = (env: Record<string, string>) => loadActionsConfig(env, 'http://localhost:8080');
 
 /** Configuration errors stop start-up with the variable's name, and never repeat a secret it held. */
 describe('configuration', () => {

@@ -1,6 +1,6 @@
-import type { ActionContext } from '../../engine/compile/execute/actions';
-import type { Row } from '../../engine/core/db/database';
-import { uuidArg } from '../session';
+import type { ActionContext } from '../context';
+import type { Row } from '../api';
+import { uuidArg } from '../api';
 import { accountScope, json, notFound, num, requestOf, ts, type Args } from './common';
 
 /**

@@ -1,7 +1,7 @@
-import type { ActionContext } from '../../engine/compile/execute/actions';
-import type { Param } from '../../engine/core/db/database';
-import { RequestError } from '../../engine/core/errors';
-import { tenantOf, uuidArg } from '../session';
+import type { ActionContext } from '../context';
+import type { Param } from '../api';
+import { RequestError } from '../api';
+import { tenantOf, uuidArg } from '../api';
 
 /**
  * What every ai_* catalogue operation shares: reading its `request`, confining it to the session's

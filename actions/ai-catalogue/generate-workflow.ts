@@ -1,5 +1,5 @@
-import type { ActionContext } from '../../engine/compile/execute/actions';
-import { RequestError } from '../../engine/core/errors';
+import type { ActionContext } from '../context';
+import { RequestError } from '../api';
 import { accountScope, json, optString, optUuid, requestOf, type Args, type Scope } from './common';
 import { readParam, triggers, words, type ParamSchema, type Trigger } from './workflow-text';
 

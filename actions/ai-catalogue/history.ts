@@ -1,4 +1,4 @@
-import type { ActionContext } from '../../engine/compile/execute/actions';
+import type { ActionContext } from '../context';
 import { accountScope, optUuid, pageOf, Params, requestOf, ts, type Args } from './common';
 
 /**

@@ -1,6 +1,6 @@
-import type { ActionContext } from '../../engine/compile/execute/actions';
-import { RequestError } from '../../engine/core/errors';
-import { tenantOf, uuidArg } from '../session';
+import type { ActionContext } from '../context';
+import { RequestError } from '../api';
+import { tenantOf, uuidArg } from '../api';
 import { json, Params, type Args } from './common';
 
 /**

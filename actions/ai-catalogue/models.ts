@@ -1,5 +1,5 @@
-import type { ActionContext } from '../../engine/compile/execute/actions';
-import type { Row } from '../../engine/core/db/database';
+import type { ActionContext } from '../context';
+import type { Row } from '../api';
 import { accountScope, num, optUuid, requestOf, type Args, type Scope } from './common';
 
 /**

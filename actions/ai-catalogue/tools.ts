@@ -1,4 +1,4 @@
-import type { ActionContext } from '../../engine/compile/execute/actions';
+import type { ActionContext } from '../context';
 import { accountScope, json, requestOf, type Args } from './common';
 
 /**

@@ -1,5 +1,5 @@
-import type { ActionContext } from '../../engine/compile/execute/actions';
-import { tenantOf, uuidArg } from '../session';
+import type { ActionContext } from '../context';
+import { tenantOf, uuidArg } from '../api';
 import { currentPeriod, moduleBudget, MODULES } from './usage';
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Queryable } from '../../engine/core/db/database';
-import type { LogsConfig } from '../../engine/core/config';
+import type { Queryable } from '../api';
+import type { LogsConfig } from '../logs/config';
 import { queryLoki, type LogLine } from '../logs/loki';
 import type { LogSelector } from '../logs/selector';
 import type { Evidence, EventRow, EvidenceItem } from './types';

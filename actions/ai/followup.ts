@@ -1,7 +1,7 @@
-import type { Queryable } from '../../engine/core/db/database';
-import type { ActionContext } from '../../engine/compile/execute/actions';
-import { RequestError } from '../../engine/core/errors';
-import { tenantOf, uuidArg } from '../session';
+import type { Queryable } from '../api';
+import type { ActionContext } from '../context';
+import { RequestError } from '../api';
+import { tenantOf, uuidArg } from '../api';
 import { gatherEvidence, loadEvent } from './evidence';
 import { askModel, SYSTEM_PROMPT } from './model-answer';
 import { diagnose } from './reasoner';

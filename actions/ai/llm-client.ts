@@ -1,4 +1,4 @@
-import type { AiConfig } from '../../engine/core/config';
+import type { AiConfig } from './config';
 
 /**
  * A client of an OpenAI-compatible chat-completions endpoint (POST {baseUrl}/chat/completions), with

@@ -1,4 +1,4 @@
-import type { ActionContext } from '../../engine/compile/execute/actions';
+import type { ActionContext } from '../context';
 import { answersWithModel, modelFor } from '../ai-catalogue/models';
 import { chatCompletion, LlmError, modelConfigured, type ChatMessage } from './llm-client';
 import { overBudget, recordUsage, type Module } from './usage';

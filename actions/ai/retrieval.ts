@@ -1,4 +1,4 @@
-import type { Queryable } from '../../engine/core/db/database';
+import type { Queryable } from '../api';
 import type { Reference } from './types';
 
 /**

@@ -1,5 +1,5 @@
-import type { AiConfig } from '../../engine/core/config';
-import type { Queryable } from '../../engine/core/db/database';
+import type { AiConfig } from './config';
+import type { Queryable } from '../api';
 
 /**
  * Token usage and budgets. Each answer of the model is recorded with the tokens it reported, per

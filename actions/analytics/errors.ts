@@ -1,4 +1,4 @@
-import { RequestError } from '../../engine/core/errors';
+import { RequestError } from '../api';
 
 /** A refused request: Hasura's `validation-failed`, with the path of the offending argument. */
 export function invalid(message: string, path: string): RequestError {

@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import type { ActionContext } from '../../engine/compile/execute/actions';
-import { tenantOf } from '../session';
+import type { ActionContext } from '../context';
+import { tenantOf } from '../api';
 import { buildQuery, rowsOf, type AnalyticRequest } from './builder';
 import type { Dataset } from './dataset';
 import { selectedRowFields } from './selection';

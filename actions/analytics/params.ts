@@ -1,4 +1,4 @@
-import type { Param } from '../../engine/core/db/database';
+import type { Param } from '../api';
 
 /** The statement's bind parameters; $1 is always the session's tenant. */
 export class Params {

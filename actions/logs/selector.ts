@@ -1,4 +1,4 @@
-import { RequestError } from '../../engine/core/errors';
+import { RequestError } from '../api';
 import { RegexError, toPostgresRegex, type PgRegex } from './regex';
 
 /**

@@ -1,4 +1,4 @@
-import { RequestError } from '../../engine/core/errors';
+import { RequestError } from '../api';
 
 /**
  * Jira's REST API (Cloud and Data Center alike): POST {base}/rest/api/2/issue with Basic

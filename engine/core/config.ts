@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { bool, int, oneOf, positive, secret, type Env } from './env';
 
 /**
  * Everything the engine reads from its environment, with the defaults the README documents.
@@ -42,43 +43,8 @@ export interface EngineConfig {
   /** onprem: one licensed tenant; saas: tenants found by e-mail domain. */
   deploymentMode: DeploymentMode;
   saml: SamlConfig;
-  ai: AiConfig;
-  logs: LogsConfig;
-  tickets: TicketsConfig;
-}
-
-/** Ticketing integrations (the integration's own settings are in its `integrations` row). */
-export interface TicketsConfig {
-  /** JIRA_TIMEOUT_MS: how long tickets_insert_one waits for Jira before failing (nothing is stored). */
-  jiraTimeoutMs: number;
-}
-
-/**
- * AI-assisted analysis. Without `baseUrl` the built-in reasoner answers; with it, an OpenAI-compatible
- * chat-completions endpoint does, and the built-in reasoner answers when it fails or times out.
- */
-export interface AiConfig {
-  /** AI_BASE_URL: e.g. https://api.openai.com/v1 (the client posts to {baseUrl}/chat/completions). */
-  baseUrl?: string;
-  /** AI_API_KEY: sent as a Bearer token; never logged. */
-  apiKey?: string;
-  /** AI_MODEL: the model name sent with each request. */
-  model: string;
-  /** AI_TIMEOUT_MS: how long to wait for the model before falling back. */
-  timeoutMs: number;
-  /** AI_BUDGET_TENANT / AI_BUDGET_ACCOUNT: tokens per calendar month, unless the database sets a budget. */
-  budgetTenantTokens: number;
-  budgetAccountTokens: number;
-}
-
-/** Log search: the built-in PostgreSQL store, or a Loki server when LOKI_URL is set. */
-export interface LogsConfig {
-  /** LOKI_URL: base URL of a Loki server (the client calls {lokiUrl}/loki/api/v1/query_range). */
-  lokiUrl?: string;
-  /** LOKI_TENANT: sent as X-Scope-OrgID when set. */
-  lokiTenant?: string;
-  /** LOKI_TIMEOUT_MS */
-  lokiTimeoutMs: number;
+  /** The environment it was read from: the actions read their own settings (AI, Loki, Jira) from it. */
+  env: Env;
 }
 
 export type Edition = 'community' | 'enterprise' | 'cloud';
@@ -155,40 +121,7 @@ export function projectRoot(): string {
   return dir;
 }
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  return n;
-}
-
-function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new Error(`${name} must be true or false, got "${raw}"`);
-}
-
-/** Secrets that sign things must be long enough that guessing them is hopeless. */
-const MIN_SECRET_LENGTH = 32;
-
-function secret(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return undefined;
-  if (raw.length < MIN_SECRET_LENGTH)
-    throw new Error(`${name} must be at least ${MIN_SECRET_LENGTH} characters long (e.g. openssl rand -base64 32)`);
-  return raw;
-}
-
-function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const n = int(env, name, fallback);
-  if (n === 0) throw new Error(`${name} must be a positive integer, got "${env[name]}"`);
-  return n;
-}
-
-function authConfig(env: NodeJS.ProcessEnv, port: number): AuthConfig {
+function authConfig(env: Env, port: number): AuthConfig {
   const given = secret(env, 'NEXTAUTH_SECRET');
   const rawUrl = env.NEXTAUTH_URL || `http://localhost:${port}`;
   let baseUrl: string;
@@ -234,7 +167,7 @@ export function normaliseCertificate(raw: string): string {
 
 const TENANT_ROLE_NAMES = ['tenant_admin', 'tenant_admin_readonly'];
 
-function samlConfig(env: NodeJS.ProcessEnv, baseUrl: string): SamlConfig {
+function samlConfig(env: Env, baseUrl: string): SamlConfig {
   const problems: string[] = [];
   const text = (name: string) => (env[name] ?? '').trim() || undefined;
   const required = {
@@ -297,15 +230,7 @@ function samlConfig(env: NodeJS.ProcessEnv, baseUrl: string): SamlConfig {
   };
 }
 
-function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, values: readonly T[], fallback: T): T {
-  const raw = (env[name] ?? '').trim().toLowerCase();
-  if (raw === '') return fallback;
-  if (!(values as readonly string[]).includes(raw))
-    throw new Error(`${name} must be one of ${values.join(', ')}, got "${env[name]}"`);
-  return raw as T;
-}
-
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): EngineConfig {
+export function loadConfig(env: Env = process.env): EngineConfig {
   const root = projectRoot();
   const databaseUrl = env.DATABASE_URL || undefined;
   const port = int(env, 'PORT', 8080);
@@ -339,35 +264,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): EngineConfig {
       edition === 'cloud' ? 'saas' : 'onprem',
     ),
     saml: samlConfig(env, auth.baseUrl),
-    ai: {
-      baseUrl: httpUrl(env, 'AI_BASE_URL'),
-      apiKey: env.AI_API_KEY || undefined,
-      model: env.AI_MODEL || 'gpt-4o-mini',
-      timeoutMs: positive(env, 'AI_TIMEOUT_MS', 30000),
-      budgetTenantTokens: int(env, 'AI_BUDGET_TENANT', 2_000_000),
-      budgetAccountTokens: int(env, 'AI_BUDGET_ACCOUNT', 500_000),
-    },
-    logs: {
-      lokiUrl: httpUrl(env, 'LOKI_URL'),
-      lokiTenant: env.LOKI_TENANT || undefined,
-      lokiTimeoutMs: positive(env, 'LOKI_TIMEOUT_MS', 10000),
-    },
-    tickets: { jiraTimeoutMs: positive(env, 'JIRA_TIMEOUT_MS', 15000) },
+    env,
   };
-}
-
-/** An optional http(s) base URL, without its trailing slash. */
-function httpUrl(env: NodeJS.ProcessEnv, name: string): string | undefined {
-  const raw = (env[name] ?? '').trim();
-  if (!raw) return undefined;
-  let ok = false;
-  try {
-    const u = new URL(raw);
-    ok = u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    ok = false;
-  }
-  // The value is not repeated: such URLs may carry credentials (https://user:password@host).
-  if (!ok) throw new Error(`${name} must be an http(s) URL such as https://host:port/path`);
-  return raw.replace(/\/+$/, '');
 }

@@ -2,11 +2,10 @@ import type { GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';
 import type { Queryable } from '../../core/db/database';
 import type { ActionJson } from '../model/metadata-types';
 import type { Session } from '../../core/session';
-import type { EngineConfig } from '../../core/config';
 import { RequestError } from '../../core/errors';
 
 /** What an action handler receives besides its arguments. */
-export interface ActionContext {
+export interface ActionContext<Config = unknown> {
   /**
    * The database. A mutation that also changes tables runs its actions in the request's transaction
    * (then this is it); a mutation of actions only runs them outside any transaction, as Hasura does,
@@ -19,28 +18,39 @@ export interface ActionContext {
    */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   session: Session;
-  /** The engine's configuration (integrations such as the language model or a Loki backend). */
-  config: EngineConfig;
+  /** The actions' own settings (the language model, Loki, Jira), handed over by the composition root. */
+  config: Config;
 }
 
 /** `info` (the GraphQL resolver's) tells a handler which fields the caller selected. */
 export type ActionHandler = (args: Record<string, unknown>, ctx: ActionContext, info?: GraphQLResolveInfo) => unknown;
 
+/** Handler modules by the name `module:<name>` gives them: each module's exports, by action name. */
+export type ActionModules = Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+
+/** What the composition root gives the engine for `module:` handlers: the modules and their settings. */
+export interface ActionSetup {
+  modules: ActionModules;
+  config: unknown;
+}
+
+export const NO_ACTIONS: ActionSetup = { modules: {}, config: undefined };
+
 /**
  * An action's handler, from `definition.handler` in actions.yaml:
- * - `module:<name>`: the export named after the action in `actions/<name>`;
+ * - `module:<name>`: the export named after the action in the module registered as `<name>`
+ *   (actions/registry.ts: typed imports, so tsc sees every handler);
  * - `http://...` or `https://...`: Hasura's action webhook (POST {action, input, session_variables}).
  */
-export function loadHandler(action: ActionJson): ActionHandler {
+export function loadHandler(action: ActionJson, modules: ActionModules): ActionHandler {
   const handler = action.definition.handler;
   if (handler.startsWith('module:')) {
     const name = handler.slice('module:'.length);
-    if (!/^[\w-]+$/.test(name)) throw new Error(`action ${action.name}: invalid handler module "${name}"`);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const mod = require(`../../../actions/${name}`) as Record<string, unknown>;
+    const mod = Object.hasOwn(modules, name) ? modules[name] : undefined;
+    if (!mod) throw new Error(`action ${action.name}: no handler module "${name}" is registered`);
     const fn = mod[action.name];
     if (typeof fn !== 'function')
-      throw new Error(`action ${action.name}: actions/${name} exports no function "${action.name}"`);
+      throw new Error(`action ${action.name}: module "${name}" exports no function "${action.name}"`);
     return fn as ActionHandler;
   }
   if (/^https?:\/\//.test(handler)) return webhook(action, handler);

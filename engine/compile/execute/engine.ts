@@ -24,7 +24,14 @@ import { errorBody, RequestError } from '../../core/errors';
 import { variableShape, type Variables } from '../plan/values';
 import { buildActionTypes } from '../schema/action-types';
 import { buildRoleSchema, type RoleSchema } from '../schema/role-schema';
-import { actionResolver, loadHandler, type ActionContext, type ActionHandler } from './actions';
+import {
+  actionResolver,
+  loadHandler,
+  NO_ACTIONS,
+  type ActionContext,
+  type ActionHandler,
+  type ActionSetup,
+} from './actions';
 import { compile, type ExecutablePlan } from './compile';
 import { Lru } from '../../core/lru';
 import { bindParams, resolveSource } from './params';
@@ -83,9 +90,10 @@ export class Engine {
     readonly db: Database,
     readonly config: EngineConfig,
     private log: (entry: Record<string, unknown>) => void = () => undefined,
+    private readonly actions: ActionSetup = NO_ACTIONS,
   ) {
     this.actionTypes = buildActionTypes(model.metadata.actionsSdl, model.metadata.actions);
-    for (const a of model.metadata.actions) this.handlers.set(a.name, loadHandler(a));
+    for (const a of model.metadata.actions) this.handlers.set(a.name, loadHandler(a, actions.modules));
   }
 
   /** The role's schema, built on first use. An unknown role is refused. */
@@ -256,8 +264,9 @@ export class Engine {
 
   /** The context of action handlers: outside a transaction, or inside `tx` (the request's). */
   private actionContext(session: Session, tx?: Queryable): ActionContext {
-    if (tx) return { db: tx, session, config: this.config, transaction: (fn) => fn(tx) };
-    return { db: this.db, session, config: this.config, transaction: (fn) => this.db.transaction(fn) };
+    const config = this.actions.config;
+    if (tx) return { db: tx, session, config, transaction: (fn) => fn(tx) };
+    return { db: this.db, session, config, transaction: (fn) => this.db.transaction(fn) };
   }
 
   private async runMutation(plan: ExecutablePlan, vars: Variables, session: Session): Promise<EngineResponse> {

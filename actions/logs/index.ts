@@ -1,9 +1,9 @@
-import type { ActionContext } from '../engine/compile/execute/actions';
-import { RequestError } from '../engine/core/errors';
-import { queryLoki, type LogLine } from './logs/loki';
-import { parseSelector } from './logs/selector';
-import { logsStatement, rangeStatement, type StoreQuery } from './logs/store';
-import { tenantOf, uuidArg } from './session';
+import type { ActionContext } from '../context';
+import { RequestError } from '../api';
+import { queryLoki, type LogLine } from './loki';
+import { parseSelector } from './selector';
+import { logsStatement, rangeStatement, type StoreQuery } from './store';
+import { tenantOf, uuidArg } from '../api';
 
 /**
  * logs_query: a Loki-style selector over the account's log lines, newest first. The built-in store

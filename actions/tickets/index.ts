@@ -1,8 +1,8 @@
-import type { Queryable } from '../engine/core/db/database';
-import type { ActionContext } from '../engine/compile/execute/actions';
-import { RequestError } from '../engine/core/errors';
-import { createJiraIssue, jiraConfig } from './tickets/jira';
-import { tenantOf, uuidArg } from './session';
+import type { Queryable } from '../api';
+import type { ActionContext } from '../context';
+import { RequestError } from '../api';
+import { createJiraIssue, jiraConfig } from './jira';
+import { tenantOf, uuidArg } from '../api';
 
 /**
  * tickets_insert_one: stores the ticket in the caller's tenant and answers in the platform's shape.
@@ -143,7 +143,7 @@ export async function tickets_insert_one(args: Record<string, unknown>, ctx: Act
     : undefined;
   const { id, ticketId, url } = await ctx.transaction(async (tx) => {
     const ticketId = issue ? issue.key : `${projectKey}-${await nextTicketNumber(tx, tenant, projectKey)}`;
-    const url = issue ? issue.url : `${ctx.config.auth.baseUrl}/tickets/${encodeURIComponent(ticketId)}`;
+    const url = issue ? issue.url : `${ctx.config.tickets.baseUrl}/tickets/${encodeURIComponent(ticketId)}`;
     const [row] = await tx.query(
       `INSERT INTO tickets (tenant, account_id, integration_id, platform, source, ticket_id, ticket_type, reference_id, project_key, title, description, severity, status, assignee, url, created_by)
        VALUES ($1::uuid, $2::uuid, $3::uuid, $4::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::text, $12::text, $13::text, $14::text, $15::text, $16::uuid)
