@@ -1,3 +1,8 @@
+/*
+ * engine/core: the floor under every stage. Errors, session and roles, logger, headers, caches,
+ * configuration and environment readers, uuids, the database interface, its adapters, migrations and
+ * the SQL builder. It imports nothing from engine/compile, engine/serve, engine/cli, actions/ or demo/.
+ */
 /**
  * An error a caller can act on, in Hasura's shape: a message, a code and the path to the offending
  * part of the request. Anything thrown that is not a RequestError is an internal error and reaches
