@@ -1,13 +1,7 @@
-import { timingSafeEqual } from 'node:crypto';
 import { header, type HeaderBag } from '../../core/headers';
 import { ADMIN_ROLE, type Session, type SessionResolver } from '../../core/session';
 import { RequestError } from '../../core/errors';
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
+import { sameSecret } from '../../core/secrets';
 
 /**
  * The admin secret (`x-hasura-admin-secret`) lets platform engineers and services act as any role

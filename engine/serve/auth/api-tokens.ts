@@ -1,6 +1,7 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../../core/db/database';
 import { RequestError } from '../../core/errors';
+import { sameSecret } from '../../core/secrets';
 import { hintTokenDeleted } from './revocation';
 import { normaliseEmail, ROLE_ORDER_SQL } from './users';
 
@@ -150,10 +151,9 @@ export async function exchangeApiToken(db: Queryable, email: string, secret: str
   );
   const row = rows[0];
   // The lookup is by hash; the comparison below is constant-time all the same.
-  const stored = Buffer.from(String(row?.secret_hash ?? '0'.repeat(64)), 'utf8');
-  const sameSecret = stored.length === 64 && timingSafeEqual(stored, Buffer.from(hash, 'utf8'));
+  const secretMatches = sameSecret(String(row?.secret_hash ?? '0'.repeat(64)), hash);
   const ownerMatches = !!row && normaliseEmail(String(row.username)) === normaliseEmail(email);
-  if (!row || !sameSecret || !ownerMatches || row.status !== 'active' || !row.role) return null;
+  if (!row || !secretMatches || !ownerMatches || row.status !== 'active' || !row.role) return null;
   const used = await db.query(
     'UPDATE api_tokens SET last_used_at = now() WHERE id = $1::uuid AND deleted_at IS NULL RETURNING id',
     [row.token_id as string],

@@ -1,7 +1,8 @@
-import { hkdfSync, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { AuthConfig } from '../../core/config';
 import { RequestError } from '../../core/errors';
+import { purposeKey } from '../../core/secrets';
 
 /**
  * The JWTs of the token exchange. HS256 only: the algorithm is pinned on verification (a token that
@@ -21,25 +22,12 @@ export interface ApiJwtClaims {
 }
 
 /**
- * Keys by purpose. JWT_SECRET, when set, is the API JWTs' key as it is (so that other services can
- * verify them); otherwise each purpose gets its own key derived from NEXTAUTH_SECRET (HKDF-SHA256), so
- * a session cookie can never pass for an API JWT or the other way round.
+ * The API JWTs' key. JWT_SECRET, when set, is the key as it is (so that other services can verify
+ * them); otherwise a key derived from NEXTAUTH_SECRET for this purpose alone (core/secrets.ts), so a
+ * session cookie can never pass for an API JWT or the other way round.
  */
-const derived = new Map<string, Uint8Array>();
-function derive(secret: string, purpose: string): Uint8Array {
-  const id = `${purpose}\u0000${secret}`;
-  let key = derived.get(id);
-  if (!key) {
-    key = new Uint8Array(hkdfSync('sha256', secret, '', `platform ${purpose}`, 32));
-    if (derived.size > 16) derived.clear();
-    derived.set(id, key);
-  }
-  return key;
-}
-
 export const apiJwtKey = (auth: AuthConfig): Uint8Array =>
-  auth.jwtSecret ? new TextEncoder().encode(auth.jwtSecret) : derive(auth.sessionSecret, 'api jwt');
-export const sessionKey = (auth: AuthConfig): Uint8Array => derive(auth.sessionSecret, 'session cookie');
+  auth.jwtSecret ? new TextEncoder().encode(auth.jwtSecret) : purposeKey(auth.sessionSecret, 'api jwt');
 
 /** A JWT for an exchanged API token, and its lifetime in seconds. */
 export async function mintApiJwt(auth: AuthConfig, c: ApiJwtClaims): Promise<{ token: string; expiry: number }> {

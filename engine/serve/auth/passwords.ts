@@ -1,4 +1,5 @@
-import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { randomBytes, scrypt, type ScryptOptions } from 'node:crypto';
+import { sameSecret } from '../../core/secrets';
 
 /**
  * Built-in credentials: passwords are stored as scrypt hashes, with the cost parameters and the salt
@@ -40,7 +41,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const expected = Buffer.from(parts[5], 'base64url');
   if (salt.length < 8 || expected.length !== KEY_LENGTH) return false;
   const key = await derive(password, salt, { N, r, p });
-  return timingSafeEqual(key, expected);
+  return sameSecret(key, expected);
 }
 
 /** A hash no password matches, to spend the same time on an unknown e-mail as on a known one. */

@@ -1,14 +1,15 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { parse } from 'hono/utils/cookie';
 import type { AuthConfig } from '../../core/config';
 import type { Queryable } from '../../core/db/database';
-import { sessionKey } from './jwt';
+import { purposeKey } from '../../core/secrets';
+import { openSignedValue, signValue } from './signed-value';
 import { loadUserSession, type UserSession } from './users';
 
 /**
  * The browser session: a cookie holding the user, tenant, role and expiry, signed with HMAC-SHA256
  * under a key derived from NEXTAUTH_SECRET, so any instance that shares the secret accepts it.
- * Value: base64url(JSON payload) "." base64url(signature). HttpOnly, SameSite=Lax, Path=/, and Secure
- * when NEXTAUTH_URL is https.
+ * Value: base64url(JSON payload) "." base64url(signature) (signed-value.ts). HttpOnly, SameSite=Lax,
+ * Path=/, and Secure when NEXTAUTH_URL is https.
  */
 export const SESSION_COOKIE = 'platform_session';
 
@@ -25,7 +26,9 @@ interface Payload {
   exp: number;
 }
 
-const sign = (config: WithAuth, data: string) => createHmac('sha256', sessionKey(config.auth)).update(data).digest();
+const sessionKey = (config: WithAuth) => purposeKey(config.auth.sessionSecret, 'session cookie');
+// Written here rather than with Hono's serialize: the Set-Cookie text is part of the contract (tests
+// pin it attribute by attribute) and Hono's puts Max-Age first and Secure before SameSite.
 const attributes = (config: WithAuth, maxAge: number) =>
   `Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${config.auth.baseUrl.startsWith('https:') ? '; Secure' : ''}`;
 
@@ -41,8 +44,7 @@ export function sessionCookieValue(config: WithAuth, s: UserSession, now = Math.
     iat: now,
     exp: now + config.auth.sessionMaxAgeSeconds,
   };
-  const data = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url');
-  return `${data}.${sign(config, data).toString('base64url')}`;
+  return signValue(sessionKey(config), payload);
 }
 
 /** A full Set-Cookie value that signs `s` in for SESSION_MAX_AGE_SECONDS. */
@@ -55,30 +57,17 @@ export function clearSessionCookie(config: WithAuth): string {
   return `${SESSION_COOKIE}=; ${attributes(config, 0)}`;
 }
 
-/** The raw value of the session cookie in a Cookie header, if any. */
+/**
+ * The raw value of the session cookie in a Cookie header, if any. From the header, not a Hono Context:
+ * the GraphQL route has Node's headers only (serve/http/read-request.ts).
+ */
 export function sessionCookieIn(cookieHeader: string | undefined): string | undefined {
-  if (!cookieHeader) return undefined;
-  for (const part of cookieHeader.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim();
-  }
-  return undefined;
+  return cookieHeader ? parse(cookieHeader, SESSION_COOKIE)[SESSION_COOKIE] : undefined;
 }
 
 /** The session a cookie value carries when its signature is right and it has not expired. */
 export function decodeSessionCookie(config: WithAuth, value: string): UserSession | undefined {
-  const dot = value.indexOf('.');
-  if (dot <= 0) return undefined;
-  const data = value.slice(0, dot);
-  const given = Buffer.from(value.slice(dot + 1), 'base64url');
-  const expected = sign(config, data);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-  let p: Payload;
-  try {
-    p = JSON.parse(Buffer.from(data, 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
-  }
+  const p = openSignedValue(sessionKey(config), value) as Payload | undefined;
   if (p?.v !== 1 || typeof p.exp !== 'number' || p.exp <= Date.now() / 1000) return undefined;
   if (![p.sub, p.tid, p.role, p.email, p.name].every((x) => typeof x === 'string')) return undefined;
   return { userId: p.sub, tenantId: p.tid, role: p.role, email: p.email, displayName: p.name };
