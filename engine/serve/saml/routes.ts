@@ -1,16 +1,22 @@
+/**
+ * The SAML room: SAML 2.0 single sign-on for the Enterprise edition. The routes (health, SP metadata,
+ * SP-initiated login, the ACS), the response checks (acs.ts), user provisioning (provision.ts), the
+ * login state cookie (state.ts), the license and the IdP certificate. It may import serve/auth (the
+ * session cookie, users), the web room's sign-in page and CSRF cookie, and engine/core.
+ */
 import type { Context, Hono } from 'hono';
 import { sessionCookie } from '../auth/session-cookie';
 import type { EngineConfig } from '../../core/config';
 import type { Database } from '../../core/db/database';
 import type { Logger } from '../../core/logger';
-import { csrfCookie, newCsrfToken } from '../web/csrf';
+import { issueCsrfToken } from '../web/csrf';
 import { signInPage } from '../web/pages';
 import { SamlLoginError, validateSamlResponse } from './acs';
 import { samlAvailable, samlHealth } from './health';
 import type { License } from './license';
 import { isConfigured, loginRedirect, serviceProviderMetadata } from './provider';
 import { acceptAssertionOnce, resolveSamlUser } from './provision';
-import { clearStateCookie, readState, stateCookie } from './state';
+import { clearStateCookie, readState, setStateCookie } from './state';
 
 export interface SamlDeps {
   db: Database;
@@ -29,6 +35,73 @@ const localPath = (p: string | undefined) =>
 /** Largest ACS body accepted (a SAML response is a few kilobytes; base64 of 512 KB at most). */
 const MAX_ACS_BYTES = 1024 * 1024;
 
+/** The sign-in page again, saying why SAML sign-in failed; the login's state is dropped. */
+function refuse(c: Context, deps: SamlDeps, err: SamlLoginError) {
+  const { auth } = deps.config;
+  const token = issueCsrfToken(c, auth.baseUrl.startsWith('https://'));
+  clearStateCookie(c, auth);
+  c.header('cache-control', 'no-store');
+  return c.html(
+    signInPage({
+      csrf: token,
+      samlEnabled: samlAvailable(deps.config),
+      error: `SAML sign-in failed: ${err.message}`,
+    }),
+    err.status as 401,
+  );
+}
+
+/** Why SAML sign-in cannot start or finish on this instance, if it cannot. */
+function unavailable(config: SamlDeps['config']): SamlLoginError | undefined {
+  const { saml } = config;
+  if (config.edition === 'community')
+    return new SamlLoginError('SAML single sign-on is not available in the Community edition', 404);
+  if (!saml.enabled) return new SamlLoginError('SAML single sign-on is not enabled (SAML_ENABLED)', 404);
+  if (!isConfigured(saml)) return new SamlLoginError(`SAML not configured: ${saml.missing.join(', ')} missing`, 503);
+  return undefined;
+}
+
+/** GET /api/auth/saml/login: the state cookie, and off to the IdP with an AuthnRequest. */
+function startLogin(c: Context, deps: SamlDeps, now: () => number) {
+  const { auth, saml } = deps.config;
+  const problem = unavailable(deps.config);
+  if (problem || !isConfigured(saml)) return refuse(c, deps, problem!);
+  const relayState = localPath(c.req.query('next'));
+  const { url, requestId } = loginRedirect(saml, relayState);
+  setStateCookie(c, auth, { requestId, relayState, startedAt: now() });
+  c.header('cache-control', 'no-store');
+  return c.redirect(url, 302);
+}
+
+/**
+ * POST /api/auth/saml/acs: every check of the IdP's response, the replay check, the user, then the
+ * session cookie and back to where the login started. A refusal throws SamlLoginError.
+ */
+async function finishLogin(c: Context, deps: SamlDeps, now: () => number) {
+  const { auth, saml } = deps.config;
+  const problem = unavailable(deps.config);
+  if (problem) throw problem;
+  const length = Number(c.req.header('content-length') ?? '0');
+  if (length > MAX_ACS_BYTES) throw new SamlLoginError('the SAML response is too large', 413);
+  const form = (await c.req.parseBody()) as Record<string, unknown>;
+  const state = readState(c, auth, now());
+  const identity = await validateSamlResponse(saml, form.SAMLResponse, state, now());
+  if (!(await acceptAssertionOnce(deps.db, identity)))
+    throw new SamlLoginError('this SAML response has already been used (replay); start the sign-in again');
+  const session = await resolveSamlUser(deps.db, { config: deps.config, license: deps.license }, identity);
+  deps.log({
+    level: 'info',
+    msg: 'SAML sign-in',
+    user: session.userId,
+    tenant: session.tenantId,
+    role: session.role,
+  });
+  clearStateCookie(c, auth);
+  c.header('set-cookie', sessionCookie({ auth }, session), { append: true });
+  c.header('cache-control', 'no-store');
+  return c.redirect(localPath(identity.relayState), 303);
+}
+
 /**
  * The SAML routes: health, SP metadata, SP-initiated login (HTTP-Redirect) and the ACS (HTTP-POST).
  *
@@ -38,31 +111,7 @@ const MAX_ACS_BYTES = 1024 * 1024;
  * - POST /api/auth/saml/acs       the IdP's response: checks, user resolution, session cookie, redirect
  */
 export function mountSamlRoutes(app: Hono, deps: SamlDeps): void {
-  const { auth, saml } = deps.config;
   const now = deps.now ?? Date.now;
-  const secure = auth.baseUrl.startsWith('https://');
-
-  const refuse = (c: Context, err: SamlLoginError) => {
-    const token = newCsrfToken();
-    c.header('set-cookie', csrfCookie(token, secure), { append: true });
-    c.header('set-cookie', clearStateCookie(auth), { append: true });
-    c.header('cache-control', 'no-store');
-    return c.html(
-      signInPage({
-        csrf: token,
-        samlEnabled: samlAvailable(deps.config),
-        error: `SAML sign-in failed: ${err.message}`,
-      }),
-      err.status as 401,
-    );
-  };
-  const unavailable = (): SamlLoginError | undefined => {
-    if (deps.config.edition === 'community')
-      return new SamlLoginError('SAML single sign-on is not available in the Community edition', 404);
-    if (!saml.enabled) return new SamlLoginError('SAML single sign-on is not enabled (SAML_ENABLED)', 404);
-    if (!isConfigured(saml)) return new SamlLoginError(`SAML not configured: ${saml.missing.join(', ')} missing`, 503);
-    return undefined;
-  };
 
   app.get('/api/auth/saml/health', (c) =>
     c.json(samlHealth(deps.config, deps.license(), new Date(now())), 200, { 'cache-control': 'no-store' }),
@@ -71,48 +120,20 @@ export function mountSamlRoutes(app: Hono, deps: SamlDeps): void {
   app.get('/api/auth/saml/metadata', (c) => {
     if (deps.config.edition === 'community')
       return c.text('SAML single sign-on is not available in the Community edition', 404);
-    return c.body(serviceProviderMetadata(saml), 200, {
+    return c.body(serviceProviderMetadata(deps.config.saml), 200, {
       'content-type': 'application/samlmetadata+xml; charset=utf-8',
     });
   });
 
-  app.get('/api/auth/saml/login', (c) => {
-    const problem = unavailable();
-    if (problem || !isConfigured(saml)) return refuse(c, problem!);
-    const relayState = localPath(c.req.query('next'));
-    const { url, requestId } = loginRedirect(saml, relayState);
-    c.header('set-cookie', stateCookie(auth, { requestId, relayState, startedAt: now() }), { append: true });
-    c.header('cache-control', 'no-store');
-    return c.redirect(url, 302);
-  });
+  app.get('/api/auth/saml/login', (c) => startLogin(c, deps, now));
 
   app.post('/api/auth/saml/acs', async (c) => {
     try {
-      const problem = unavailable();
-      if (problem) throw problem;
-      const length = Number(c.req.header('content-length') ?? '0');
-      if (length > MAX_ACS_BYTES) throw new SamlLoginError('the SAML response is too large', 413);
-      const form = (await c.req.parseBody()) as Record<string, unknown>;
-      const state = readState(auth, c.req.header('cookie'), now());
-      const identity = await validateSamlResponse(saml, form.SAMLResponse, state, now());
-      if (!(await acceptAssertionOnce(deps.db, identity)))
-        throw new SamlLoginError('this SAML response has already been used (replay); start the sign-in again');
-      const session = await resolveSamlUser(deps.db, { config: deps.config, license: deps.license }, identity);
-      deps.log({
-        level: 'info',
-        msg: 'SAML sign-in',
-        user: session.userId,
-        tenant: session.tenantId,
-        role: session.role,
-      });
-      c.header('set-cookie', clearStateCookie(auth), { append: true });
-      c.header('set-cookie', sessionCookie({ auth }, session), { append: true });
-      c.header('cache-control', 'no-store');
-      return c.redirect(localPath(identity.relayState), 303);
+      return await finishLogin(c, deps, now);
     } catch (err) {
       if (!(err instanceof SamlLoginError)) throw err;
       deps.log({ level: 'warn', msg: `SAML sign-in refused: ${err.message}` });
-      return refuse(c, err);
+      return refuse(c, deps, err);
     }
   });
 }

@@ -1,10 +1,14 @@
-import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import type { Context } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import type { CookieOptions } from 'hono/utils/cookie';
 import type { AuthConfig } from '../../core/config';
+import { purposeKey } from '../../core/secrets';
+import { openSignedValue, signValue } from '../auth/signed-value';
 
 /**
  * The state of an SP-initiated login between /api/auth/saml/login and the ACS: the AuthnRequest's ID,
  * the relay state and the start time, in a cookie signed with HMAC-SHA256 under a key derived from
- * NEXTAUTH_SECRET. Any instance that shares the secret can finish a login another one started. It is
+ * NEXTAUTH_SECRET (auth/signed-value.ts, like the session cookie). Any instance that shares the secret can finish a login another one started. It is
  * valid for 60 seconds (the spec's "SAML session token validity"), checked against the signed start
  * time, not only the cookie's Max-Age.
  *
@@ -25,46 +29,35 @@ export interface SamlState {
   startedAt: number;
 }
 
-const keyOf = (auth: AuthConfig) => Buffer.from(hkdfSync('sha256', auth.sessionSecret, '', 'platform saml state', 32));
-const sign = (auth: AuthConfig, data: string) => createHmac('sha256', keyOf(auth)).update(data).digest();
+const stateKey = (auth: AuthConfig) => purposeKey(auth.sessionSecret, 'saml state');
 
-const attributes = (auth: AuthConfig, maxAge: number) =>
-  `Path=${PATH}; HttpOnly; Max-Age=${maxAge}${auth.baseUrl.startsWith('https:') ? '; SameSite=None; Secure' : ''}`;
+const cookieOptions = (auth: AuthConfig): CookieOptions => ({
+  path: PATH,
+  httpOnly: true,
+  ...(auth.baseUrl.startsWith('https:') ? { sameSite: 'None', secure: true } : {}),
+});
 
 /** The signed cookie value (exported for tests, which make stale ones). */
 export function stateCookieValue(auth: AuthConfig, s: SamlState): string {
-  const data = Buffer.from(
-    JSON.stringify({ v: 1, id: s.requestId, rs: s.relayState, t: s.startedAt }),
-    'utf8',
-  ).toString('base64url');
-  return `${data}.${sign(auth, data).toString('base64url')}`;
+  return signValue(stateKey(auth), { v: 1, id: s.requestId, rs: s.relayState, t: s.startedAt });
 }
 
-export const stateCookie = (auth: AuthConfig, s: SamlState) =>
-  `${STATE_COOKIE}=${stateCookieValue(auth, s)}; ${attributes(auth, STATE_MAX_AGE_SECONDS)}`;
-export const clearStateCookie = (auth: AuthConfig) => `${STATE_COOKIE}=; ${attributes(auth, 0)}`;
+/** Sets the state cookie of a login that starts now, for STATE_MAX_AGE_SECONDS. */
+export const setStateCookie = (c: Context, auth: AuthConfig, s: SamlState) =>
+  setCookie(c, STATE_COOKIE, stateCookieValue(auth, s), { ...cookieOptions(auth), maxAge: STATE_MAX_AGE_SECONDS });
 
-/** The state of a Cookie header when its signature is right and the login began at most 60 seconds ago. */
-export function readState(auth: AuthConfig, cookieHeader: string | undefined, now = Date.now()): SamlState | undefined {
-  let value: string | undefined;
-  for (const part of (cookieHeader ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === STATE_COOKIE) value = part.slice(eq + 1).trim();
-  }
+/** Ends the login's state: the ACS has used it, or the login was refused. */
+export const clearStateCookie = (c: Context, auth: AuthConfig) => {
+  deleteCookie(c, STATE_COOKIE, cookieOptions(auth));
+};
+
+/** The state of the request's cookie when its signature is right and the login began at most 60 seconds ago. */
+export function readState(c: Context, auth: AuthConfig, now = Date.now()): SamlState | undefined {
+  const value = getCookie(c, STATE_COOKIE);
   if (!value) return undefined;
-  const dot = value.indexOf('.');
-  if (dot <= 0) return undefined;
-  const data = value.slice(0, dot);
-  const given = Buffer.from(value.slice(dot + 1), 'base64url');
-  const expected = sign(auth, data);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-  let p: { v?: number; id?: unknown; rs?: unknown; t?: unknown };
-  try {
-    p = JSON.parse(Buffer.from(data, 'base64url').toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  if (p.v !== 1 || typeof p.id !== 'string' || typeof p.rs !== 'string' || typeof p.t !== 'number') return undefined;
+  const p = openSignedValue(stateKey(auth), value) as
+    { v?: number; id?: unknown; rs?: unknown; t?: unknown } | undefined;
+  if (p?.v !== 1 || typeof p.id !== 'string' || typeof p.rs !== 'string' || typeof p.t !== 'number') return undefined;
   if (now - p.t > STATE_MAX_AGE_SECONDS * 1000 || p.t > now + 5000) return undefined;
   return { requestId: p.id, relayState: p.rs, startedAt: p.t };
 }

@@ -1,32 +1,37 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import type { Context } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { sameSecret } from '../../core/secrets';
 
 /**
  * Double-submit CSRF protection for the server-rendered forms: a random token lives in a
  * SameSite=Strict cookie and in a hidden field of every form; a POST whose two copies differ is
  * refused. It needs no server state, so any instance can check a form that another rendered.
+ *
+ * Hono's csrf middleware (hono/csrf) is not used in its place: it checks where a request comes from
+ * (the Origin or Sec-Fetch-Site header), which is another protection with other answers:
+ * - a form post that carries neither header (older browsers, proxies that strip them, scripts) is
+ *   refused, where a token in the form works from any client;
+ * - the Origin is compared with the URL this server sees, which behind a TLS-terminating load
+ *   balancer is http://<internal address> rather than NEXTAUTH_URL;
+ * - its refusal is a bare "Forbidden", not the advice to reload the form;
+ * - the SAML ACS takes a cross-site POST by design and would need to be let through.
  */
 export const CSRF_COOKIE = 'platform_csrf';
 
-export function newCsrfToken(): string {
-  return randomBytes(24).toString('base64url');
+/** A new token, set as the browser's CSRF cookie with the answer; the form's copy is the return value. */
+export function issueCsrfToken(c: Context, secure: boolean): string {
+  const token = randomBytes(24).toString('base64url');
+  setCookie(c, CSRF_COOKIE, token, { path: '/', httpOnly: true, sameSite: 'Strict', secure });
+  return token;
 }
 
-export function csrfCookie(token: string, secure: boolean): string {
-  return `${CSRF_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
-}
+/** The token for a page's forms: the browser's existing one, or a new one. */
+export const csrfToken = (c: Context, secure: boolean): string =>
+  getCookie(c, CSRF_COOKIE) || issueCsrfToken(c, secure);
 
-export function cookieValue(cookieHeader: string | undefined, name: string): string | undefined {
-  for (const part of (cookieHeader ?? '').split(';')) {
-    const i = part.indexOf('=');
-    if (i > 0 && part.slice(0, i).trim() === name) return part.slice(i + 1).trim();
-  }
-  return undefined;
-}
-
-export function csrfValid(cookieHeader: string | undefined, field: unknown): boolean {
-  const cookie = cookieValue(cookieHeader, CSRF_COOKIE);
-  if (!cookie || typeof field !== 'string') return false;
-  const a = Buffer.from(cookie);
-  const b = Buffer.from(field);
-  return a.length === b.length && timingSafeEqual(a, b);
+/** Whether a posted form's token is the one in the browser's CSRF cookie. */
+export function csrfValid(c: Context, field: unknown): boolean {
+  const cookie = getCookie(c, CSRF_COOKIE);
+  return !!cookie && typeof field === 'string' && sameSecret(field, cookie);
 }

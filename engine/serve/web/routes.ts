@@ -1,31 +1,19 @@
+/**
+ * The web room: server-rendered pages for people in a browser (sign-in, User Settings with the API
+ * tokens, the GraphQL console, the ticket page) and the console's static assets. It may import
+ * serve/auth (sessions, credentials, tokens), serve/http's request helpers and engine/core; never the
+ * SAML room, which uses these pages rather than the other way round.
+ */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Context, Hono } from 'hono';
-import { createApiToken, deleteApiToken, listApiTokens } from '../auth/api-tokens';
-import { clearSessionCookie, readSessionCookie, sessionCookie } from '../auth/session-cookie';
-import { verifyCredentials, type UserSession } from '../auth/users';
-import { projectRoot, type AuthConfig } from '../../core/config';
-import type { Database } from '../../core/db/database';
-import { clearFailures, lockedFor, recordFailure, throttleKeys } from '../auth/throttle';
-import { clientAddress } from '../http/read-request';
-import { CSRF_COOKIE, cookieValue, csrfCookie, csrfValid, newCsrfToken } from './csrf';
-import {
-  consolePage,
-  homePage,
-  settingsPage,
-  signInPage,
-  ticketPage,
-  type SettingsView,
-  type TicketView,
-} from './pages';
+import { projectRoot } from '../../core/config';
+import { NO_STORE, pageSession, type WebDeps } from './page-session';
+import { consolePage, homePage, ticketPage, type TicketView } from './pages';
+import { mountSettingsRoutes } from './settings-routes';
+import { mountSignInRoutes } from './sign-in-routes';
 
-export interface WebDeps {
-  db: Database;
-  /** Sign-in settings: cookie keys, base URL, failure limits. */
-  config: { auth: AuthConfig };
-  /** Whether the SAML button is shown (SAML enabled in an edition that has it). */
-  samlEnabled: () => boolean;
-}
+export type { WebDeps } from './page-session';
 
 /** GraphiQL's browser bundles, served from node_modules so the console needs no network. */
 const ASSETS: Record<string, { module: string; type: string }> = {
@@ -35,47 +23,18 @@ const ASSETS: Record<string, { module: string; type: string }> = {
   'react-dom.production.min.js': { module: 'react-dom/umd/react-dom.production.min.js', type: 'text/javascript' },
 };
 
-const NO_STORE = { 'cache-control': 'no-store' };
+/** GET /assets/:file: one of the console's bundles, cached a day by the browser. */
+function serveAsset(c: Context, file: string) {
+  const asset = ASSETS[file];
+  if (!asset) return c.notFound();
+  const body = fs.readFileSync(path.join(projectRoot(), 'node_modules', asset.module));
+  return c.body(body, 200, { 'content-type': asset.type, 'cache-control': 'public, max-age=86400' });
+}
 
 /** Server-rendered pages: sign-in, sign-out, User Settings (API tokens) and the GraphQL console. */
 export function mountWebRoutes(app: Hono, deps: WebDeps): void {
-  const secure = deps.config.auth.baseUrl.startsWith('https://');
-  const cookies = (c: Context) => c.req.header('cookie');
-
-  /** The page's CSRF token: the browser's existing one, or a new one set with the answer. */
-  const csrf = (c: Context): string => {
-    const have = cookieValue(cookies(c), CSRF_COOKIE);
-    if (have) return have;
-    const token = newCsrfToken();
-    c.header('set-cookie', csrfCookie(token, secure), { append: true });
-    return token;
-  };
-  // With the database: a suspended user loses the pages at once, not when the cookie expires.
-  const signedIn = async (c: Context): Promise<UserSession | undefined> =>
-    readSessionCookie(deps.config, cookies(c), deps.db);
-  const form = async (c: Context) => (await c.req.parseBody()) as Record<string, string | undefined>;
-  const refuse = (c: Context) =>
-    c.text('The form expired or came from another site. Reload the page and try again.', 403);
-
-  const settings = async (c: Context, user: UserSession, view: Partial<SettingsView>) => {
-    const tokens = await listApiTokens(deps.db, user.userId);
-    return c.html(
-      settingsPage({
-        csrf: csrf(c),
-        user: { email: user.email, displayName: user.displayName, role: user.role },
-        tab: 'tokens',
-        tokens,
-        ...view,
-      }),
-      200,
-      NO_STORE,
-    );
-  };
-  /** Pages behind sign-in: without a session, to the sign-in page. */
-  const withUser = (handler: (c: Context, user: UserSession) => Promise<Response> | Response) => async (c: Context) => {
-    const user = await signedIn(c);
-    return user ? handler(c, user) : c.redirect('/signin', 303);
-  };
+  const page = pageSession(deps);
+  const { csrf, withUser } = page;
 
   app.get(
     '/',
@@ -83,100 +42,8 @@ export function mountWebRoutes(app: Hono, deps: WebDeps): void {
       c.html(homePage({ csrf: csrf(c), displayName: user.displayName, tenantRole: user.role }), 200, NO_STORE),
     ),
   );
-
-  app.get('/signin', async (c) => {
-    if (await signedIn(c)) return c.redirect('/', 303);
-    return c.html(signInPage({ csrf: csrf(c), samlEnabled: deps.samlEnabled() }), 200, NO_STORE);
-  });
-
-  app.post('/signin', async (c) => {
-    const f = await form(c);
-    if (!csrfValid(cookies(c), f.csrf)) return refuse(c);
-    const auth = deps.config.auth;
-    // The same failure counters as the token exchange: per client address and per e-mail.
-    const keys = throttleKeys(clientAddress(c, auth), f.email ?? '');
-    const wait = await lockedFor(deps.db, auth, keys);
-    if (wait > 0) {
-      c.header('retry-after', String(wait));
-      return c.html(
-        signInPage({
-          csrf: csrf(c),
-          samlEnabled: deps.samlEnabled(),
-          email: f.email,
-          error: `Too many failed attempts. Try again in ${wait} seconds.`,
-        }),
-        429,
-        NO_STORE,
-      );
-    }
-    const user = f.email && f.password ? await verifyCredentials(deps.db, f.email, f.password) : null;
-    if (!user) {
-      await recordFailure(deps.db, auth, keys);
-      // One answer for unknown e-mail, wrong password and suspended account.
-      return c.html(
-        signInPage({
-          csrf: csrf(c),
-          samlEnabled: deps.samlEnabled(),
-          email: f.email,
-          error: 'Wrong e-mail or password.',
-        }),
-        401,
-        NO_STORE,
-      );
-    }
-    await clearFailures(deps.db, keys);
-    c.header('set-cookie', sessionCookie(deps.config, user), { append: true });
-    return c.redirect('/', 303);
-  });
-
-  app.post('/signout', async (c) => {
-    const f = await form(c);
-    if (!csrfValid(cookies(c), f.csrf)) return refuse(c);
-    c.header('set-cookie', clearSessionCookie(deps.config), { append: true });
-    return c.redirect('/signin', 303);
-  });
-
-  app.get(
-    '/settings',
-    withUser((c, user) => settings(c, user, { tab: c.req.query('tab') === 'profile' ? 'profile' : 'tokens' })),
-  );
-  app.get(
-    '/settings/tokens/new',
-    withUser((c, user) => settings(c, user, { creating: true })),
-  );
-
-  app.post(
-    '/settings/tokens',
-    withUser(async (c, user) => {
-      const f = await form(c);
-      if (!csrfValid(cookies(c), f.csrf)) return refuse(c);
-      const name = (f.name ?? '').trim();
-      if (name.length < 1 || name.length > 100)
-        return settings(c, user, { creating: true, error: 'Give the token a name of 1 to 100 characters.' });
-      const created = await createApiToken(deps.db, user, name);
-      // Rendered, not redirected: the secret exists only in this answer.
-      return settings(c, user, { created: { name: created.name, secret: created.secret } });
-    }),
-  );
-
-  app.get(
-    '/settings/tokens/:id/delete',
-    withUser(async (c, user) => {
-      const tokens = await listApiTokens(deps.db, user.userId);
-      const token = tokens.find((t) => t.id === c.req.param('id'));
-      return settings(c, user, token ? { confirmDelete: token } : { error: 'No such token.' });
-    }),
-  );
-
-  app.post(
-    '/settings/tokens/:id/delete',
-    withUser(async (c, user) => {
-      const f = await form(c);
-      if (!csrfValid(cookies(c), f.csrf)) return refuse(c);
-      await deleteApiToken(deps.db, user.userId, c.req.param('id') ?? '');
-      return c.redirect('/settings?tab=tokens', 303);
-    }),
-  );
+  mountSignInRoutes(app, deps, page);
+  mountSettingsRoutes(app, deps, page);
 
   app.get(
     '/console',
@@ -211,10 +78,5 @@ export function mountWebRoutes(app: Hono, deps: WebDeps): void {
     }),
   );
 
-  app.get('/assets/:file', (c) => {
-    const asset = ASSETS[c.req.param('file')];
-    if (!asset) return c.notFound();
-    const body = fs.readFileSync(path.join(projectRoot(), 'node_modules', asset.module));
-    return c.body(body, 200, { 'content-type': asset.type, 'cache-control': 'public, max-age=86400' });
-  });
+  app.get('/assets/:file', (c) => serveAsset(c, c.req.param('file')));
 }

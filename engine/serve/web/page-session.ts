@@ -1,0 +1,52 @@
+import type { Context } from 'hono';
+import type { AuthConfig } from '../../core/config';
+import type { Database } from '../../core/db/database';
+import { readSessionCookie } from '../auth/session-cookie';
+import type { UserSession } from '../auth/users';
+import { csrfToken, csrfValid } from './csrf';
+
+export interface WebDeps {
+  db: Database;
+  /** Sign-in settings: cookie keys, base URL, failure limits. */
+  config: { auth: AuthConfig };
+  /** Whether the SAML button is shown (SAML enabled in an edition that has it). */
+  samlEnabled: () => boolean;
+}
+
+/** The pages are one user's at one moment: no cache keeps them. */
+export const NO_STORE = { 'cache-control': 'no-store' };
+
+export type Form = Record<string, string | undefined>;
+type UserHandler = (c: Context, user: UserSession) => Promise<Response> | Response;
+
+/** The answer to a form whose CSRF token is missing or wrong. */
+export const refuseForm = (c: Context) =>
+  c.text('The form expired or came from another site. Reload the page and try again.', 403);
+
+/**
+ * The browser's session as every page handler needs it: who is signed in, the CSRF token for the
+ * page's forms, and a posted form once its token is checked.
+ */
+export function pageSession(deps: WebDeps) {
+  const secure = deps.config.auth.baseUrl.startsWith('https://');
+  // With the database: a suspended user loses the pages at once, not when the cookie expires.
+  const signedIn = async (c: Context): Promise<UserSession | undefined> =>
+    readSessionCookie(deps.config, c.req.header('cookie'), deps.db);
+  return {
+    signedIn,
+    /** The page's CSRF token: the browser's existing one, or a new one set with the answer. */
+    csrf: (c: Context): string => csrfToken(c, secure),
+    /** Pages behind sign-in: without a session, to the sign-in page. */
+    withUser: (handler: UserHandler) => async (c: Context) => {
+      const user = await signedIn(c);
+      return user ? handler(c, user) : c.redirect('/signin', 303);
+    },
+    /** The posted form, or undefined when its CSRF token does not match the cookie's (refuseForm then). */
+    checkedForm: async (c: Context): Promise<Form | undefined> => {
+      const form = (await c.req.parseBody()) as Form;
+      return csrfValid(c, form.csrf) ? form : undefined;
+    },
+  };
+}
+
+export type PageSession = ReturnType<typeof pageSession>;
