@@ -18,7 +18,7 @@ import {
 import type { Session } from '../../core/session';
 import type { EngineConfig } from '../../core/config';
 import { asDbError, type Database, type Queryable } from '../../core/db/database';
-import type { Model } from '../model/model';
+import type { Model } from '../model/model-types';
 import { errorPath } from '../plan/error-path';
 import { errorBody, RequestError } from '../../core/errors';
 import { variableShape, type Variables } from '../plan/values';

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../core/db/database';
 import { MetadataError, placeIn } from './load';
 import type { Located, LogicalModelJson, LogicalModelTypeJson, RootFieldKey } from './metadata-types';
-import type { Column, Table } from './model';
+import type { Column, Table } from './model-types';
 import { parsePermissionBoolExp } from './permissions';
 import { scalarForType } from './scalar-types';
 

@@ -1,120 +1,14 @@
 import type { Queryable } from '../../core/db/database';
 import { ADMIN_ROLE } from '../../core/session';
-import type { BoolExp, ValueSource } from '../plan/ir';
 import { readCatalog, type CatalogTable } from './catalog';
 import type { LoadedMetadata } from './load';
 import { MetadataError } from './load';
 import type { RelationshipJson, RootFieldKey, TableJson, TableRef } from './metadata-types';
+import type { Column, Model, Relationship, Table } from './model-types';
 import { parsePermissionBoolExp, parsePresets } from './permissions';
 import { scalarForType } from './scalar-types';
 import { buildLogicalModels } from './logical-models';
 import { buildNativeQueries } from './native-queries';
-
-/**
- * The resolved model: metadata joined with the database catalog. Everything downstream (schema,
- * planner, SQL) reads tables, columns and permissions from here, never from YAML or the catalog.
- */
-export interface Column {
-  name: string;
-  /** The GraphQL name: `column_config.custom_name` or the column name. */
-  gqlName: string;
-  /** The SQL type for casts, as format_type() prints it. */
-  sqlType: string;
-  /** The GraphQL scalar's name (`uuid`, `String`, `recommendation_status_type_enum`, ...). */
-  scalar: string;
-  nullable: boolean;
-  hasDefault: boolean;
-  generated: boolean;
-  /** For a column that references a lookup (is_enum) table: the allowed values. */
-  enumValues?: string[];
-}
-
-export interface Relationship {
-  name: string;
-  kind: 'object' | 'array';
-  source: Table;
-  target: Table;
-  /** Pairs of (source column, target column) that join the two. */
-  mapping: [Column, Column][];
-}
-
-export interface SelectPermission {
-  columns: Set<string>;
-  filter: BoolExp;
-  limit?: number;
-  allowAggregations: boolean;
-}
-export interface InsertPermission {
-  columns: Set<string>;
-  check: BoolExp;
-  set: Map<string, ValueSource>;
-}
-export interface UpdatePermission {
-  columns: Set<string>;
-  filter: BoolExp;
-  check: BoolExp;
-  set: Map<string, ValueSource>;
-}
-export interface DeletePermission {
-  filter: BoolExp;
-}
-export interface TablePermissions {
-  select?: SelectPermission;
-  insert?: InsertPermission;
-  update?: UpdatePermission;
-  delete?: DeletePermission;
-}
-
-/**
- * A tracked table or view, or a logical model (Hasura's name for the row type of a native query): a
- * logical model has columns and select permissions only, no schema, keys, relationships or root fields.
- */
-export interface Table {
-  schema: string;
-  name: string;
-  gqlName: string;
-  kind: 'table' | 'view' | 'logical_model';
-  description?: string;
-  columns: Column[];
-  columnByName: Map<string, Column>;
-  columnByGql: Map<string, Column>;
-  primaryKey: Column[];
-  /** Primary key and unique constraints, for on_conflict. */
-  constraints: { name: string; columns: string[] }[];
-  isEnum: boolean;
-  enumValues: { value: string; comment: string | null }[];
-  relationships: Relationship[];
-  relByName: Map<string, Relationship>;
-  rootFields: Record<RootFieldKey, string | null>;
-  permissions: Map<string, TablePermissions>;
-}
-
-export interface NativeQueryArgument {
-  name: string;
-  sqlType: string;
-  scalar: string;
-  nullable: boolean;
-  description?: string;
-}
-
-/** A native query: SQL with `{{argument}}` placeholders whose rows have a logical model's columns. */
-export interface NativeQuery {
-  rootField: string;
-  returns: Table;
-  arguments: NativeQueryArgument[];
-  /** The code cut at its placeholders: SQL text and argument references, in order. */
-  parts: (string | { argument: string })[];
-  description?: string;
-}
-
-export interface Model {
-  tables: Table[];
-  logicalModels: Table[];
-  nativeQueries: NativeQuery[];
-  /** Every role named anywhere in the metadata, plus `admin`. */
-  roles: string[];
-  metadata: LoadedMetadata;
-}
 
 function ref(t: TableRef | string): { schema: string; name: string } {
   return typeof t === 'string' ? { schema: 'public', name: t } : { schema: t.schema ?? 'public', name: t.name };

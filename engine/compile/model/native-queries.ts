@@ -1,11 +1,10 @@
 import { asDbError, type Queryable } from '../../core/db/database';
-import type { ValueRef } from '../plan/ir';
-import { nativeQuerySql } from '../sql/native-query';
-import { ident, SqlWriter } from '../sql/writer';
+import { ident } from '../../core/db/sql';
 import { resolveTypes, type ResolvedType } from './logical-models';
 import { MetadataError, placeIn } from './load';
 import type { Located, NativeQueryJson } from './metadata-types';
-import type { NativeQuery, NativeQueryArgument, Table } from './model';
+import type { NativeQuery, NativeQueryArgument, Table } from './model-types';
+import { nativeQueryFromItem } from './native-query-code';
 import { scalarForType } from './scalar-types';
 
 /**
@@ -71,19 +70,23 @@ function argumentsOf(
 
 /**
  * Runs the code once with every argument NULL and no rows wanted, selecting each logical model field:
- * the same SQL text requests will use, so a syntax error, an unknown table or a field the code does not
- * return is found now.
+ * the FROM item requests will use, so a syntax error, an unknown table or a field the code does not
+ * return is found now. Arguments of one type share a placeholder, as the request's SQL writer binds
+ * equal values once.
  */
 async function probe(db: Queryable, query: NativeQuery, nq: Located<NativeQueryJson>): Promise<void> {
-  const w = new SqlWriter();
-  const args = new Map<string, ValueRef>(
-    query.arguments.map((a) => [a.name, { source: { from: 'literal', value: null }, sqlType: a.sqlType }]),
-  );
+  const placeholders = new Map<string, string>();
+  const typeOf = new Map(query.arguments.map((a) => [a.name, a.sqlType]));
+  const from = nativeQueryFromItem(query, (argument) => {
+    const sqlType = typeOf.get(argument)!;
+    if (!placeholders.has(sqlType)) placeholders.set(sqlType, `$${placeholders.size + 1}::${sqlType}`);
+    return placeholders.get(sqlType)!;
+  });
   const columns = query.returns.columns.map((c) => `"_nq".${ident(c.name)}`).join(', ');
   try {
     await db.query(
-      `SELECT ${columns} FROM ${nativeQuerySql(query, args, w)} AS "_nq" LIMIT 0`,
-      w.params.map(() => null),
+      `SELECT ${columns} FROM ${from} AS "_nq" LIMIT 0`,
+      [...placeholders].map(() => null),
     );
   } catch (err) {
     const e = asDbError(err);

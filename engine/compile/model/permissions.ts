@@ -1,7 +1,7 @@
-import type { BoolExp, CompareOp, ValueRef, ValueSource } from '../plan/ir';
-import { and, TRUE } from '../plan/ir';
+import { and, TRUE } from './bool-exp';
 import { MetadataError } from './load';
-import type { Column, Table } from './model';
+import type { BoolExp, Column, Table, ValueSource } from './model-types';
+import { isCompareOp, operandSqlType } from './operators';
 
 interface Where {
   file: string;
@@ -17,75 +17,16 @@ export function permissionValue(value: unknown): ValueSource {
   return { from: 'literal', value };
 }
 
-const COMPARE_OPS = new Set<CompareOp>([
-  '_eq',
-  '_neq',
-  '_gt',
-  '_lt',
-  '_gte',
-  '_lte',
-  '_in',
-  '_nin',
-  '_like',
-  '_nlike',
-  '_ilike',
-  '_nilike',
-  '_similar',
-  '_nsimilar',
-  '_regex',
-  '_nregex',
-  '_iregex',
-  '_niregex',
-  '_contains',
-  '_contained_in',
-  '_has_key',
-  '_has_keys_any',
-  '_has_keys_all',
-]);
-
-/** The SQL type a comparison's value is bound as. */
-export function operandType(column: Column, op: CompareOp): { sqlType: string; array: boolean } {
-  switch (op) {
-    case '_in':
-    case '_nin':
-      return { sqlType: column.sqlType, array: true };
-    case '_has_key':
-      return { sqlType: 'text', array: false };
-    case '_has_keys_any':
-    case '_has_keys_all':
-      return { sqlType: 'text', array: true };
-    case '_like':
-    case '_nlike':
-    case '_ilike':
-    case '_nilike':
-    case '_similar':
-    case '_nsimilar':
-    case '_regex':
-    case '_nregex':
-    case '_iregex':
-    case '_niregex':
-      return { sqlType: 'text', array: false };
-    default:
-      return { sqlType: column.sqlType, array: false };
-  }
-}
-
 function columnComparison(column: Column, ops: unknown, at: Where): BoolExp {
   if (!ops || typeof ops !== 'object' || Array.isArray(ops))
     throw new MetadataError(at.file, at.where, 'expected an object of operators');
   const items: BoolExp[] = [];
   for (const [op, value] of Object.entries(ops)) {
-    if (op === '_is_null') {
-      items.push({ kind: 'isNull', column, value: { source: permissionValue(value), sqlType: 'boolean' } });
-    } else if (COMPARE_OPS.has(op as CompareOp)) {
-      const source = Array.isArray(value)
-        ? { from: 'list' as const, items: value.map(permissionValue) }
-        : permissionValue(value);
-      const ref: ValueRef = { source, ...operandType(column, op as CompareOp) };
-      items.push({ kind: 'compare', column, op: op as CompareOp, value: ref });
-    } else {
-      throw new MetadataError(at.file, `${at.where}.${op}`, `unknown operator "${op}"`);
-    }
+    if (!isCompareOp(op)) throw new MetadataError(at.file, `${at.where}.${op}`, `unknown operator "${op}"`);
+    const source = Array.isArray(value)
+      ? { from: 'list' as const, items: value.map(permissionValue) }
+      : permissionValue(value);
+    items.push({ kind: 'compare', column, op, value: { source, ...operandSqlType(op, column.sqlType) } });
   }
   return and(...items);
 }

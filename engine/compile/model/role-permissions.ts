@@ -1,4 +1,4 @@
-import { TRUE } from '../plan/ir';
+import { TRUE } from './bool-exp';
 import { ADMIN_ROLE } from '../../core/session';
 import {
   type DeletePermission,
@@ -7,7 +7,7 @@ import {
   type SelectPermission,
   type Table,
   type UpdatePermission,
-} from './model';
+} from './model-types';
 
 /**
  * What one role may do with each table. The admin role may do everything; any other role only what

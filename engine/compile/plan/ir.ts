@@ -1,77 +1,14 @@
-import type { Column, NativeQuery, Relationship, Table } from '../model/model';
+import type { BoolExp, Column, NativeQuery, Relationship, Table, ValueRef } from '../model/model-types';
 
 /**
  * The intermediate representation: what a GraphQL request means, with permissions folded in, before
- * any SQL is written. `engine/sql/` turns it into SQL text; nothing else does.
+ * any SQL is written. `engine/sql/` turns it into SQL text; nothing else does. Boolean expressions
+ * and value sources are the model's own (permissions are written in them), re-exported here so that
+ * the IR reads as one vocabulary.
  */
-
-/** Where a bound value comes from when the plan runs. Plans are cached, so values are never inlined. */
-export type ValueSource =
-  | { from: 'literal'; value: unknown }
-  | { from: 'variable'; name: string; path: readonly (string | number)[] }
-  | { from: 'session'; name: string }
-  | { from: 'list'; items: ValueSource[] };
-
-/** A value bound as a parameter, with the SQL type it is cast to. */
-export interface ValueRef {
-  source: ValueSource;
-  sqlType: string;
-  /** Bound as a PostgreSQL array of `sqlType`. */
-  array?: boolean;
-}
-
-export type CompareOp =
-  | '_eq'
-  | '_neq'
-  | '_gt'
-  | '_lt'
-  | '_gte'
-  | '_lte'
-  | '_in'
-  | '_nin'
-  | '_like'
-  | '_nlike'
-  | '_ilike'
-  | '_nilike'
-  | '_similar'
-  | '_nsimilar'
-  | '_regex'
-  | '_nregex'
-  | '_iregex'
-  | '_niregex'
-  | '_contains'
-  | '_contained_in'
-  | '_has_key'
-  | '_has_keys_any'
-  | '_has_keys_all';
-
-export type BoolExp =
-  | { kind: 'true' }
-  | { kind: 'and' | 'or'; items: BoolExp[] }
-  | { kind: 'not'; item: BoolExp }
-  | { kind: 'compare'; column: Column; op: CompareOp; value: ValueRef }
-  | { kind: 'isNull'; column: Column; value: ValueRef }
-  /** Some row of the relationship's target satisfies `where` (exists semantics). */
-  | { kind: 'relationship'; rel: Relationship; where: BoolExp }
-  /** `_exists` of Hasura permissions: some row of an unrelated table. */
-  | { kind: 'exists'; table: Table; where: BoolExp }
-  | {
-      kind: 'aggregate';
-      rel: Relationship;
-      fn: 'count' | 'bool_and' | 'bool_or';
-      columns: Column[];
-      distinct: boolean;
-      filter: BoolExp;
-      predicate: { op: CompareOp; value: ValueRef }[];
-    };
-
-export const TRUE: BoolExp = { kind: 'true' };
-
-export function and(...items: BoolExp[]): BoolExp {
-  const kept = items.filter((i) => i.kind !== 'true');
-  if (kept.length === 0) return TRUE;
-  return kept.length === 1 ? kept[0] : { kind: 'and', items: kept };
-}
+export type { BoolExp, ValueRef, ValueSource } from '../model/model-types';
+export type { CompareOp } from '../model/operators';
+export { and, TRUE } from '../model/bool-exp';
 
 export type OrderDirection =
   'asc' | 'asc_nulls_first' | 'asc_nulls_last' | 'desc' | 'desc_nulls_first' | 'desc_nulls_last';

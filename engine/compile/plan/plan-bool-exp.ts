@@ -1,6 +1,6 @@
-import type { Column, Relationship, Table } from '../model/model';
+import type { Column, Relationship, Table } from '../model/model-types';
 import { typeName } from '../schema/table-types';
-import { operandType } from '../model/permissions';
+import { operandSqlType } from '../model/operators';
 import type { PlanContext } from './context';
 import { booleanValue, listItems, objectFields } from './context';
 import { validationError } from '../../core/errors';
@@ -12,18 +12,18 @@ const sourceOf = (arg: Arg) => (arg.kind === 'leaf' ? arg.source : NULL_SOURCE);
 
 function comparisons(column: Column, arg: Arg, path: string): BoolExp {
   const items: BoolExp[] = [];
-  for (const [op, value] of objectFields(arg)) {
-    if (op === '_is_null') {
-      items.push({ kind: 'isNull', column, value: { source: sourceOf(value), sqlType: 'boolean' } });
-    } else {
-      if (value.kind === 'null') throw validationError(`unexpected null value for operator "${op}"`, `${path}.${op}`);
-      items.push({
-        kind: 'compare',
-        column,
-        op: op as CompareOp,
-        value: { source: sourceOf(value), ...operandType(column, op as CompareOp) },
-      });
-    }
+  // The schema offers only the operators of model/operators.ts, so every key here is one of them.
+  for (const [name, value] of objectFields(arg)) {
+    const op = name as CompareOp;
+    // Only `_is_null` takes null (as false, the literal SQL form of model/operators.ts).
+    if (value.kind === 'null' && op !== '_is_null')
+      throw validationError(`unexpected null value for operator "${op}"`, `${path}.${op}`);
+    items.push({
+      kind: 'compare',
+      column,
+      op,
+      value: { source: sourceOf(value), ...operandSqlType(op, column.sqlType) },
+    });
   }
   return and(...items);
 }
@@ -69,15 +69,12 @@ function aggregatePredicates(rel: Relationship, arg: Arg, ctx: PlanContext, path
     const predicate = objectFields(f.get('predicate')).map(([op, v]) => {
       if (op === '_is_null')
         throw validationError('_is_null is not a valid aggregate predicate', `${path}.${fn}.predicate`);
-      return {
-        op: op as CompareOp,
-        value: { source: sourceOf(v), sqlType: 'bigint', array: op === '_in' || op === '_nin' },
-      };
+      // The count is a bigint: operands are bound as one (or as a bigint[] for _in, _nin).
+      return { op: op as CompareOp, value: { source: sourceOf(v), ...operandSqlType(op as CompareOp, 'bigint') } };
     });
     out.push({
       kind: 'aggregate',
       rel,
-      fn: 'count',
       columns,
       distinct,
       filter: and(planBoolExp(rel.target, f.get('filter'), ctx, `${path}.${fn}.filter`), perm.filter),

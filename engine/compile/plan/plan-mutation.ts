@@ -1,5 +1,5 @@
 import type { FieldNode, GraphQLField, GraphQLObjectType } from 'graphql';
-import type { Column, Table } from '../model/model';
+import type { Column, Table } from '../model/model-types';
 import { meaningOf, type Meaning } from '../schema/meaning';
 import { collectFields, subSelections } from './collect';
 import { fieldArgs, fieldDef, listItems, objectFields, type PlanContext } from './context';

@@ -1,5 +1,5 @@
 import type { FieldNode, GraphQLField } from 'graphql';
-import type { NativeQuery, NativeQueryArgument } from '../model/model';
+import type { NativeQuery, NativeQueryArgument } from '../model/model-types';
 import { subSelections } from './collect';
 import { fieldArgs, objectFields, type PlanContext } from './context';
 import { validationError } from '../../core/errors';

@@ -7,7 +7,7 @@ import {
   type GraphQLObjectType,
   type OperationDefinitionNode,
 } from 'graphql';
-import type { Table } from '../model/model';
+import type { Table } from '../model/model-types';
 import type { RoleSchema } from '../schema/role-schema';
 import { meaningOf } from '../schema/meaning';
 import { collectFields, subSelections } from './collect';

@@ -6,7 +6,7 @@ import {
   type GraphQLOutputType,
   type SelectionSetNode,
 } from 'graphql';
-import type { Column, Relationship, Table } from '../model/model';
+import type { Column, Relationship, Table } from '../model/model-types';
 import { meaningOf } from '../schema/meaning';
 import { collectFields, subSelections } from './collect';
 import { booleanValue, fieldArgs, fieldDef, listItems, objectFields, type PlanContext } from './context';

@@ -9,8 +9,8 @@ import {
   type GraphQLInputType,
   type GraphQLScalarType,
 } from 'graphql';
-import type { Column } from '../model/model';
-import { isTextLike, JSON_SCALARS } from '../model/scalar-types';
+import type { Column } from '../model/model-types';
+import { operatorsFor, type OperandType } from '../model/operators';
 import { lookupScalarType, scalarType } from './scalars';
 
 /** Input types shared by every table of a schema: column scalars, comparison expressions, order_by. */
@@ -47,39 +47,9 @@ export class SharedInputs {
     let t = this.comparisons.get(name);
     if (t) return t;
     const s = this.columnScalar(column);
-    const list = new GraphQLList(new GraphQLNonNull(s));
-    const fields: GraphQLInputFieldConfigMap = { _is_null: { type: GraphQLBoolean } };
-    if (column.scalar !== 'json') {
-      Object.assign(fields, { _eq: { type: s }, _neq: { type: s }, _in: { type: list }, _nin: { type: list } });
-      if (!column.enumValues)
-        Object.assign(fields, { _gt: { type: s }, _gte: { type: s }, _lt: { type: s }, _lte: { type: s } });
-    }
-    if (isTextLike(column.scalar)) {
-      for (const op of [
-        '_like',
-        '_nlike',
-        '_ilike',
-        '_nilike',
-        '_similar',
-        '_nsimilar',
-        '_regex',
-        '_nregex',
-        '_iregex',
-        '_niregex',
-      ]) {
-        fields[op] = { type: GraphQLString };
-      }
-    }
-    if (JSON_SCALARS.has(column.scalar)) {
-      const strings = new GraphQLList(new GraphQLNonNull(GraphQLString));
-      Object.assign(fields, {
-        _contains: { type: s, description: 'does the column contain the given json value at the top level' },
-        _contained_in: { type: s, description: 'is the column contained in the given json value' },
-        _has_key: { type: GraphQLString, description: 'does the string exist as a top-level key in the column' },
-        _has_keys_any: { type: strings, description: 'do any of these strings exist as top-level keys in the column' },
-        _has_keys_all: { type: strings, description: 'do all of these strings exist as top-level keys in the column' },
-      });
-    }
+    const fields: GraphQLInputFieldConfigMap = {};
+    for (const [op, { operand, description }] of operatorsFor(column))
+      fields[op] = { type: this.operandType(operand, s), description };
     t = new GraphQLInputObjectType({
       name,
       description: `Boolean expression to compare columns of type "${column.scalar}". All fields are combined with logical 'AND'.`,
@@ -92,6 +62,22 @@ export class SharedInputs {
   /** Int_comparison_exp, for aggregate predicates (count). */
   intComparison(): GraphQLInputObjectType {
     return this.comparison({ scalar: 'Int' } as Column);
+  }
+
+  /** The GraphQL type of an operator's operand, compared with a column of scalar `s`. */
+  private operandType(operand: OperandType, s: GraphQLScalarType): GraphQLInputType {
+    switch (operand) {
+      case 'column':
+        return s;
+      case 'columnList':
+        return nonNullList(s);
+      case 'boolean':
+        return GraphQLBoolean;
+      case 'string':
+        return GraphQLString;
+      case 'stringList':
+        return nonNullList(GraphQLString);
+    }
   }
 }
 

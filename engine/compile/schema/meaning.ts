@@ -1,6 +1,6 @@
 import type { GraphQLField } from 'graphql';
 import type { ActionJson } from '../model/metadata-types';
-import type { Column, NativeQuery, Relationship, Table } from '../model/model';
+import type { Column, NativeQuery, Relationship, Table } from '../model/model-types';
 
 /**
  * What a field of a generated schema stands for. The schema builder attaches it to each field's

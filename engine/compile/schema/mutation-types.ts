@@ -8,7 +8,7 @@ import {
   type GraphQLFieldConfigMap,
   type GraphQLInputFieldConfigMap,
 } from 'graphql';
-import type { Column, Table } from '../model/model';
+import type { Column, Table } from '../model/model-types';
 import { NUMERIC_SCALARS } from '../model/scalar-types';
 import { nonNullList } from './input-types';
 import { ext } from './meaning';

@@ -6,7 +6,7 @@ import {
   type GraphQLFieldConfigMap,
   type GraphQLInputType,
 } from 'graphql';
-import type { Model, NativeQuery } from '../model/model';
+import type { Model, NativeQuery } from '../model/model-types';
 import { ext } from './meaning';
 import { scalarType } from './scalars';
 import type { TableTypes } from './table-types';

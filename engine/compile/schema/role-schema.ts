@@ -8,7 +8,7 @@ import {
   type GraphQLFieldConfigMap,
   type GraphQLFieldResolver,
 } from 'graphql';
-import type { Model, Table } from '../model/model';
+import type { Model, Table } from '../model/model-types';
 import { RolePermissions } from '../model/role-permissions';
 import type { ActionField } from './action-types';
 import { SharedInputs } from './input-types';

@@ -11,7 +11,7 @@ import {
   type GraphQLFieldConfigMap,
   type GraphQLInputFieldConfigMap,
 } from 'graphql';
-import type { Column, Relationship, Table } from '../model/model';
+import type { Column, Relationship, Table } from '../model/model-types';
 import type { RolePermissions } from '../model/role-permissions';
 import { NUMERIC_SCALARS, ORDERED_SCALARS } from '../model/scalar-types';
 import { nonNullList, type SharedInputs } from './input-types';

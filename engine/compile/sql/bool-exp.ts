@@ -1,35 +1,16 @@
-import type { Relationship } from '../model/model';
-import type { BoolExp, CompareOp } from '../plan/ir';
+import type { Relationship } from '../model/model-types';
+import { operator } from '../model/operators';
+import type { BoolExp, CompareOp, ValueRef } from '../plan/ir';
 import { ident, tableName, type SqlWriter } from './writer';
 
-const OPERATORS: Record<CompareOp, string> = {
-  _eq: '=',
-  _neq: '<>',
-  _gt: '>',
-  _lt: '<',
-  _gte: '>=',
-  _lte: '<=',
-  _in: '= ANY',
-  _nin: '<> ALL',
-  _like: 'LIKE',
-  _nlike: 'NOT LIKE',
-  _ilike: 'ILIKE',
-  _nilike: 'NOT ILIKE',
-  _similar: 'SIMILAR TO',
-  _nsimilar: 'NOT SIMILAR TO',
-  _regex: '~',
-  _nregex: '!~',
-  _iregex: '~*',
-  _niregex: '!~*',
-  _contains: '@>',
-  _contained_in: '<@',
-  _has_key: '?',
-  _has_keys_any: '?|',
-  _has_keys_all: '?&',
-};
-
-export function compare(left: string, op: CompareOp, right: string): string {
-  return op === '_in' || op === '_nin' ? `${left} ${OPERATORS[op]}(${right})` : `${left} ${OPERATORS[op]} ${right}`;
+/**
+ * `left op value` in the SQL form the operator table gives it; a literal operand may have a simpler
+ * form (`IS NULL` rather than a bound boolean), which indexes can serve.
+ */
+function compare(left: string, op: CompareOp, value: ValueRef, w: SqlWriter): string {
+  const o = operator(op);
+  if (o.literalSql && value.source.from === 'literal') return o.literalSql(left, value.source.value);
+  return o.sql(left, w.bind(value));
 }
 
 /** The join condition of a relationship, between the source row alias and the target alias. */
@@ -49,14 +30,7 @@ export function boolExpSql(exp: BoolExp, alias: string, w: SqlWriter): string {
     case 'not':
       return `(NOT ${boolExpSql(exp.item, alias, w)})`;
     case 'compare':
-      return `(${compare(`${alias}.${ident(exp.column.name)}`, exp.op, w.bind(exp.value))})`;
-    case 'isNull': {
-      const col = `${alias}.${ident(exp.column.name)}`;
-      // A literal keeps the plain form, which indexes can serve.
-      if (exp.value.source.from === 'literal')
-        return exp.value.source.value ? `(${col} IS NULL)` : `(${col} IS NOT NULL)`;
-      return `((${col} IS NULL) = ${w.bind(exp.value)})`;
-    }
+      return `(${compare(`${alias}.${ident(exp.column.name)}`, exp.op, exp.value, w)})`;
     case 'relationship': {
       const t = w.alias();
       return `EXISTS (SELECT 1 FROM ${tableName(exp.rel.target)} AS ${t} WHERE ${joinCondition(exp.rel, alias, t)} AND ${boolExpSql(exp.where, t, w)})`;
@@ -71,7 +45,7 @@ export function boolExpSql(exp: BoolExp, alias: string, w: SqlWriter): string {
       const arg = cols.length === 0 ? '*' : cols.length === 1 ? cols[0] : `(${cols.join(', ')})`;
       const agg = `count(${exp.distinct && cols.length ? 'DISTINCT ' : ''}${arg})`;
       const value = `(SELECT ${agg} FROM ${tableName(exp.rel.target)} AS ${t} WHERE ${joinCondition(exp.rel, alias, t)} AND ${boolExpSql(exp.filter, t, w)})`;
-      return `(${exp.predicate.map((p) => compare(value, p.op, w.bind(p.value))).join(' AND ') || 'true'})`;
+      return `(${exp.predicate.map((p) => compare(value, p.op, p.value, w)).join(' AND ') || 'true'})`;
     }
   }
 }

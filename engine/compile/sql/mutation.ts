@@ -1,4 +1,4 @@
-import type { Column } from '../model/model';
+import type { Column } from '../model/model-types';
 import type { Field, MutationField, MutationOutput } from '../plan/ir';
 import { boolExpSql } from './bool-exp';
 import { jsonObject, rowJson } from './select';

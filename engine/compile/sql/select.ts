@@ -1,4 +1,4 @@
-import type { Column } from '../model/model';
+import type { Column } from '../model/model-types';
 import type { AggregateField, AggregateItem, BoolExp, Field, OrderItem, OrderTarget, RowSource } from '../plan/ir';
 import { boolExpSql, joinCondition } from './bool-exp';
 import { nativeQuerySql } from './native-query';

@@ -1,5 +1,5 @@
 import { ident, stringLiteral } from '../../core/db/sql';
-import type { Table } from '../model/model';
+import type { Table } from '../model/model-types';
 import type { ValueRef, ValueSource } from '../plan/ir';
 
 /** A placeholder of a compiled statement: where its value comes from and how it is written. */

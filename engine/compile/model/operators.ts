@@ -1,0 +1,158 @@
+import { isTextLike, JSON_SCALARS } from './scalar-types';
+
+/**
+ * The comparison operators of boolean expressions (`where`, permission filters, aggregate
+ * predicates), in one table that every stage reads: the schema builder offers an operator on the
+ * columns it applies to with its operand's GraphQL type, the planner and the permission parser bind
+ * the operand with its SQL type, the SQL writer writes its SQL form. Adding an operator is adding an
+ * entry. The entries' order is the order of the fields of each `<scalar>_comparison_exp` type.
+ */
+
+/** The columns an operator is offered on. */
+export type ColumnClass =
+  /** Every column. */
+  | 'any'
+  /** Every column but `json`, which PostgreSQL cannot compare for equality. */
+  | 'equatable'
+  /** Also not a column referencing a lookup (is_enum) table: its values are names, not ranks. */
+  | 'ordered'
+  /** Text columns (String, citext): pattern matching. */
+  | 'text'
+  /** jsonb columns: containment and keys. */
+  | 'jsonb';
+
+/**
+ * The operand's type: in GraphQL, and as the SQL type its parameter is cast to.
+ *   column: the column's own type; columnList: a list of it, bound as an array;
+ *   boolean: Boolean; string: String, bound as text; stringList: [String!], bound as text[].
+ */
+export type OperandType = 'column' | 'columnList' | 'boolean' | 'string' | 'stringList';
+
+/** What a column must tell to be classed and to have its operands typed. */
+export interface ComparedColumn {
+  scalar: string;
+  sqlType: string;
+  enumValues?: string[];
+}
+
+export interface ComparisonOperator {
+  appliesTo: ColumnClass;
+  operand: OperandType;
+  /** The comparison in SQL, given the column's SQL and the operand's bound placeholder. */
+  sql: (left: string, right: string) => string;
+  /** A simpler form for an operand known when the plan is compiled (a literal), which indexes can serve. */
+  literalSql?: (left: string, value: unknown) => string;
+  description?: string;
+}
+
+const infix =
+  (op: string) =>
+  (left: string, right: string): string =>
+    `${left} ${op} ${right}`;
+/** The operand is an array: `= ANY($1)` holds for some element, `<> ALL($1)` for none. */
+const overArray =
+  (op: string) =>
+  (left: string, right: string): string =>
+    `${left} ${op}(${right})`;
+
+const equality = (sql: string): ComparisonOperator => ({ appliesTo: 'equatable', operand: 'column', sql: infix(sql) });
+const order = (sql: string): ComparisonOperator => ({ appliesTo: 'ordered', operand: 'column', sql: infix(sql) });
+const pattern = (sql: string): ComparisonOperator => ({ appliesTo: 'text', operand: 'string', sql: infix(sql) });
+
+export const OPERATORS = {
+  _is_null: {
+    appliesTo: 'any',
+    operand: 'boolean',
+    sql: (left, right) => `(${left} IS NULL) = ${right}`,
+    literalSql: (left, value) => (value ? `${left} IS NULL` : `${left} IS NOT NULL`),
+  },
+  _eq: equality('='),
+  _neq: equality('<>'),
+  _in: { appliesTo: 'equatable', operand: 'columnList', sql: overArray('= ANY') },
+  _nin: { appliesTo: 'equatable', operand: 'columnList', sql: overArray('<> ALL') },
+  _gt: order('>'),
+  _gte: order('>='),
+  _lt: order('<'),
+  _lte: order('<='),
+  _like: pattern('LIKE'),
+  _nlike: pattern('NOT LIKE'),
+  _ilike: pattern('ILIKE'),
+  _nilike: pattern('NOT ILIKE'),
+  _similar: pattern('SIMILAR TO'),
+  _nsimilar: pattern('NOT SIMILAR TO'),
+  _regex: pattern('~'),
+  _nregex: pattern('!~'),
+  _iregex: pattern('~*'),
+  _niregex: pattern('!~*'),
+  _contains: {
+    appliesTo: 'jsonb',
+    operand: 'column',
+    sql: infix('@>'),
+    description: 'does the column contain the given json value at the top level',
+  },
+  _contained_in: {
+    appliesTo: 'jsonb',
+    operand: 'column',
+    sql: infix('<@'),
+    description: 'is the column contained in the given json value',
+  },
+  _has_key: {
+    appliesTo: 'jsonb',
+    operand: 'string',
+    sql: infix('?'),
+    description: 'does the string exist as a top-level key in the column',
+  },
+  _has_keys_any: {
+    appliesTo: 'jsonb',
+    operand: 'stringList',
+    sql: infix('?|'),
+    description: 'do any of these strings exist as top-level keys in the column',
+  },
+  _has_keys_all: {
+    appliesTo: 'jsonb',
+    operand: 'stringList',
+    sql: infix('?&'),
+    description: 'do all of these strings exist as top-level keys in the column',
+  },
+} satisfies Record<string, ComparisonOperator>;
+
+export type CompareOp = keyof typeof OPERATORS;
+
+export function isCompareOp(name: string): name is CompareOp {
+  return Object.hasOwn(OPERATORS, name);
+}
+
+export function operator(op: CompareOp): ComparisonOperator {
+  return OPERATORS[op];
+}
+
+const IN_CLASS: Record<ColumnClass, (c: ComparedColumn) => boolean> = {
+  any: () => true,
+  equatable: (c) => c.scalar !== 'json',
+  ordered: (c) => c.scalar !== 'json' && !c.enumValues,
+  text: (c) => isTextLike(c.scalar),
+  jsonb: (c) => JSON_SCALARS.has(c.scalar),
+};
+
+/** The operators offered on a column, in table order. */
+export function operatorsFor(column: ComparedColumn): [CompareOp, ComparisonOperator][] {
+  return (Object.entries(OPERATORS) as [CompareOp, ComparisonOperator][]).filter(([, o]) =>
+    IN_CLASS[o.appliesTo](column),
+  );
+}
+
+/** The SQL type an operand is bound as, compared with a column (or a value) of SQL type `sqlType`. */
+export function operandSqlType(op: CompareOp, sqlType: string): { sqlType: string; array: boolean } {
+  switch (OPERATORS[op].operand) {
+    case 'column':
+      return { sqlType, array: false };
+    case 'columnList':
+      return { sqlType, array: true };
+    case 'boolean':
+      return { sqlType: 'boolean', array: false };
+    case 'string':
+      return { sqlType: 'text', array: false };
+    case 'stringList':
+      return { sqlType: 'text', array: true };
+  }
+}
