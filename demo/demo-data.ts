@@ -1323,8 +1323,83 @@ interface DemoEvent {
   created: number;
 }
 
-function buildEvents(t: TenantSpec, resources: readonly Resource[]): { rows: Cell[][]; events: DemoEvent[] } {
+/** What an event is about: a workload of its account's cluster, or a resource (the account itself for budget alerts). */
+interface EventSubject {
+  subjectName: string;
+  subjectType: string;
+  namespace: string | null;
+  resourceId: string | null;
+}
+
+function eventSubject(
+  rng: () => number,
+  tpl: EventTemplate,
+  account: AccountSpec,
+  accountIndex: number,
+  resources: readonly Resource[],
+): EventSubject {
+  if (tpl.subject === 'workload') {
+    const w = pick(rng, WORKLOADS[account.key === 'gcp' ? 'gcp' : 'aws']);
+    return { subjectName: w.name, subjectType: w.type.toLowerCase(), namespace: w.namespace, resourceId: null };
+  }
+  const r = resources[accountIndex * DEMO.perTenant.resourcesPerAccount + (tpl.resource ?? 0)]!;
+  const budget = tpl.findingType === 'budget_alert';
+  return {
+    subjectName: budget ? account.name : r.name,
+    subjectType: budget ? 'cloud_account' : r.template.type,
+    namespace: null,
+    resourceId: budget ? null : r.id,
+  };
+}
+
+/** The events row of `e`, the `n`th event of the tenant, made from `tpl`. */
+function eventRow(
+  t: TenantSpec,
+  tpl: EventTemplate,
+  e: DemoEvent,
+  n: number,
+  extra: { account: AccountSpec; subjectType: string; ends: number | null },
+): Cell[] {
   const d = DEMO.tenants[t.key];
+  const cluster = extra.account.cluster ?? extra.account.name;
+  const labels = {
+    cluster,
+    ...(e.namespace ? { namespace: e.namespace } : {}),
+    alertname: tpl.findingType,
+    severity: tpl.severity.toLowerCase(),
+  };
+  const evidences = [{ type: 'text', title: 'Summary', data: `${e.title} (${extra.account.name})` }];
+  return [
+    str(e.id),
+    str(d.id),
+    str(d.cloudAccounts[e.account]),
+    str(e.resourceId),
+    str(e.title),
+    str(`${e.title}. Detected by ${tpl.source}.`),
+    str(tpl.severity),
+    str(tpl.severity),
+    str(lowerSeverity(tpl.severity)),
+    str(tpl.source),
+    str(e.status),
+    str(tpl.category),
+    str(e.aggregationKey),
+    str(e.fingerprint),
+    str(`${tpl.findingType}-${n.toString().padStart(4, '0')}`),
+    str(tpl.findingType),
+    str(cluster),
+    str(e.subjectName),
+    str(e.namespace),
+    str(extra.subjectType),
+    json(labels),
+    json(evidences),
+    ts(e.created),
+    ts(extra.ends),
+    ts(e.created),
+    ts(extra.ends ?? e.created),
+  ];
+}
+
+function buildEvents(t: TenantSpec, resources: readonly Resource[]): { rows: Cell[][]; events: DemoEvent[] } {
   const rng = rngFor(t.seed, 6);
   const start = utc('2026-01-01');
   const span = utc('2026-03-01') - start;
@@ -1342,34 +1417,18 @@ function buildEvents(t: TenantSpec, resources: readonly Resource[]): { rows: Cel
     const recent = created >= utc('2026-02-20');
     const settled = rng() < 0.6 ? 'RESOLVED' : 'CLOSED';
     const status = recent ? (i % 4 === 3 ? 'RESOLVED' : 'FIRING') : settled;
-    let subjectName: string;
-    let subjectType: string;
-    let namespace: string | null = null;
-    let resourceId: string | null = null;
-    if (tpl.subject === 'workload') {
-      const w = pick(rng, WORKLOADS[accountKey === 'gcp' ? 'gcp' : 'aws']);
-      subjectName = w.name;
-      subjectType = w.type.toLowerCase();
-      namespace = w.namespace;
-    } else {
-      const r = resources[accountIndex * DEMO.perTenant.resourcesPerAccount + (tpl.resource ?? 0)]!;
-      subjectName = tpl.findingType === 'budget_alert' ? account.name : r.name;
-      subjectType = tpl.findingType === 'budget_alert' ? 'cloud_account' : r.template.type;
-      resourceId = tpl.findingType === 'budget_alert' ? null : r.id;
-    }
+    const { subjectName, subjectType, namespace, resourceId } = eventSubject(
+      rng,
+      tpl,
+      account,
+      accountIndex,
+      resources,
+    );
     const title = tpl.title.replace('{s}', subjectName);
-    const cluster = account.cluster ?? account.name;
     const aggregationKey = `${tpl.findingType}:${subjectName}`;
     const fingerprint = `${t.key}-${accountKey}-${aggregationKey}`.replace(/[^a-z0-9]+/gi, '-').toLowerCase();
     const ends = status === 'FIRING' ? null : created + (15 + Math.floor(rng() * 240)) * 60_000;
-    const labels = {
-      cluster,
-      ...(namespace ? { namespace } : {}),
-      alertname: tpl.findingType,
-      severity: tpl.severity.toLowerCase(),
-    };
-    const evidences = [{ type: 'text', title: 'Summary', data: `${title} (${account.name})` }];
-    events.push({
+    const event: DemoEvent = {
       id: demoId(t.uuidPrefix, KIND.event, i + 1),
       account: accountKey,
       title,
@@ -1383,35 +1442,9 @@ function buildEvents(t: TenantSpec, resources: readonly Resource[]): { rows: Cel
       namespace,
       resourceId,
       created,
-    });
-    rows.push([
-      str(demoId(t.uuidPrefix, KIND.event, i + 1)),
-      str(d.id),
-      str(d.cloudAccounts[accountKey]),
-      str(resourceId),
-      str(title),
-      str(`${title}. Detected by ${tpl.source}.`),
-      str(tpl.severity),
-      str(tpl.severity),
-      str(lowerSeverity(tpl.severity)),
-      str(tpl.source),
-      str(status),
-      str(tpl.category),
-      str(aggregationKey),
-      str(fingerprint),
-      str(`${tpl.findingType}-${(i + 1).toString().padStart(4, '0')}`),
-      str(tpl.findingType),
-      str(cluster),
-      str(subjectName),
-      str(namespace),
-      str(subjectType),
-      json(labels),
-      json(evidences),
-      ts(created),
-      ts(ends),
-      ts(created),
-      ts(ends ?? created),
-    ]);
+    };
+    events.push(event);
+    rows.push(eventRow(t, tpl, event, i + 1, { account, subjectType, ends }));
   }
   return { rows, events };
 }
@@ -1622,53 +1655,58 @@ const LOG_MESSAGES: Record<'error' | 'warn' | 'info' | 'debug', readonly string[
   debug: ['cache hit for key product:{n}', 'opening connection to {peer}', 'span finished in {ms}ms'],
 };
 
+interface LogLine {
+  ts: number;
+  account: 'aws' | 'gcp';
+  level: keyof typeof LOG_MESSAGES;
+  message: string;
+  labels: Record<string, string>;
+}
+
+/** One log line of a workload in the aws or gcp account's cluster, at some time of the day. */
+function logLine(t: TenantSpec, rng: () => number, dayStart: number): LogLine {
+  const account = rng() < 0.6 ? 'aws' : 'gcp';
+  const namespace = weighted(rng, [
+    ['production', 45],
+    ['staging', 25],
+    ['kube-system', 15],
+    ['monitoring', 15],
+  ] as const);
+  const app = pick(rng, logAppsOf(account, namespace));
+  const level = weighted(rng, [
+    ['error', 12],
+    ['warn', 18],
+    ['info', 55],
+    ['debug', 15],
+  ] as const);
+  const message = pick(rng, LOG_MESSAGES[level])
+    .replace('{peer}', pick(rng, ['payments', 'inventory', 'postgres', 'redis']))
+    .replace('{ms}', String(5 + Math.floor(rng() * 4000)))
+    .replace('{n}', String(1 + Math.floor(rng() * 9)));
+  const podSuffix = Math.floor(rng() * 0xfffff)
+    .toString(16)
+    .padStart(5, '0');
+  return {
+    ts: dayStart + Math.floor(rng() * DAY_MS),
+    account,
+    level,
+    message,
+    labels: {
+      namespace,
+      app,
+      level,
+      pod: `${app}-${podSuffix}`,
+      cluster: t.accounts.find((a) => a.key === account)!.cluster!,
+    },
+  };
+}
+
 function logSection(t: TenantSpec): string {
   const d = DEMO.tenants[t.key];
   const rng = rngFor(t.seed, 7);
   const dayStart = utc('2026-02-15');
-  const lines: {
-    ts: number;
-    account: 'aws' | 'gcp';
-    level: keyof typeof LOG_MESSAGES;
-    message: string;
-    labels: Record<string, string>;
-  }[] = [];
-  for (let i = 0; i < DEMO.perTenant.logs; i++) {
-    const account = rng() < 0.6 ? 'aws' : 'gcp';
-    const namespace = weighted(rng, [
-      ['production', 45],
-      ['staging', 25],
-      ['kube-system', 15],
-      ['monitoring', 15],
-    ] as const);
-    const app = pick(rng, logAppsOf(account, namespace));
-    const level = weighted(rng, [
-      ['error', 12],
-      ['warn', 18],
-      ['info', 55],
-      ['debug', 15],
-    ] as const);
-    const message = pick(rng, LOG_MESSAGES[level])
-      .replace('{peer}', pick(rng, ['payments', 'inventory', 'postgres', 'redis']))
-      .replace('{ms}', String(5 + Math.floor(rng() * 4000)))
-      .replace('{n}', String(1 + Math.floor(rng() * 9)));
-    const podSuffix = Math.floor(rng() * 0xfffff)
-      .toString(16)
-      .padStart(5, '0');
-    lines.push({
-      ts: dayStart + Math.floor(rng() * DAY_MS),
-      account,
-      level,
-      message,
-      labels: {
-        namespace,
-        app,
-        level,
-        pod: `${app}-${podSuffix}`,
-        cluster: t.accounts.find((a) => a.key === account)!.cluster!,
-      },
-    });
-  }
+  const lines: LogLine[] = [];
+  for (let i = 0; i < DEMO.perTenant.logs; i++) lines.push(logLine(t, rng, dayStart));
   lines.sort((a, b) => a.ts - b.ts);
   const values = lines.map(
     (l) =>
@@ -1721,13 +1759,24 @@ function resourceOf(t: TenantSpec, resources: readonly Resource[], key: AccountK
   return resources[t.accounts.findIndex((a) => a.key === key) * DEMO.perTenant.resourcesPerAccount + index]!;
 }
 
-function costManagementSection(t: TenantSpec): string {
+/** What most rows of a tenant refer to: its entry in DEMO, its admin user, and its ids by kind. */
+interface TenantRefs {
+  d: (typeof DEMO.tenants)[TenantKey];
+  admin: string;
+  id: (kind: number, n: number) => string;
+}
+
+function refsOf(t: TenantSpec): TenantRefs {
   const d = DEMO.tenants[t.key];
-  const admin = d.users.admin.id;
-  const id = (kind: number, n: number) => demoId(t.uuidPrefix, kind, n);
+  return { d, admin: d.users.admin.id, id: (kind: number, n: number) => demoId(t.uuidPrefix, kind, n) };
+}
+
+/** Two monthly invoices of the tenant's plan: January's paid, February's due. */
+function billingRows(t: TenantSpec): Cell[][] {
+  const { d, id } = refsOf(t);
   const tier = t.key === 'acme' ? 'Enterprise' : 'Growth';
   const monthly = t.key === 'acme' ? 1200 : 750;
-  const billing = [
+  return [
     [
       str(id(KIND.billing, 1)),
       str(d.id),
@@ -1751,6 +1800,10 @@ function costManagementSection(t: TenantSpec): string {
       ts(utc('2026-03-01')),
     ],
   ];
+}
+
+function billingUsageRows(t: TenantSpec): Cell[][] {
+  const { d, id } = refsOf(t);
   const usage: Cell[][] = [];
   for (const [month, date] of [
     ['2026-01', '2026-01-31'],
@@ -1775,7 +1828,11 @@ function costManagementSection(t: TenantSpec): string {
       ]);
     }
   }
-  const sources = [
+  return usage;
+}
+
+function fundingSources(t: TenantSpec): { name: string; description: string; amount: number }[] {
+  return [
     {
       name: 'FY2026 Cloud Budget',
       description: 'Yearly budget for cloud infrastructure',
@@ -1783,8 +1840,13 @@ function costManagementSection(t: TenantSpec): string {
     },
     { name: 'Innovation Fund', description: 'Experiments and new products', amount: t.key === 'acme' ? 60000 : 90000 },
   ];
-  const created = utc('2025-12-15') + 10 * HOUR_MS;
-  const fundingRows = sources.map((f, i) => [
+}
+
+const FUNDING_CREATED = utc('2025-12-15') + 10 * HOUR_MS;
+
+function fundingSourceRows(t: TenantSpec): Cell[][] {
+  const { d, admin, id } = refsOf(t);
+  return fundingSources(t).map((f, i) => [
     str(id(KIND.fundingSource, i + 1)),
     str(d.id),
     str(f.name),
@@ -1795,17 +1857,23 @@ function costManagementSection(t: TenantSpec): string {
     ts(utc('2026-12-31')),
     str(admin),
     str(null),
-    ts(created),
+    ts(FUNDING_CREATED),
     str(admin),
-    ts(created),
+    ts(FUNDING_CREATED),
     str(admin),
   ]);
+}
+
+/** Shares of the funding sources given to the business units. */
+function businessUnitFundingRows(t: TenantSpec): Cell[][] {
+  const { d, admin, id } = refsOf(t);
+  const sources = fundingSources(t);
   const units = [
     { unit: 1, source: 1, share: 0.5 },
     { unit: 2, source: 1, share: 0.3 },
     { unit: 2, source: 2, share: 0.6 },
   ];
-  const buRows = units.map((u, i) => {
+  return units.map((u, i) => {
     const amount = cents(sources[u.source - 1]!.amount * u.share);
     return [
       str(id(KIND.businessunitFunding, i + 1)),
@@ -1816,31 +1884,77 @@ function costManagementSection(t: TenantSpec): string {
       num(amount, 2),
       ts(utc('2026-01-01')),
       ts(utc('2026-12-31')),
-      ts(created),
+      ts(FUNDING_CREATED),
       str(admin),
-      ts(created),
+      ts(FUNDING_CREATED),
       str(admin),
     ];
   });
+}
+
+function costManagementSection(t: TenantSpec): string {
   return [
-    insert('billing', COLUMNS.billing, billing),
-    insert('billing_usage_cost', COLUMNS.billing_usage_cost, usage),
-    insert('funding_sources', COLUMNS.funding_sources, fundingRows),
-    insert('businessunit_funding', COLUMNS.businessunit_funding, buRows),
+    insert('billing', COLUMNS.billing, billingRows(t)),
+    insert('billing_usage_cost', COLUMNS.billing_usage_cost, billingUsageRows(t)),
+    insert('funding_sources', COLUMNS.funding_sources, fundingSourceRows(t)),
+    insert('businessunit_funding', COLUMNS.businessunit_funding, businessUnitFundingRows(t)),
   ].join('\n');
 }
 
-function anomalySection(t: TenantSpec): string {
-  const d = DEMO.tenants[t.key];
-  const admin = d.users.admin.id;
-  const id = (kind: number, n: number) => demoId(t.uuidPrefix, kind, n);
-  const configs = [
-    { account: 'aws' as const, anomalyType: 'CPU', op: 'GT', buffer: 20 },
-    { account: 'gcp' as const, anomalyType: 'Memory', op: 'GT', buffer: 25 },
-    { account: 'aws' as const, anomalyType: 'ErrorRate', op: 'GTE', buffer: 50 },
-  ];
+const ANOMALY_CONFIGS = [
+  { account: 'aws' as const, anomalyType: 'CPU', op: 'GT', buffer: 20 },
+  { account: 'gcp' as const, anomalyType: 'Memory', op: 'GT', buffer: 25 },
+  { account: 'aws' as const, anomalyType: 'ErrorRate', op: 'GTE', buffer: 50 },
+];
+
+/** What the anomaly configs found: `config` is the number of the config (1-based). */
+const ANOMALIES = [
+  {
+    config: 1,
+    name: 'api-server',
+    namespace: 'production',
+    pod: 'api-server-7c9f8b6d4-x2k9p',
+    current: 0.92,
+    mean: 0.41,
+    anomaly: true,
+    day: '2026-02-11',
+  },
+  {
+    config: 1,
+    name: 'payments-worker',
+    namespace: 'production',
+    pod: 'payments-worker-5d8c7f9b8-q4m2t',
+    current: 1.6,
+    mean: 0.7,
+    anomaly: true,
+    day: '2026-02-19',
+  },
+  {
+    config: 2,
+    name: 'ml-inference',
+    namespace: 'production',
+    pod: 'ml-inference-6b7d9c5f4-h8r3w',
+    current: 7168,
+    mean: 5200,
+    anomaly: true,
+    day: '2026-02-22',
+  },
+  {
+    config: 3,
+    name: 'web-frontend',
+    namespace: 'production',
+    pod: null,
+    current: 0.8,
+    mean: 0.6,
+    anomaly: false,
+    day: '2026-02-25',
+  },
+];
+
+function anomalyConfigRows(t: TenantSpec): Cell[][] {
+  const { d, admin, id } = refsOf(t);
   const created = utc('2026-01-10') + 9 * HOUR_MS;
-  const configRows = configs.map((c, i) => [
+  return ANOMALY_CONFIGS.map((c, i) => [
     str(id(KIND.anomalyConfig, i + 1)),
     str(d.id),
     str(d.cloudAccounts[c.account]),
@@ -1855,50 +1969,12 @@ function anomalySection(t: TenantSpec): string {
     ts(created + i * HOUR_MS),
     str(admin),
   ]);
-  const found = [
-    {
-      config: 1,
-      name: 'api-server',
-      namespace: 'production',
-      pod: 'api-server-7c9f8b6d4-x2k9p',
-      current: 0.92,
-      mean: 0.41,
-      anomaly: true,
-      day: '2026-02-11',
-    },
-    {
-      config: 1,
-      name: 'payments-worker',
-      namespace: 'production',
-      pod: 'payments-worker-5d8c7f9b8-q4m2t',
-      current: 1.6,
-      mean: 0.7,
-      anomaly: true,
-      day: '2026-02-19',
-    },
-    {
-      config: 2,
-      name: 'ml-inference',
-      namespace: 'production',
-      pod: 'ml-inference-6b7d9c5f4-h8r3w',
-      current: 7168,
-      mean: 5200,
-      anomaly: true,
-      day: '2026-02-22',
-    },
-    {
-      config: 3,
-      name: 'web-frontend',
-      namespace: 'production',
-      pod: null,
-      current: 0.8,
-      mean: 0.6,
-      anomaly: false,
-      day: '2026-02-25',
-    },
-  ];
-  const rows = found.map((a, i) => {
-    const c = configs[a.config - 1]!;
+}
+
+function anomalyRows(t: TenantSpec): Cell[][] {
+  const { d, id } = refsOf(t);
+  return ANOMALIES.map((a, i) => {
+    const c = ANOMALY_CONFIGS[a.config - 1]!;
     const evaluated = utc(a.day) + (8 + i) * HOUR_MS;
     const reference = { mean: a.mean, upper_bound: cents(a.mean * (1 + c.buffer / 100) * 100) / 100, period: '7d' };
     return [
@@ -1919,58 +1995,70 @@ function anomalySection(t: TenantSpec): string {
       ts(evaluated),
     ];
   });
-  return [insert('anomaly_config', COLUMNS.anomaly_config, configRows), insert('anomaly', COLUMNS.anomaly, rows)].join(
-    '\n',
-  );
 }
 
-function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): string {
-  const d = DEMO.tenants[t.key];
-  const admin = d.users.admin.id;
-  const id = (kind: number, n: number) => demoId(t.uuidPrefix, kind, n);
-  const { events } = buildEvents(t, resources);
-  const acct = (e: DemoEvent) => str(d.cloudAccounts[e.account]);
-  const created = utc('2026-01-04') + 11 * HOUR_MS;
+function anomalySection(t: TenantSpec): string {
+  return [
+    insert('anomaly_config', COLUMNS.anomaly_config, anomalyConfigRows(t)),
+    insert('anomaly', COLUMNS.anomaly, anomalyRows(t)),
+  ].join('\n');
+}
 
-  const rules = [
-    {
-      account: 'aws' as const,
-      name: 'High error rate',
-      alert: 'HighErrorRate',
-      expr: 'sum(rate(http_requests_total{code=~"5.."}[5m])) / sum(rate(http_requests_total[5m])) > 0.05',
-      duration: '5m',
-      group: 'slo',
-      namespace: 'production',
-      category: 'Reliability',
-      severity: 'critical',
-      source: 'prometheus',
-    },
-    {
-      account: 'gcp' as const,
-      name: 'Pod memory near limit',
-      alert: 'PodMemoryHigh',
-      expr: 'container_memory_working_set_bytes / container_spec_memory_limit_bytes > 0.9',
-      duration: '10m',
-      group: 'resources',
-      namespace: null,
-      category: 'Resources',
-      severity: 'warning',
-      source: 'prometheus',
-    },
-    {
-      account: 'aws' as const,
-      name: 'EC2 CPU high',
-      alert: 'EC2CPUHigh',
-      expr: 'CPUUtilization > 85',
-      duration: '15m',
-      group: null,
-      namespace: null,
-      category: 'Performance',
-      severity: 'warning',
-      source: 'AWS_CloudWatch_Alarm',
-    },
-  ];
-  const ruleRows = rules.map((r, i) => [
+/** What the rows of the event family share: the tenant, its refs, its resources and its events. */
+interface EventContext extends TenantRefs {
+  t: TenantSpec;
+  resources: readonly Resource[];
+  events: DemoEvent[];
+}
+
+function acct(c: EventContext, e: DemoEvent): Cell {
+  return str(c.d.cloudAccounts[e.account]);
+}
+
+const EVENT_RULES_CREATED = utc('2026-01-04') + 11 * HOUR_MS;
+
+const EVENT_RULES = [
+  {
+    account: 'aws' as const,
+    name: 'High error rate',
+    alert: 'HighErrorRate',
+    expr: 'sum(rate(http_requests_total{code=~"5.."}[5m])) / sum(rate(http_requests_total[5m])) > 0.05',
+    duration: '5m',
+    group: 'slo',
+    namespace: 'production',
+    category: 'Reliability',
+    severity: 'critical',
+    source: 'prometheus',
+  },
+  {
+    account: 'gcp' as const,
+    name: 'Pod memory near limit',
+    alert: 'PodMemoryHigh',
+    expr: 'container_memory_working_set_bytes / container_spec_memory_limit_bytes > 0.9',
+    duration: '10m',
+    group: 'resources',
+    namespace: null,
+    category: 'Resources',
+    severity: 'warning',
+    source: 'prometheus',
+  },
+  {
+    account: 'aws' as const,
+    name: 'EC2 CPU high',
+    alert: 'EC2CPUHigh',
+    expr: 'CPUUtilization > 85',
+    duration: '15m',
+    group: null,
+    namespace: null,
+    category: 'Performance',
+    severity: 'warning',
+    source: 'AWS_CloudWatch_Alarm',
+  },
+];
+
+function eventRuleRows(c: EventContext): Cell[][] {
+  const { d, admin, id } = c;
+  return EVENT_RULES.map((r, i) => [
     str(id(KIND.eventRule, i + 1)),
     str(d.id),
     str(d.cloudAccounts[r.account]),
@@ -1987,51 +2075,55 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
     json({ summary: `${r.name} on {{ $labels.instance }}` }),
     bool(true),
     bool(true),
-    ts(created + i * HOUR_MS),
+    ts(EVENT_RULES_CREATED + i * HOUR_MS),
     str(admin),
-    ts(created + i * HOUR_MS),
+    ts(EVENT_RULES_CREATED + i * HOUR_MS),
     str(admin),
   ]);
+}
 
-  const triage = [
-    {
-      name: 'Drop debug traces',
-      description: 'Debug events never page anyone.',
-      ruleType: 'suppress',
-      action: 'set_priority',
-      value: { priority: 'DEBUG' },
-      priority: 10,
-      matchSource: 'manual',
-      matchPriority: 'DEBUG',
-      matchNamespace: null,
-      override: null as number | null,
-    },
-    {
-      name: 'Escalate payments',
-      description: 'Anything about payments in production is urgent.',
-      ruleType: 'escalate',
-      action: 'set_priority',
-      value: { priority: 'HIGH' },
-      priority: 20,
-      matchSource: null,
-      matchPriority: null,
-      matchNamespace: 'production',
-      override: null,
-    },
-    {
-      name: 'Quiet staging at night',
-      description: 'Staging alerts wait for the morning.',
-      ruleType: 'snooze',
-      action: 'snooze',
-      value: { hours: 8 },
-      priority: 5,
-      matchSource: null,
-      matchPriority: null,
-      matchNamespace: 'staging',
-      override: 2,
-    },
-  ];
-  const triageRows = triage.map((r, i) => [
+const EVENT_TRIAGE_RULES = [
+  {
+    name: 'Drop debug traces',
+    description: 'Debug events never page anyone.',
+    ruleType: 'suppress',
+    action: 'set_priority',
+    value: { priority: 'DEBUG' },
+    priority: 10,
+    matchSource: 'manual',
+    matchPriority: 'DEBUG',
+    matchNamespace: null,
+    override: null as number | null,
+  },
+  {
+    name: 'Escalate payments',
+    description: 'Anything about payments in production is urgent.',
+    ruleType: 'escalate',
+    action: 'set_priority',
+    value: { priority: 'HIGH' },
+    priority: 20,
+    matchSource: null,
+    matchPriority: null,
+    matchNamespace: 'production',
+    override: null,
+  },
+  {
+    name: 'Quiet staging at night',
+    description: 'Staging alerts wait for the morning.',
+    ruleType: 'snooze',
+    action: 'snooze',
+    value: { hours: 8 },
+    priority: 5,
+    matchSource: null,
+    matchPriority: null,
+    matchNamespace: 'staging',
+    override: 2,
+  },
+];
+
+function eventTriageRuleRows(c: EventContext): Cell[][] {
+  const { d, admin, id } = c;
+  return EVENT_TRIAGE_RULES.map((r, i) => [
     str(id(KIND.eventTriageRule, i + 1)),
     str(d.id),
     str(d.cloudAccounts.aws),
@@ -2052,20 +2144,23 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
     num(3 + i * 4),
     ts(utc('2026-02-20') + i * HOUR_MS),
     ts(utc('2026-01-01')),
-    ts(created + i * HOUR_MS),
+    ts(EVENT_RULES_CREATED + i * HOUR_MS),
     str(admin),
-    ts(created + i * HOUR_MS),
+    ts(EVENT_RULES_CREATED + i * HOUR_MS),
     str(admin),
   ]);
+}
 
-  // History: the status change of each of the first four events.
-  const history = events.slice(0, 4).map((e, i) => {
+/** History: the status change of each of the first four events. */
+function eventHistoryRows(c: EventContext): Cell[][] {
+  const { d, admin, id, events } = c;
+  return events.slice(0, 4).map((e, i) => {
     const at = e.created + 30 * 60_000;
     const firing = e.status === 'FIRING';
     return [
       str(id(KIND.eventHistory, i + 1)),
       str(d.id),
-      acct(e),
+      acct(c, e),
       str(e.id),
       str(firing ? 'nb_status' : 'status'),
       str(firing ? 'Acknowledged by the on-call engineer' : 'Alert cleared at the source'),
@@ -2076,50 +2171,55 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
       str(firing ? admin : null),
     ];
   });
+}
 
+/** How the second, fifth and eighth events were classified. */
+const EVENT_CLASSIFICATIONS = [
+  {
+    classification: 'actionable',
+    reason: 'customer_impact',
+    text: 'Users saw errors',
+    direction: 'up',
+    corrected: 'HIGH',
+  },
+  {
+    classification: 'noise',
+    reason: 'expected_behaviour',
+    text: 'Planned maintenance window',
+    direction: 'down',
+    corrected: 'LOW',
+  },
+  {
+    classification: 'duplicate',
+    reason: 'same_root_cause',
+    text: 'Same incident as the earlier event',
+    direction: null,
+    corrected: null,
+  },
+];
+
+function eventClassificationRows(c: EventContext): Cell[][] {
+  const { d, admin, id, events } = c;
   const classified = [events[1]!, events[4]!, events[7]!];
-  const classes = [
-    {
-      classification: 'actionable',
-      reason: 'customer_impact',
-      text: 'Users saw errors',
-      direction: 'up',
-      corrected: 'HIGH',
-    },
-    {
-      classification: 'noise',
-      reason: 'expected_behaviour',
-      text: 'Planned maintenance window',
-      direction: 'down',
-      corrected: 'LOW',
-    },
-    {
-      classification: 'duplicate',
-      reason: 'same_root_cause',
-      text: 'Same incident as the earlier event',
-      direction: null,
-      corrected: null,
-    },
-  ];
   const classificationRows = classified.map((e, i) => {
-    const c = classes[i]!;
+    const cls = EVENT_CLASSIFICATIONS[i]!;
     const at = e.created + HOUR_MS;
     return [
       str(id(KIND.eventClassification, i + 1)),
       str(d.id),
-      acct(e),
+      acct(c, e),
       str(e.id),
-      str(c.classification === 'duplicate' ? events[0]!.id : null),
+      str(cls.classification === 'duplicate' ? events[0]!.id : null),
       str(i === 1 ? id(KIND.eventTriageRule, 1) : null),
-      str(c.classification),
-      str(c.reason),
-      str(c.text),
+      str(cls.classification),
+      str(cls.reason),
+      str(cls.text),
       str(i === 1 ? 'fingerprint' : 'event'),
       ts(i === 1 ? at + 30 * DAY_MS : null),
       str(e.severity),
       num(40 + i * 15),
-      str(c.corrected),
-      str(c.direction),
+      str(cls.corrected),
+      str(cls.direction),
       json({ source: e.source, finding_type: e.findingType }),
       ts(at),
       str(admin),
@@ -2127,28 +2227,33 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
       ts(at),
     ];
   });
+  return classificationRows;
+}
 
-  const bulk = [
-    {
-      classification: 2,
-      target: 'CLOSED',
-      status: 'COMPLETED',
-      total: 3,
-      processed: 3,
-      error: null as string | null,
-      day: '2026-02-05',
-    },
-    {
-      classification: null as number | null,
-      target: 'RESOLVED',
-      status: 'FAILED',
-      total: 5,
-      processed: 2,
-      error: 'Event update timed out after 2 of 5 events',
-      day: '2026-02-24',
-    },
-  ];
-  const bulkRows = bulk.map((b, i) => {
+const EVENT_BULK_OPERATIONS = [
+  {
+    classification: 2,
+    target: 'CLOSED',
+    status: 'COMPLETED',
+    total: 3,
+    processed: 3,
+    error: null as string | null,
+    day: '2026-02-05',
+  },
+  {
+    classification: null as number | null,
+    target: 'RESOLVED',
+    status: 'FAILED',
+    total: 5,
+    processed: 2,
+    error: 'Event update timed out after 2 of 5 events',
+    day: '2026-02-24',
+  },
+];
+
+function eventBulkOperationRows(c: EventContext): Cell[][] {
+  const { d, admin, id, events } = c;
+  return EVENT_BULK_OPERATIONS.map((b, i) => {
     const at = utc(b.day) + 15 * HOUR_MS;
     return [
       str(id(KIND.eventBulkOperation, i + 1)),
@@ -2168,8 +2273,11 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
       ts(at + 2 * 60_000),
     ];
   });
+}
 
-  // Duplicates: later events with the fingerprint of an earlier one.
+/** Duplicates: later events with the fingerprint of an earlier one. */
+function eventDuplicateRows(c: EventContext): Cell[][] {
+  const { d, id, events } = c;
   const duplicateRows: Cell[][] = [];
   const byFingerprint = new Map<string, DemoEvent[]>();
   for (const e of events) byFingerprint.set(e.fingerprint, [...(byFingerprint.get(e.fingerprint) ?? []), e]);
@@ -2181,7 +2289,7 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
       duplicateRows.push([
         str(id(KIND.eventDuplicate, duplicateRows.length + 1)),
         str(d.id),
-        acct(e),
+        acct(c, e),
         str(e.id),
         str(first.id),
         str(previous.id),
@@ -2194,8 +2302,12 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
       ]);
     });
   }
+  return duplicateRows;
+}
 
-  // Correlations: consecutive events in the same account.
+/** Correlations: consecutive events in the same account. */
+function eventCorrelationRows(c: EventContext): Cell[][] {
+  const { d, id, events } = c;
   const correlationRows: Cell[][] = [];
   for (let i = 1; i < events.length && correlationRows.length < 3; i++) {
     const e = events[i]!;
@@ -2205,7 +2317,7 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
     correlationRows.push([
       str(id(KIND.eventCorrelation, correlationRows.length + 1)),
       str(d.id),
-      acct(e),
+      acct(c, e),
       str(e.id),
       str(prev.id),
       str(e.namespace && e.namespace === prev.namespace ? 'topology' : 'temporal'),
@@ -2216,30 +2328,35 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
       ts(e.created + 5 * 60_000),
     ]);
   }
+  return correlationRows;
+}
 
-  const webhooks = [
-    {
-      type: 'pagerduty',
-      hook: 'pd-hook-01',
-      ext: 'Q1A2B3C4D5',
-      eventType: 'incident.triggered',
-      title: 'Checkout latency above SLO',
-      priority: 'P2',
-      status: 'triggered',
-      day: '2026-02-14',
-    },
-    {
-      type: 'datadog',
-      hook: 'dd-hook-01',
-      ext: '7712345678901234567',
-      eventType: 'monitor.alert',
-      title: 'Disk usage above 90% on db host',
-      priority: 'P3',
-      status: 'alert',
-      day: '2026-02-21',
-    },
-  ];
-  const webhookRows = webhooks.map((w, i) => {
+const EVENT_WEBHOOKS = [
+  {
+    type: 'pagerduty',
+    hook: 'pd-hook-01',
+    ext: 'Q1A2B3C4D5',
+    eventType: 'incident.triggered',
+    title: 'Checkout latency above SLO',
+    priority: 'P2',
+    status: 'triggered',
+    day: '2026-02-14',
+  },
+  {
+    type: 'datadog',
+    hook: 'dd-hook-01',
+    ext: '7712345678901234567',
+    eventType: 'monitor.alert',
+    title: 'Disk usage above 90% on db host',
+    priority: 'P3',
+    status: 'alert',
+    day: '2026-02-21',
+  },
+];
+
+function eventWebhookRows(c: EventContext): Cell[][] {
+  const { t, d, id } = c;
+  return EVENT_WEBHOOKS.map((w, i) => {
     const at = utc(w.day) + (9 + i) * HOUR_MS;
     return [
       str(id(KIND.eventIncomingWebhook, i + 1)),
@@ -2259,7 +2376,10 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
       str(JSON.stringify({ id: w.ext, title: w.title, status: w.status })),
     ];
   });
+}
 
+function eventLogAnalysisRows(c: EventContext): Cell[][] {
+  const { d, id, events } = c;
   const workloadEvents = events.filter((e) => e.namespace !== null).slice(0, 3);
   const analysisStatus = ['COMPLETED', 'FAILED', 'IN_PROGRESS'] as const;
   const analysisRows = workloadEvents.map((e, i) => {
@@ -2268,7 +2388,7 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
     return [
       str(id(KIND.eventLogAnalysis, i + 1)),
       str(d.id),
-      acct(e),
+      acct(c, e),
       str(e.id),
       str(e.aggregationKey),
       str(e.fingerprint),
@@ -2285,7 +2405,11 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
       ts(status === 'IN_PROGRESS' ? null : at + 2 * 60_000),
     ];
   });
+  return analysisRows;
+}
 
+function eventResolutionRows(c: EventContext): Cell[][] {
+  const { t, d, admin, id, events } = c;
   const resolved = events.filter((e) => e.status !== 'FIRING').slice(0, 2);
   const resolutionRows = resolved.map((e, i) => {
     const at = e.created + 2 * HOUR_MS;
@@ -2305,37 +2429,42 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
       ts(at + HOUR_MS),
     ];
   });
+  return resolutionRows;
+}
 
-  const insights = [
-    {
-      account: 'aws' as const,
-      resource: 4,
-      title: 'Bucket readable by anyone',
-      type: 'security',
-      source: 'aws_config',
-      status: 'Open',
-      severity: 'Critical',
-    },
-    {
-      account: 'aws' as const,
-      resource: 3,
-      title: 'Database storage grows 4% a week',
-      type: 'capacity',
-      source: 'nudgebee',
-      status: 'Open',
-      severity: 'High',
-    },
-    {
-      account: 'gcp' as const,
-      resource: 5,
-      title: 'Warehouse queries scan whole tables',
-      type: 'cost',
-      source: 'nudgebee',
-      status: 'Resolved',
-      severity: 'Medium',
-    },
-  ];
-  const insightRows = insights.map((x, i) => {
+const INSIGHTS = [
+  {
+    account: 'aws' as const,
+    resource: 4,
+    title: 'Bucket readable by anyone',
+    type: 'security',
+    source: 'aws_config',
+    status: 'Open',
+    severity: 'Critical',
+  },
+  {
+    account: 'aws' as const,
+    resource: 3,
+    title: 'Database storage grows 4% a week',
+    type: 'capacity',
+    source: 'nudgebee',
+    status: 'Open',
+    severity: 'High',
+  },
+  {
+    account: 'gcp' as const,
+    resource: 5,
+    title: 'Warehouse queries scan whole tables',
+    type: 'cost',
+    source: 'nudgebee',
+    status: 'Resolved',
+    severity: 'Medium',
+  },
+];
+
+function insightRows(c: EventContext): Cell[][] {
+  const { t, d, id, resources } = c;
+  return INSIGHTS.map((x, i) => {
     const r = resourceOf(t, resources, x.account, x.resource);
     const at = utc('2026-02-02') + i * 3 * DAY_MS + 13 * HOUR_MS;
     return [
@@ -2355,19 +2484,23 @@ function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): stri
       ts(at + DAY_MS),
     ];
   });
+}
 
+function eventFamilySection(t: TenantSpec, resources: readonly Resource[]): string {
+  const c: EventContext = { ...refsOf(t), t, resources, events: buildEvents(t, resources).events };
+  const duplicateRows = eventDuplicateRows(c);
   return [
-    insert('event_rules', COLUMNS.event_rules, ruleRows),
-    insert('event_triage_rules', COLUMNS.event_triage_rules, triageRows),
-    insert('event_history', COLUMNS.event_history, history),
-    insert('event_classification', COLUMNS.event_classification, classificationRows),
-    insert('event_bulk_operations', COLUMNS.event_bulk_operations, bulkRows),
+    insert('event_rules', COLUMNS.event_rules, eventRuleRows(c)),
+    insert('event_triage_rules', COLUMNS.event_triage_rules, eventTriageRuleRows(c)),
+    insert('event_history', COLUMNS.event_history, eventHistoryRows(c)),
+    insert('event_classification', COLUMNS.event_classification, eventClassificationRows(c)),
+    insert('event_bulk_operations', COLUMNS.event_bulk_operations, eventBulkOperationRows(c)),
     duplicateRows.length ? insert('event_duplicates', COLUMNS.event_duplicates, duplicateRows) : '',
-    insert('event_correlations', COLUMNS.event_correlations, correlationRows),
-    insert('event_incoming_webhooks', COLUMNS.event_incoming_webhooks, webhookRows),
-    insert('event_log_analysis', COLUMNS.event_log_analysis, analysisRows),
-    insert('event_resolution', COLUMNS.event_resolution, resolutionRows),
-    insert('insight', COLUMNS.insight, insightRows),
+    insert('event_correlations', COLUMNS.event_correlations, eventCorrelationRows(c)),
+    insert('event_incoming_webhooks', COLUMNS.event_incoming_webhooks, eventWebhookRows(c)),
+    insert('event_log_analysis', COLUMNS.event_log_analysis, eventLogAnalysisRows(c)),
+    insert('event_resolution', COLUMNS.event_resolution, eventResolutionRows(c)),
+    insert('insight', COLUMNS.insight, insightRows(c)),
   ]
     .filter(Boolean)
     .join('\n');
@@ -2400,12 +2533,9 @@ function recommendationResolutionSection(t: TenantSpec): string {
   return insert('recommendation_resolution', COLUMNS.recommendation_resolution, rows);
 }
 
-function cloudInfrastructureSection(t: TenantSpec, resources: readonly Resource[]): string {
-  const d = DEMO.tenants[t.key];
-  const admin = d.users.admin.id;
-  const id = (kind: number, n: number) => demoId(t.uuidPrefix, kind, n);
+function cloudAccountAttrRows(t: TenantSpec): Cell[][] {
+  const { d, id } = refsOf(t);
   const attrs: Cell[][] = [];
-  const scores: Cell[][] = [];
   for (const a of t.accounts) {
     const created = utc(a.createdAt) + 9 * HOUR_MS;
     for (const [name, value] of [
@@ -2422,9 +2552,16 @@ function cloudInfrastructureSection(t: TenantSpec, resources: readonly Resource[
         ts(created),
       ]);
     }
+  }
+  return attrs;
+}
+
+function cloudAccountScoreRows(t: TenantSpec): Cell[][] {
+  const { d, id } = refsOf(t);
+  return t.accounts.map((a, i) => {
     const score = a.status === 'active' ? (a.syncStatus === 'Completed' ? 86 : 74) : 41;
-    scores.push([
-      str(id(KIND.cloudAccountScore, scores.length + 1)),
+    return [
+      str(id(KIND.cloudAccountScore, i + 1)),
       str(d.id),
       str(d.cloudAccounts[a.key]),
       num(score),
@@ -2432,8 +2569,13 @@ function cloudInfrastructureSection(t: TenantSpec, resources: readonly Resource[
       str(`Well-architected score of ${a.name}`),
       ts(utc('2026-02-28') + 6 * HOUR_MS),
       ts(utc('2026-02-28') + 6 * HOUR_MS),
-    ]);
-  }
+    ];
+  });
+}
+
+/** Accounts whose onboarding failed: they never became cloud accounts. */
+function onboardingErrorRows(t: TenantSpec): Cell[][] {
+  const { d, admin, id } = refsOf(t);
   const onboarding = [
     {
       name: `${t.key}-aws-sandbox`,
@@ -2448,7 +2590,7 @@ function cloudInfrastructureSection(t: TenantSpec, resources: readonly Resource[
       day: '2026-02-06',
     },
   ];
-  const onboardingRows = onboarding.map((o, i) => [
+  return onboarding.map((o, i) => [
     str(id(KIND.onboardingError, i + 1)),
     str(d.id),
     str(o.name),
@@ -2457,9 +2599,12 @@ function cloudInfrastructureSection(t: TenantSpec, resources: readonly Resource[
     ts(utc(o.day) + 16 * HOUR_MS),
     str(admin),
   ]);
+}
+
+function apiPermissionErrors(t: TenantSpec) {
   const aws = accountOf(t, 'aws');
   const azure = accountOf(t, 'azure');
-  const permissionErrors = [
+  return [
     {
       account: aws,
       provider: 'AWS',
@@ -2483,7 +2628,11 @@ function cloudInfrastructureSection(t: TenantSpec, resources: readonly Resource[
       resolved: false,
     },
   ];
-  const permissionRows = permissionErrors.map((p, i) => {
+}
+
+function apiPermissionErrorRows(t: TenantSpec): Cell[][] {
+  const { d, id } = refsOf(t);
+  return apiPermissionErrors(t).map((p, i) => {
     const first = utc('2026-02-01') + i * 5 * DAY_MS + 3 * HOUR_MS;
     const last = first + (p.count - 1) * 6 * HOUR_MS;
     return [
@@ -2505,20 +2654,23 @@ function cloudInfrastructureSection(t: TenantSpec, resources: readonly Resource[
       str(p.resolved ? new Date(last + HOUR_MS).toISOString() : null),
     ];
   });
-  const attributeRows: Cell[][] = [];
-  const metricRows: Cell[][] = [];
-  const activeRows: Cell[][] = [];
-  const rng = rngFor(t.seed, 8);
-  for (const [key, index] of [
-    ['aws', 0],
-    ['aws', 1],
-    ['aws', 3],
-    ['gcp', 0],
-  ] as const) {
+}
+
+/** The resources (account and index) that have attributes and metrics. */
+const DETAILED_RESOURCES = [
+  ['aws', 0],
+  ['aws', 1],
+  ['aws', 3],
+  ['gcp', 0],
+] as const;
+
+function resourceAttributeRows(t: TenantSpec, resources: readonly Resource[]): Cell[][] {
+  const { d, id } = refsOf(t);
+  return DETAILED_RESOURCES.map(([key, index], i) => {
     const r = resourceOf(t, resources, key, index);
     const seen = utc('2026-02-28') + 5 * HOUR_MS;
-    attributeRows.push([
-      str(id(KIND.resourceAttribute, attributeRows.length + 1)),
+    return [
+      str(id(KIND.resourceAttribute, i + 1)),
       str(d.id),
       str(d.cloudAccounts[key]),
       str(r.id),
@@ -2527,7 +2679,17 @@ function cloudInfrastructureSection(t: TenantSpec, resources: readonly Resource[
       json({ team: r.account.prefix }),
       ts(seen),
       ts(seen - 30 * DAY_MS),
-    ]);
+    ];
+  });
+}
+
+/** Four CPU readings, six hours apart, of each detailed resource. */
+function resourceMetricRows(t: TenantSpec, resources: readonly Resource[]): Cell[][] {
+  const { d, id } = refsOf(t);
+  const metricRows: Cell[][] = [];
+  const rng = rngFor(t.seed, 8);
+  for (const [key, index] of DETAILED_RESOURCES) {
+    const r = resourceOf(t, resources, key, index);
     for (let h = 0; h < 4; h++) {
       const at = utc('2026-02-27') + h * 6 * HOUR_MS;
       metricRows.push([
@@ -2543,6 +2705,12 @@ function cloudInfrastructureSection(t: TenantSpec, resources: readonly Resource[
       ]);
     }
   }
+  return metricRows;
+}
+
+function activeResourceRows(t: TenantSpec, resources: readonly Resource[]): Cell[][] {
+  const { d } = refsOf(t);
+  const activeRows: Cell[][] = [];
   for (const key of ['aws', 'gcp'] as const) {
     for (const index of [0, 1, 3]) {
       const r = resourceOf(t, resources, key, index);
@@ -2556,38 +2724,41 @@ function cloudInfrastructureSection(t: TenantSpec, resources: readonly Resource[
       ]);
     }
   }
+  return activeRows;
+}
+
+function cloudInfrastructureSection(t: TenantSpec, resources: readonly Resource[]): string {
   return [
-    insert('cloud_account_attrs', COLUMNS.cloud_account_attrs, attrs),
-    insert('cloud_account_onboarding_errors', COLUMNS.cloud_account_onboarding_errors, onboardingRows),
-    insert('cloud_account_score', COLUMNS.cloud_account_score, scores),
-    insert('cloud_api_permission_errors', COLUMNS.cloud_api_permission_errors, permissionRows),
-    insert('cloud_resource_attributes', COLUMNS.cloud_resource_attributes, attributeRows),
-    insert('cloud_resource_metrics', COLUMNS.cloud_resource_metrics, metricRows),
-    insert('active_resources', COLUMNS.active_resources, activeRows),
+    insert('cloud_account_attrs', COLUMNS.cloud_account_attrs, cloudAccountAttrRows(t)),
+    insert('cloud_account_onboarding_errors', COLUMNS.cloud_account_onboarding_errors, onboardingErrorRows(t)),
+    insert('cloud_account_score', COLUMNS.cloud_account_score, cloudAccountScoreRows(t)),
+    insert('cloud_api_permission_errors', COLUMNS.cloud_api_permission_errors, apiPermissionErrorRows(t)),
+    insert('cloud_resource_attributes', COLUMNS.cloud_resource_attributes, resourceAttributeRows(t, resources)),
+    insert('cloud_resource_metrics', COLUMNS.cloud_resource_metrics, resourceMetricRows(t, resources)),
+    insert('active_resources', COLUMNS.active_resources, activeResourceRows(t, resources)),
   ].join('\n');
 }
 
-function kubernetesSection(t: TenantSpec): string {
-  const d = DEMO.tenants[t.key];
-  const id = (kind: number, n: number) => demoId(t.uuidPrefix, kind, n);
-  const rng = rngFor(t.seed, 9);
+function k8sNodeName(t: TenantSpec, key: 'aws' | 'gcp', i: number): string {
+  const account = accountOf(t, key);
+  return key === 'aws'
+    ? `ip-10-${t.key === 'acme' ? 0 : 1}-${i + 1}-${20 + i * 7}.${account.region}.compute.internal`
+    : `gke-${account.cluster}-default-pool-${(0x1a2b + i).toString(16)}`;
+}
+
+function k8sNodeRows(t: TenantSpec, rng: () => number): Cell[][] {
+  const { d, id } = refsOf(t);
   const nodes: Cell[][] = [];
-  const nodeNames: Record<'aws' | 'gcp', string[]> = { aws: [], gcp: [] };
   for (const key of ['aws', 'gcp'] as const) {
     const account = accountOf(t, key);
     for (let i = 0; i < DEMO.perTenant.k8sNodesPerAccount; i++) {
-      const name =
-        key === 'aws'
-          ? `ip-10-${t.key === 'acme' ? 0 : 1}-${i + 1}-${20 + i * 7}.${account.region}.compute.internal`
-          : `gke-${account.cluster}-default-pool-${(0x1a2b + i).toString(16)}`;
-      nodeNames[key].push(name);
       const flavor = key === 'aws' ? 'm5.2xlarge' : 'n2-standard-8';
       const created = utc(account.createdAt) + (20 + i * 30) * DAY_MS;
       nodes.push([
         str(d.id),
         str(d.cloudAccounts[key]),
         str(id(KIND.k8sNode, nodes.length + 1)),
-        str(name),
+        str(k8sNodeName(t, key, i)),
         str(i === 2 ? 'spot' : 'on_demand'),
         str(flavor),
         str(account.region),
@@ -2614,9 +2785,13 @@ function kubernetesSection(t: TenantSpec): string {
       ]);
     }
   }
-  const pods: Cell[][] = [];
-  const workloads = demoWorkloads(t);
-  workloads.forEach((wl, i) => {
+  return nodes;
+}
+
+/** One pod per demo workload, on the nodes of its account in turn (none for a pending pod). */
+function k8sPodRows(t: TenantSpec, rng: () => number): Cell[][] {
+  const { d, id } = refsOf(t);
+  return demoWorkloads(t).map((wl, i) => {
     const account = accountOf(t, wl.account);
     const suffix = Math.floor(rng() * 0xfffff)
       .toString(16)
@@ -2625,14 +2800,14 @@ function kubernetesSection(t: TenantSpec): string {
     const status = wl.w.status === 'Degraded' ? 'Running' : wl.w.status;
     const restarts = wl.w.status === 'Degraded' ? 7 + Math.floor(rng() * 20) : 0;
     const created = utc('2026-02-20') + Math.floor(rng() * 7 * 24) * HOUR_MS;
-    pods.push([
+    return [
       str(d.id),
       str(d.cloudAccounts[wl.account]),
       str(id(KIND.k8sPod, i + 1)),
       str(`${account.cluster}/${wl.w.namespace}/pod/${name}`),
       str(name),
       str(wl.w.namespace),
-      str(status === 'Pending' ? null : nodeNames[wl.account][i % DEMO.perTenant.k8sNodesPerAccount]!),
+      str(status === 'Pending' ? null : k8sNodeName(t, wl.account, i % DEMO.perTenant.k8sNodesPerAccount)),
       str(wl.w.name),
       str(wl.w.type),
       str(status),
@@ -2643,8 +2818,12 @@ function kubernetesSection(t: TenantSpec): string {
       ts(created),
       ts(utc('2026-02-28') + 23 * HOUR_MS),
       ts(utc('2026-02-28') + 23 * HOUR_MS),
-    ]);
+    ];
   });
+}
+
+function k8sNamespaceRows(t: TenantSpec): Cell[][] {
+  const { d } = refsOf(t);
   const namespaces: Cell[][] = [];
   for (const key of ['aws', 'gcp'] as const) {
     const account = accountOf(t, key);
@@ -2663,7 +2842,12 @@ function kubernetesSection(t: TenantSpec): string {
       ]);
     }
   }
-  const usage = (['aws', 'gcp'] as const).map((key) => [
+  return namespaces;
+}
+
+function k8sUsageRows(t: TenantSpec, rng: () => number): Cell[][] {
+  const { d } = refsOf(t);
+  return (['aws', 'gcp'] as const).map((key) => [
     str(d.id),
     str(d.cloudAccounts[key]),
     num(cents(6 + 4 * rng()), 2),
@@ -2673,10 +2857,18 @@ function kubernetesSection(t: TenantSpec): string {
     num(cents(20 + 30 * rng()), 2),
     num(cents(10 + 20 * rng()), 2),
   ]);
+}
+
+function kubernetesSection(t: TenantSpec): string {
+  // One stream for the section, drawn by the nodes, then the pods, then the usage: keep that order.
+  const rng = rngFor(t.seed, 9);
+  const nodes = k8sNodeRows(t, rng);
+  const pods = k8sPodRows(t, rng);
+  const usage = k8sUsageRows(t, rng);
   return [
     insert('k8s_nodes', COLUMNS.k8s_nodes, nodes),
     insert('k8s_pods', COLUMNS.k8s_pods, pods),
-    insert('k8s_namespaces', COLUMNS.k8s_namespaces, namespaces),
+    insert('k8s_namespaces', COLUMNS.k8s_namespaces, k8sNamespaceRows(t)),
     usageSql(usage),
   ].join('\n');
 }
@@ -2701,20 +2893,38 @@ function usageSql(rows: readonly Cell[][]): string {
   ].join('\n');
 }
 
-function automationFamilySection(t: TenantSpec, resources: readonly Resource[]): string {
-  const d = DEMO.tenants[t.key];
-  const admin = d.users.admin.id;
-  const viewer = d.users.readonly.id;
-  const id = (kind: number, n: number) => demoId(t.uuidPrefix, kind, n);
-  const pilot = (n: number) => id(KIND.autoPilot, n);
-  const policy = (n: number) => id(KIND.approvalPolicy, n);
-  const shift = t.key === 'acme' ? 0 : 2 * HOUR_MS;
-  const workloads = demoWorkloads(t);
+type DemoWorkload = ReturnType<typeof demoWorkloads>[number];
 
-  // Auto-pilot 1 (aws, Active) stops idle instances; auto-pilot 2 (gcp, Dryrun) rightsizes workloads.
-  const idle = resourceOf(t, resources, 'aws', 2);
-  const inference = workloads.find((w) => w.w.name === 'ml-inference')!;
-  const tasks = [
+/** What the rows of the automation family share. */
+interface AutomationContext extends TenantRefs {
+  viewer: string;
+  pilot: (n: number) => string;
+  policy: (n: number) => string;
+  /** Globex's automations run two hours after Acme's. */
+  shift: number;
+  idle: Resource;
+  inference: DemoWorkload;
+  payments: DemoWorkload;
+}
+
+function automationContext(t: TenantSpec, resources: readonly Resource[]): AutomationContext {
+  const refs = refsOf(t);
+  const workloads = demoWorkloads(t);
+  return {
+    ...refs,
+    viewer: refs.d.users.readonly.id,
+    pilot: (n: number) => refs.id(KIND.autoPilot, n),
+    policy: (n: number) => refs.id(KIND.approvalPolicy, n),
+    shift: t.key === 'acme' ? 0 : 2 * HOUR_MS,
+    // Auto-pilot 1 (aws, Active) stops idle instances; auto-pilot 2 (gcp, Dryrun) rightsizes workloads.
+    idle: resourceOf(t, resources, 'aws', 2),
+    inference: workloads.find((w) => w.w.name === 'ml-inference')!,
+    payments: workloads.find((w) => w.w.name === 'payments-worker')!,
+  };
+}
+
+function autoPilotTasks({ idle, inference }: AutomationContext) {
+  return [
     {
       pilot: 1,
       account: 'aws' as const,
@@ -2752,7 +2962,11 @@ function automationFamilySection(t: TenantSpec, resources: readonly Resource[]):
       day: '2026-03-01',
     },
   ];
-  const taskRows = tasks.map((k, i) => {
+}
+
+function autoPilotTaskRows(c: AutomationContext): Cell[][] {
+  const { d, id, pilot, shift, idle, inference } = c;
+  return autoPilotTasks(c).map((k, i) => {
     const at = utc(k.day) + 20 * HOUR_MS + shift;
     return [
       str(id(KIND.autoPilotTask, i + 1)),
@@ -2774,7 +2988,10 @@ function automationFamilySection(t: TenantSpec, resources: readonly Resource[]):
       ts(k.status === 'Scheduled' ? at - HOUR_MS : at + 5 * 60_000),
     ];
   });
-  const mapRows = [
+}
+
+function autoOptimizeResourceRows({ d, id, pilot, idle, inference }: AutomationContext): Cell[][] {
+  return [
     [
       str(id(KIND.autoOptimizeResource, 1)),
       str(d.id),
@@ -2792,34 +3009,48 @@ function automationFamilySection(t: TenantSpec, resources: readonly Resource[]):
       json({ workload_id: inference.id, name: inference.w.name, namespace: inference.w.namespace }),
     ],
   ];
-  // Policies 2 and 3 need a manual approval (see AUTO_PILOTS): the admin reviews, the viewer asks.
-  const reviewers: Cell[][] = [];
-  const reviewees: Cell[][] = [];
-  for (const n of [2, 3]) {
+}
+
+// Policies 2 and 3 need a manual approval (see AUTO_PILOTS): the admin reviews, the viewer asks.
+const REVIEWED_POLICIES = [2, 3];
+
+function reviewerRows({ d, admin, id, policy, shift }: AutomationContext): Cell[][] {
+  return REVIEWED_POLICIES.map((n, i) => {
     const p = AUTO_PILOTS[n - 1]!;
     const at = utc(p.created) + 10 * HOUR_MS + shift;
-    reviewers.push([
-      str(id(KIND.reviewer, reviewers.length + 1)),
+    return [
+      str(id(KIND.reviewer, i + 1)),
       str(d.id),
       str(d.cloudAccounts[p.account]),
       str(policy(n)),
       str(admin),
       ts(at),
-    ]);
-    reviewees.push([
-      str(id(KIND.reviewee, reviewees.length + 1)),
+    ];
+  });
+}
+
+function revieweeRows({ d, viewer, id, policy, shift }: AutomationContext): Cell[][] {
+  return REVIEWED_POLICIES.map((n, i) => {
+    const p = AUTO_PILOTS[n - 1]!;
+    const at = utc(p.created) + 10 * HOUR_MS + shift;
+    return [
+      str(id(KIND.reviewee, i + 1)),
       str(d.id),
       str(d.cloudAccounts[p.account]),
       str(policy(n)),
       str(viewer),
       ts(at),
-    ]);
-  }
-  const approvals = [
-    { n: 2, status: 'Approved', comment: 'Dry run results look right', day: '2026-02-26' },
-    { n: 3, status: 'Pending', comment: null as string | null, day: '2026-02-27' },
-  ];
-  const approvalRows = approvals.map((a, i) => {
+    ];
+  });
+}
+
+const APPROVALS = [
+  { n: 2, status: 'Approved', comment: 'Dry run results look right', day: '2026-02-26' },
+  { n: 3, status: 'Pending', comment: null as string | null, day: '2026-02-27' },
+];
+
+function approvalRows({ d, admin, viewer, id, pilot, policy, shift }: AutomationContext): Cell[][] {
+  return APPROVALS.map((a, i) => {
     const p = AUTO_PILOTS[a.n - 1]!;
     const at = utc(a.day) + 9 * HOUR_MS + shift;
     return [
@@ -2837,26 +3068,29 @@ function automationFamilySection(t: TenantSpec, resources: readonly Resource[]):
       ts(a.status === 'Pending' ? at : at + 2 * HOUR_MS),
     ];
   });
+}
 
-  const playbooks = [
-    {
-      account: 'aws' as const,
-      name: 'Restart pods after OOMKilled',
-      status: 'ACTIVE',
-      execution: 'Completed',
-      trigger: { event: 'Container OOMKilled' },
-      created: '2026-01-15',
-    },
-    {
-      account: 'gcp' as const,
-      name: 'Collect diagnostics on degraded workloads',
-      status: 'DISABLED',
-      execution: 'Skipped',
-      trigger: { event: 'Replicas mismatch' },
-      created: '2026-02-03',
-    },
-  ];
-  const playbookRows = playbooks.map((p, i) => {
+const PLAYBOOKS = [
+  {
+    account: 'aws' as const,
+    name: 'Restart pods after OOMKilled',
+    status: 'ACTIVE',
+    execution: 'Completed',
+    trigger: { event: 'Container OOMKilled' },
+    created: '2026-01-15',
+  },
+  {
+    account: 'gcp' as const,
+    name: 'Collect diagnostics on degraded workloads',
+    status: 'DISABLED',
+    execution: 'Skipped',
+    trigger: { event: 'Replicas mismatch' },
+    created: '2026-02-03',
+  },
+];
+
+function playbookRows({ d, admin, id, shift }: AutomationContext): Cell[][] {
+  return PLAYBOOKS.map((p, i) => {
     const at = utc(p.created) + 11 * HOUR_MS + shift;
     return [
       str(id(KIND.autoPlaybook, i + 1)),
@@ -2880,13 +3114,17 @@ function automationFamilySection(t: TenantSpec, resources: readonly Resource[]):
       str(admin),
     ];
   });
-  const executions = [
-    { playbook: 1, status: 'Completed', day: '2026-02-18' },
-    { playbook: 1, status: 'Failed', day: '2026-02-25' },
-    { playbook: 2, status: 'Skipped', day: '2026-02-21' },
-  ];
-  const executionRows = executions.map((e, i) => {
-    const p = playbooks[e.playbook - 1]!;
+}
+
+const PLAYBOOK_EXECUTIONS = [
+  { playbook: 1, status: 'Completed', day: '2026-02-18' },
+  { playbook: 1, status: 'Failed', day: '2026-02-25' },
+  { playbook: 2, status: 'Skipped', day: '2026-02-21' },
+];
+
+function playbookExecutionRows({ d, admin, id, shift }: AutomationContext): Cell[][] {
+  return PLAYBOOK_EXECUTIONS.map((e, i) => {
+    const p = PLAYBOOKS[e.playbook - 1]!;
     const at = utc(e.day) + 4 * HOUR_MS + shift;
     return [
       str(id(KIND.playbookExecution, i + 1)),
@@ -2902,43 +3140,47 @@ function automationFamilySection(t: TenantSpec, resources: readonly Resource[]):
       ts(at + 10 * 60_000),
     ];
   });
-  const payments = workloads.find((w) => w.w.name === 'payments-worker')!;
-  const playbookTasks = [
-    {
-      execution: 1,
-      name: 'Restart payments-worker pod',
-      action: 1,
-      status: 'Complete',
-      result: 'pod restarted',
-      error: null as string | null,
-    },
-    {
-      execution: 1,
-      name: 'Notify #payments-oncall',
-      action: 3,
-      status: 'Complete',
-      result: 'message sent',
-      error: null,
-    },
-    {
-      execution: 2,
-      name: 'Restart payments-worker pod',
-      action: 1,
-      status: 'Complete',
-      result: 'pod restarted',
-      error: null,
-    },
-    {
-      execution: 2,
-      name: 'Notify #payments-oncall',
-      action: 3,
-      status: 'Failed',
-      result: null,
-      error: 'Slack webhook answered 404',
-    },
-  ];
-  const playbookTaskRows = playbookTasks.map((k, i) => {
-    const e = executions[k.execution - 1]!;
+}
+
+/** The tasks of the first playbook's two executions: `action` numbers the shared playbook actions. */
+const PLAYBOOK_TASKS = [
+  {
+    execution: 1,
+    name: 'Restart payments-worker pod',
+    action: 1,
+    status: 'Complete',
+    result: 'pod restarted',
+    error: null as string | null,
+  },
+  {
+    execution: 1,
+    name: 'Notify #payments-oncall',
+    action: 3,
+    status: 'Complete',
+    result: 'message sent',
+    error: null,
+  },
+  {
+    execution: 2,
+    name: 'Restart payments-worker pod',
+    action: 1,
+    status: 'Complete',
+    result: 'pod restarted',
+    error: null,
+  },
+  {
+    execution: 2,
+    name: 'Notify #payments-oncall',
+    action: 3,
+    status: 'Failed',
+    result: null,
+    error: 'Slack webhook answered 404',
+  },
+];
+
+function playbookTaskRows({ d, id, shift, payments }: AutomationContext): Cell[][] {
+  return PLAYBOOK_TASKS.map((k, i) => {
+    const e = PLAYBOOK_EXECUTIONS[k.execution - 1]!;
     const at = utc(e.day) + 4 * HOUR_MS + shift + (i % 2) * 60_000;
     return [
       str(id(KIND.playbookTask, i + 1)),
@@ -2962,24 +3204,28 @@ function automationFamilySection(t: TenantSpec, resources: readonly Resource[]):
       ts(at + 30_000),
     ];
   });
+}
+
+function automationFamilySection(t: TenantSpec, resources: readonly Resource[]): string {
+  const c = automationContext(t, resources);
   return [
-    insert('auto_pilot_task', COLUMNS.auto_pilot_task, taskRows),
-    insert('auto_optimize_resource_map', COLUMNS.auto_optimize_resource_map, mapRows),
-    insert('auto_pilot_reviewers', COLUMNS.auto_pilot_reviewers, reviewers),
-    insert('auto_pilot_reviewee', COLUMNS.auto_pilot_reviewee, reviewees),
-    insert('auto_pilot_approvals', COLUMNS.auto_pilot_approvals, approvalRows),
-    insert('auto_playbook', COLUMNS.auto_playbook, playbookRows),
-    insert('auto_playbook_executions', COLUMNS.auto_playbook_executions, executionRows),
-    insert('auto_playbook_task', COLUMNS.auto_playbook_task, playbookTaskRows),
+    insert('auto_pilot_task', COLUMNS.auto_pilot_task, autoPilotTaskRows(c)),
+    insert('auto_optimize_resource_map', COLUMNS.auto_optimize_resource_map, autoOptimizeResourceRows(c)),
+    insert('auto_pilot_reviewers', COLUMNS.auto_pilot_reviewers, reviewerRows(c)),
+    insert('auto_pilot_reviewee', COLUMNS.auto_pilot_reviewee, revieweeRows(c)),
+    insert('auto_pilot_approvals', COLUMNS.auto_pilot_approvals, approvalRows(c)),
+    insert('auto_playbook', COLUMNS.auto_playbook, playbookRows(c)),
+    insert('auto_playbook_executions', COLUMNS.auto_playbook_executions, playbookExecutionRows(c)),
+    insert('auto_playbook_task', COLUMNS.auto_playbook_task, playbookTaskRows(c)),
   ].join('\n');
 }
 
-function agentSection(t: TenantSpec): string {
-  const d = DEMO.tenants[t.key];
-  const admin = d.users.admin.id;
-  const id = (kind: number, n: number) => demoId(t.uuidPrefix, kind, n);
-  const keys = ['aws', 'gcp'] as const;
-  const agents = keys.map((key, i) => {
+/** Agent n runs in the cluster of AGENT_ACCOUNTS[n - 1]. */
+const AGENT_ACCOUNTS = ['aws', 'gcp'] as const;
+
+function agentRows(t: TenantSpec): Cell[][] {
+  const { d, id } = refsOf(t);
+  return AGENT_ACCOUNTS.map((key, i) => {
     const account = accountOf(t, key);
     const connected = i === 0 || t.key === 'acme';
     const seen = utc('2026-02-28') + (connected ? 23 : 2) * HOUR_MS;
@@ -3003,28 +3249,33 @@ function agentSection(t: TenantSpec): string {
       ts(seen),
     ];
   });
+}
+
+const AGENT_TASKS = [
+  {
+    agent: 1,
+    action: 'restart_pod',
+    workload: 'payments-worker',
+    status: 'completed',
+    source: 'auto_playbook',
+    day: '2026-02-18',
+  },
+  { agent: 1, action: 'collect_logs', workload: 'api-server', status: 'completed', source: 'ai', day: '2026-02-22' },
+  {
+    agent: 2,
+    action: 'scale_workload',
+    workload: 'ml-inference',
+    status: 'pending',
+    source: 'auto_pilot',
+    day: '2026-02-27',
+  },
+];
+
+function agentTaskRows(t: TenantSpec): Cell[][] {
+  const { d, admin, id } = refsOf(t);
   const workloads = demoWorkloads(t);
-  const agentTasks = [
-    {
-      agent: 1,
-      action: 'restart_pod',
-      workload: 'payments-worker',
-      status: 'completed',
-      source: 'auto_playbook',
-      day: '2026-02-18',
-    },
-    { agent: 1, action: 'collect_logs', workload: 'api-server', status: 'completed', source: 'ai', day: '2026-02-22' },
-    {
-      agent: 2,
-      action: 'scale_workload',
-      workload: 'ml-inference',
-      status: 'pending',
-      source: 'auto_pilot',
-      day: '2026-02-27',
-    },
-  ];
-  const taskRows = agentTasks.map((k, i) => {
-    const key = keys[k.agent - 1]!;
+  return AGENT_TASKS.map((k, i) => {
+    const key = AGENT_ACCOUNTS[k.agent - 1]!;
     const wl = workloads.find((w) => w.account === key && w.w.name === k.workload)!;
     const at = utc(k.day) + 4 * HOUR_MS;
     return [
@@ -3044,17 +3295,23 @@ function agentSection(t: TenantSpec): string {
       str(new Date(at + (k.status === 'completed' ? 90_000 : 0)).toISOString()),
     ];
   });
-  const calls = [
-    { agent: 1, method: 'POST', url: '/api/agent/v1/sync', status: 200, ms: 184 },
-    { agent: 1, method: 'GET', url: '/api/agent/v1/tasks', status: 200, ms: 32 },
-    { agent: 2, method: 'POST', url: '/api/agent/v1/sync', status: 401, ms: 12 },
-  ];
-  const auditRows = calls.map((c, i) => {
+}
+
+/** Calls the agents made to the platform's API. */
+const AGENT_CALLS = [
+  { agent: 1, method: 'POST', url: '/api/agent/v1/sync', status: 200, ms: 184 },
+  { agent: 1, method: 'GET', url: '/api/agent/v1/tasks', status: 200, ms: 32 },
+  { agent: 2, method: 'POST', url: '/api/agent/v1/sync', status: 401, ms: 12 },
+];
+
+function agentAuditLogRows(t: TenantSpec): Cell[][] {
+  const { d, id } = refsOf(t);
+  return AGENT_CALLS.map((c, i) => {
     const at = utc('2026-02-28') + (2 + i) * HOUR_MS;
     return [
       str(id(KIND.agentAuditLog, i + 1)),
       str(d.id),
-      str(d.cloudAccounts[keys[c.agent - 1]!]),
+      str(d.cloudAccounts[AGENT_ACCOUNTS[c.agent - 1]!]),
       str(id(KIND.agent, c.agent)),
       str(`10.${t.key === 'acme' ? 0 : 1}.${c.agent}.${10 + i}`),
       str(c.method),
@@ -3066,25 +3323,30 @@ function agentSection(t: TenantSpec): string {
       ts(at),
     ];
   });
-  const playbooks = [
-    {
-      key: 'aws' as const,
-      alert: 'KubePodCrashLooping',
-      source: 'user',
-      processor: 'pod_events',
-      trigger: { on: 'prometheus_alert' },
-      action: { action: 'logs_enricher' },
-    },
-    {
-      key: 'gcp' as const,
-      alert: 'KubeDeploymentReplicasMismatch',
-      source: 'agent',
-      processor: 'deployment_status',
-      trigger: { on: 'prometheus_alert' },
-      action: { action: 'deployment_events_enricher' },
-    },
-  ];
-  const playbookRows = playbooks.map((p, i) => {
+}
+
+const AGENT_PLAYBOOKS = [
+  {
+    key: 'aws' as const,
+    alert: 'KubePodCrashLooping',
+    source: 'user',
+    processor: 'pod_events',
+    trigger: { on: 'prometheus_alert' },
+    action: { action: 'logs_enricher' },
+  },
+  {
+    key: 'gcp' as const,
+    alert: 'KubeDeploymentReplicasMismatch',
+    source: 'agent',
+    processor: 'deployment_status',
+    trigger: { on: 'prometheus_alert' },
+    action: { action: 'deployment_events_enricher' },
+  },
+];
+
+function agentPlaybookRows(t: TenantSpec): Cell[][] {
+  const { d, id } = refsOf(t);
+  return AGENT_PLAYBOOKS.map((p, i) => {
     const at = utc('2026-01-20') + i * DAY_MS + 10 * HOUR_MS;
     return [
       str(id(KIND.agentPlaybook, i + 1)),
@@ -3099,21 +3361,24 @@ function agentSection(t: TenantSpec): string {
       str(new Date(at).toISOString()),
     ];
   });
+}
+
+function agentSection(t: TenantSpec): string {
   return [
-    insert('agent', COLUMNS.agent, agents),
-    insert('agent_task', COLUMNS.agent_task, taskRows),
-    insert('agent_audit_log', COLUMNS.agent_audit_log, auditRows),
-    insert('agent_playbook', COLUMNS.agent_playbook, playbookRows),
+    insert('agent', COLUMNS.agent, agentRows(t)),
+    insert('agent_task', COLUMNS.agent_task, agentTaskRows(t)),
+    insert('agent_audit_log', COLUMNS.agent_audit_log, agentAuditLogRows(t)),
+    insert('agent_playbook', COLUMNS.agent_playbook, agentPlaybookRows(t)),
   ].join('\n');
 }
 
-function knowledgeGraphSection(t: TenantSpec): string {
-  const d = DEMO.tenants[t.key];
-  const id = (kind: number, n: number) => demoId(t.uuidPrefix, kind, n);
+const KG_SYNCED = utc('2026-02-28') + 4 * HOUR_MS;
+
+/** The graph of the aws account's cluster: the cluster, its production namespace and two of its workloads. */
+function knowledgeGraphNodes(t: TenantSpec) {
   const account = accountOf(t, 'aws');
-  const at = utc('2026-02-28') + 4 * HOUR_MS;
   const production = WORKLOADS.aws.filter((w) => w.namespace === 'production').slice(0, 2);
-  const nodes = [
+  return [
     {
       key: `cluster:${account.cluster}`,
       type: 'Cluster',
@@ -3133,7 +3398,11 @@ function knowledgeGraphSection(t: TenantSpec): string {
       labels: { cluster: account.cluster, namespace: 'production', app: w.name },
     })),
   ];
-  const nodeRows = nodes.map((n, i) => [
+}
+
+function knowledgeGraphNodeRows(t: TenantSpec): Cell[][] {
+  const { d, id } = refsOf(t);
+  return knowledgeGraphNodes(t).map((n, i) => [
     str(id(KIND.kgNode, i + 1)),
     str(d.id),
     str(d.cloudAccounts.aws),
@@ -3150,16 +3419,23 @@ function knowledgeGraphSection(t: TenantSpec): string {
     json({ kind: n.type }),
     bool(true),
     num(42),
-    ts(at - 30 * DAY_MS),
-    ts(at),
+    ts(KG_SYNCED - 30 * DAY_MS),
+    ts(KG_SYNCED),
   ]);
-  const edges = [
-    [1, 2, 'CONTAINS'],
-    [2, 3, 'CONTAINS'],
-    [2, 4, 'CONTAINS'],
-    [3, 4, 'CALLS'],
-  ] as const;
-  const edgeRows = edges.map(([from, to, type], i) => [
+}
+
+/** From and to are numbers of the nodes of knowledgeGraphNodes (1-based). */
+const KG_EDGES = [
+  [1, 2, 'CONTAINS'],
+  [2, 3, 'CONTAINS'],
+  [2, 4, 'CONTAINS'],
+  [3, 4, 'CALLS'],
+] as const;
+
+function knowledgeGraphEdgeRows(t: TenantSpec): Cell[][] {
+  const { d, id } = refsOf(t);
+  const nodes = knowledgeGraphNodes(t);
+  return KG_EDGES.map(([from, to, type], i) => [
     str(id(KIND.kgEdge, i + 1)),
     str(d.id),
     str(d.cloudAccounts.aws),
@@ -3168,14 +3444,19 @@ function knowledgeGraphSection(t: TenantSpec): string {
     str(type),
     str(nodes[to - 1]!.level),
     json(type === 'CALLS' ? { protocol: 'http', port: 8080 } : {}),
-    ts(at - 30 * DAY_MS),
-    ts(at),
+    ts(KG_SYNCED - 30 * DAY_MS),
+    ts(KG_SYNCED),
   ]);
+}
+
+function knowledgeGraphMetadataRows(t: TenantSpec): Cell[][] {
+  const { d, id } = refsOf(t);
+  const nodes = knowledgeGraphNodes(t);
   const metadata = [
     { key: 'namespace', type: 'label', value: [...new Set(WORKLOADS.aws.map((w) => w.namespace))].sort() },
     { key: 'node_type', type: 'attribute', value: [...new Set(nodes.map((n) => n.type))].sort() },
   ];
-  const metadataRows = metadata.map((m, i) => [
+  return metadata.map((m, i) => [
     str(id(KIND.kgMetadata, i + 1)),
     str(d.id),
     str(d.cloudAccounts.aws),
@@ -3183,60 +3464,68 @@ function knowledgeGraphSection(t: TenantSpec): string {
     str(m.type),
     json(m.value),
     json({ source: 'knowledge_graph_sync' }),
-    ts(at),
+    ts(KG_SYNCED),
   ]);
+}
+
+function knowledgeGraphSection(t: TenantSpec): string {
   return [
-    insert('knowledge_graph_node', COLUMNS.knowledge_graph_node, nodeRows),
-    insert('knowledge_graph_edge', COLUMNS.knowledge_graph_edge, edgeRows),
-    insert('knowledge_graph_metadata', COLUMNS.knowledge_graph_metadata, metadataRows),
+    insert('knowledge_graph_node', COLUMNS.knowledge_graph_node, knowledgeGraphNodeRows(t)),
+    insert('knowledge_graph_edge', COLUMNS.knowledge_graph_edge, knowledgeGraphEdgeRows(t)),
+    insert('knowledge_graph_metadata', COLUMNS.knowledge_graph_metadata, knowledgeGraphMetadataRows(t)),
   ].join('\n');
 }
 
-/** The shared catalogues: price list, auto-pilot attributes, playbook actions, agent playbook parts, knowledge base. */
-function sharedCatalogueSection(): string {
-  const id = (kind: number, n: number) => demoId(GLOBAL_PREFIX, kind, n);
-  const at = ts(utc('2025-12-01'));
-  const atz = str('2025-12-01T00:00:00Z');
-  const prices = [
-    {
-      provider: 'AWS',
-      service: 'Amazon EC2',
-      type: 'm5.xlarge',
-      region: 'us-east-1',
-      capacity: { vcpu: 4, memory_gib: 16 },
-      cost: 0.192,
-      spot: { price: 0.071 },
-    },
-    {
-      provider: 'AWS',
-      service: 'Amazon EC2',
-      type: 'c5.xlarge',
-      region: 'us-east-1',
-      capacity: { vcpu: 4, memory_gib: 8 },
-      cost: 0.17,
-      spot: { price: 0.064 },
-    },
-    {
-      provider: 'AWS',
-      service: 'Amazon RDS',
-      type: 'db.r6g.large',
-      region: 'us-east-1',
-      capacity: { vcpu: 2, memory_gib: 16 },
-      cost: 0.258,
-      spot: null,
-    },
-    {
-      provider: 'GCP',
-      service: 'Compute Engine',
-      type: 'n2-standard-4',
-      region: 'us-central1',
-      capacity: { vcpu: 4, memory_gib: 16 },
-      cost: 0.194,
-      spot: { price: 0.047 },
-    },
-  ];
-  const priceRows = prices.map((p, i) => [
-    str(id(KIND.resourceDetail, i + 1)),
+function catalogueId(kind: number, n: number): string {
+  return demoId(GLOBAL_PREFIX, kind, n);
+}
+
+const CATALOGUE_AT = ts(utc('2025-12-01'));
+const CATALOGUE_ATZ = str('2025-12-01T00:00:00Z');
+
+/** On-demand prices of the instance types the demo resources use. */
+const PRICE_LIST = [
+  {
+    provider: 'AWS',
+    service: 'Amazon EC2',
+    type: 'm5.xlarge',
+    region: 'us-east-1',
+    capacity: { vcpu: 4, memory_gib: 16 },
+    cost: 0.192,
+    spot: { price: 0.071 },
+  },
+  {
+    provider: 'AWS',
+    service: 'Amazon EC2',
+    type: 'c5.xlarge',
+    region: 'us-east-1',
+    capacity: { vcpu: 4, memory_gib: 8 },
+    cost: 0.17,
+    spot: { price: 0.064 },
+  },
+  {
+    provider: 'AWS',
+    service: 'Amazon RDS',
+    type: 'db.r6g.large',
+    region: 'us-east-1',
+    capacity: { vcpu: 2, memory_gib: 16 },
+    cost: 0.258,
+    spot: null,
+  },
+  {
+    provider: 'GCP',
+    service: 'Compute Engine',
+    type: 'n2-standard-4',
+    region: 'us-central1',
+    capacity: { vcpu: 4, memory_gib: 16 },
+    cost: 0.194,
+    spot: { price: 0.047 },
+  },
+];
+
+function priceListRows(): Cell[][] {
+  return PRICE_LIST.map((p, i) => [
+    str(catalogueId(KIND.resourceDetail, i + 1)),
     str(p.provider),
     str(p.service),
     str(p.service === 'Amazon RDS' ? 'database' : 'compute'),
@@ -3257,72 +3546,84 @@ function sharedCatalogueSection(): string {
     num(0),
     bool(true),
     json({ family: p.type.split(/[.-]/)[0] }),
-    atz,
-    atz,
+    CATALOGUE_ATZ,
+    CATALOGUE_ATZ,
   ]);
-  const attributes = [
-    ['category', 'Cost'],
-    ['category', 'RightSizing'],
-    ['trigger_type', 'event'],
-    ['trigger_type', 'recommendation'],
-    ['trigger_type', 'schedule'],
-  ];
-  const attributeRows = attributes.map(([key, value], i) => [
-    str(id(KIND.autopilotAttribute, i + 1)),
+}
+
+const AUTOPILOT_ATTRIBUTES = [
+  ['category', 'Cost'],
+  ['category', 'RightSizing'],
+  ['trigger_type', 'event'],
+  ['trigger_type', 'recommendation'],
+  ['trigger_type', 'schedule'],
+];
+
+function autopilotAttributeRows(): Cell[][] {
+  return AUTOPILOT_ATTRIBUTES.map(([key, value], i) => [
+    str(catalogueId(KIND.autopilotAttribute, i + 1)),
     str(key!),
     str(value!),
   ]);
-  const actions = [
-    {
-      name: 'restart_pod',
-      source: 'kubernetes',
-      category: 'remediation',
-      description: 'Deletes a pod so that its controller starts a new one',
-      config: { params: ['namespace', 'name'] },
-    },
-    {
-      name: 'collect_logs',
-      source: 'kubernetes',
-      category: 'diagnostics',
-      description: "Collects the last lines of a workload's logs",
-      config: { params: ['namespace', 'name', 'lines'] },
-    },
-    {
-      name: 'notify_slack',
-      source: 'slack',
-      category: 'notification',
-      description: 'Posts a message to a Slack channel',
-      config: { params: ['channel', 'message'] },
-    },
-  ];
-  const actionRows = actions.map((a, i) => [
-    str(id(KIND.playbookAction, i + 1)),
+}
+
+const PLAYBOOK_ACTIONS = [
+  {
+    name: 'restart_pod',
+    source: 'kubernetes',
+    category: 'remediation',
+    description: 'Deletes a pod so that its controller starts a new one',
+    config: { params: ['namespace', 'name'] },
+  },
+  {
+    name: 'collect_logs',
+    source: 'kubernetes',
+    category: 'diagnostics',
+    description: "Collects the last lines of a workload's logs",
+    config: { params: ['namespace', 'name', 'lines'] },
+  },
+  {
+    name: 'notify_slack',
+    source: 'slack',
+    category: 'notification',
+    description: 'Posts a message to a Slack channel',
+    config: { params: ['channel', 'message'] },
+  },
+];
+
+function playbookActionRows(): Cell[][] {
+  return PLAYBOOK_ACTIONS.map((a, i) => [
+    str(catalogueId(KIND.playbookAction, i + 1)),
     str(a.name),
     str(a.source),
     str(a.category),
     str(a.description),
     json(a.config),
-    at,
-    at,
+    CATALOGUE_AT,
+    CATALOGUE_AT,
   ]);
-  const agentActions = [
-    { name: 'logs_enricher', display: 'Attach pod logs', category: 'enricher', mode: 'sync', params: { lines: 200 } },
-    {
-      name: 'deployment_events_enricher',
-      display: 'Attach deployment events',
-      category: 'enricher',
-      mode: 'sync',
-      params: {},
-    },
-    {
-      name: 'delete_pod',
-      display: 'Delete pod',
-      category: 'remediation',
-      mode: 'async',
-      params: { grace_period_seconds: 30 },
-    },
-  ];
-  const agentActionRows = agentActions.map((a) => [
+}
+
+const AGENT_PLAYBOOK_ACTIONS = [
+  { name: 'logs_enricher', display: 'Attach pod logs', category: 'enricher', mode: 'sync', params: { lines: 200 } },
+  {
+    name: 'deployment_events_enricher',
+    display: 'Attach deployment events',
+    category: 'enricher',
+    mode: 'sync',
+    params: {},
+  },
+  {
+    name: 'delete_pod',
+    display: 'Delete pod',
+    category: 'remediation',
+    mode: 'async',
+    params: { grace_period_seconds: 30 },
+  },
+];
+
+function agentPlaybookActionRows(): Cell[][] {
+  return AGENT_PLAYBOOK_ACTIONS.map((a) => [
     str(a.name),
     str(a.display),
     str(a.name),
@@ -3332,71 +3633,81 @@ function sharedCatalogueSection(): string {
     str('agent'),
     json(a.params),
   ]);
-  const processors = [
-    ['deployment_status', 'Reads the status of the deployment the alert names'],
-    ['pod_events', 'Reads the events of the pod the alert names'],
-  ];
-  const triggers = [
-    ['on_prometheus_alert', { status: 'firing' }],
-    ['on_pod_crash_loop', { restart_count: 3 }],
-  ] as const;
-  const kb = [
-    {
-      rule: 'ec2_idle_instance',
-      description: 'An EC2 instance has had almost no CPU or network use for 30 days.',
-      diagnosis: 'Check CloudWatch CPUUtilization and NetworkIn/Out over 30 days.',
-      impact: 'You pay for capacity nobody uses.',
-      mitigation: 'Stop or terminate the instance; snapshot its volumes first if needed.',
-    },
-    {
-      rule: 'rds_rightsizing',
-      description: 'An RDS instance is larger than its load needs.',
-      diagnosis: 'Compare CPU, memory and connections with the instance class.',
-      impact: 'Part of the database spend buys idle capacity.',
-      mitigation: 'Move to the next smaller instance class in a maintenance window.',
-    },
-    {
-      rule: 's3_bucket_public_access',
-      description: 'A bucket policy or ACL lets anyone read objects.',
-      diagnosis: 'Review the bucket policy, ACLs and Block Public Access settings.',
-      impact: 'Data can leak to the internet.',
-      mitigation: 'Turn on Block Public Access and remove public grants.',
-    },
-    {
-      rule: 'cloudsql_public_ip',
-      description: 'A Cloud SQL instance accepts connections from any address.',
-      diagnosis: 'Look for 0.0.0.0/0 in the authorised networks.',
-      impact: 'The database is exposed to brute-force attempts.',
-      mitigation: 'Use private IP or restrict the authorised networks.',
-    },
-  ];
-  const kbRows = kb.map((k, i) => [
-    str(id(KIND.knowledgeBase, i + 1)),
+}
+
+const AGENT_PLAYBOOK_PROCESSORS = [
+  ['deployment_status', 'Reads the status of the deployment the alert names'],
+  ['pod_events', 'Reads the events of the pod the alert names'],
+];
+
+const AGENT_PLAYBOOK_TRIGGERS = [
+  ['on_prometheus_alert', { status: 'firing' }],
+  ['on_pod_crash_loop', { restart_count: 3 }],
+] as const;
+
+const KNOWLEDGE_BASE = [
+  {
+    rule: 'ec2_idle_instance',
+    description: 'An EC2 instance has had almost no CPU or network use for 30 days.',
+    diagnosis: 'Check CloudWatch CPUUtilization and NetworkIn/Out over 30 days.',
+    impact: 'You pay for capacity nobody uses.',
+    mitigation: 'Stop or terminate the instance; snapshot its volumes first if needed.',
+  },
+  {
+    rule: 'rds_rightsizing',
+    description: 'An RDS instance is larger than its load needs.',
+    diagnosis: 'Compare CPU, memory and connections with the instance class.',
+    impact: 'Part of the database spend buys idle capacity.',
+    mitigation: 'Move to the next smaller instance class in a maintenance window.',
+  },
+  {
+    rule: 's3_bucket_public_access',
+    description: 'A bucket policy or ACL lets anyone read objects.',
+    diagnosis: 'Review the bucket policy, ACLs and Block Public Access settings.',
+    impact: 'Data can leak to the internet.',
+    mitigation: 'Turn on Block Public Access and remove public grants.',
+  },
+  {
+    rule: 'cloudsql_public_ip',
+    description: 'A Cloud SQL instance accepts connections from any address.',
+    diagnosis: 'Look for 0.0.0.0/0 in the authorised networks.',
+    impact: 'The database is exposed to brute-force attempts.',
+    mitigation: 'Use private IP or restrict the authorised networks.',
+  },
+];
+
+function knowledgeBaseRows(): Cell[][] {
+  return KNOWLEDGE_BASE.map((k, i) => [
+    str(catalogueId(KIND.knowledgeBase, i + 1)),
     str(k.rule),
     str(k.description),
     str(k.diagnosis),
     str(k.impact),
     str(k.mitigation),
-    atz,
-    atz,
+    CATALOGUE_ATZ,
+    CATALOGUE_ATZ,
   ]);
+}
+
+/** The shared catalogues: price list, auto-pilot attributes, playbook actions, agent playbook parts, knowledge base. */
+function sharedCatalogueSection(): string {
   return [
     '-- Shared catalogues (no tenant)\n',
-    insert('cloud_resource_details', COLUMNS.cloud_resource_details, priceRows),
-    insert('autopilot_attributes', COLUMNS.autopilot_attributes, attributeRows),
-    insert('auto_playbook_actions', COLUMNS.auto_playbook_actions, actionRows),
-    insert('agent_playbook_action', COLUMNS.agent_playbook_action, agentActionRows),
+    insert('cloud_resource_details', COLUMNS.cloud_resource_details, priceListRows()),
+    insert('autopilot_attributes', COLUMNS.autopilot_attributes, autopilotAttributeRows()),
+    insert('auto_playbook_actions', COLUMNS.auto_playbook_actions, playbookActionRows()),
+    insert('agent_playbook_action', COLUMNS.agent_playbook_action, agentPlaybookActionRows()),
     insert(
       'agent_playbook_processor',
       COLUMNS.agent_playbook_processor,
-      processors.map(([name, value]) => [str(name!), str(value!)]),
+      AGENT_PLAYBOOK_PROCESSORS.map(([name, value]) => [str(name!), str(value!)]),
     ),
     insert(
       'agent_playbook_trigger',
       COLUMNS.agent_playbook_trigger,
-      triggers.map(([name, params]) => [str(name), json(params)]),
+      AGENT_PLAYBOOK_TRIGGERS.map(([name, params]) => [str(name), json(params)]),
     ),
-    insert('knowledge_base', COLUMNS.knowledge_base, kbRows),
+    insert('knowledge_base', COLUMNS.knowledge_base, knowledgeBaseRows()),
   ].join('\n');
 }
 
