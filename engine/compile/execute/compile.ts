@@ -16,9 +16,14 @@ export interface Statement {
 /** Where each response key's value comes from when the plan runs. */
 export type ResponseField = { alias: string; from: 'query'; column: string } | { alias: string; from: 'graphql' };
 
+/** A mutation's second statement: the plan's values in `params`, the changed rows at `rowsParam`. */
+export interface OutputStatement extends Statement {
+  rowsParam: number;
+}
+
 /** Mutations run one step at a time, in document order, in one transaction. */
 export type MutationStep =
-  | { kind: 'sql'; alias: string; statement: Statement; output?: Statement }
+  | { kind: 'sql'; alias: string; statement: Statement; output?: OutputStatement }
   | { kind: 'graphql'; alias: string; document: DocumentNode };
 
 export interface ExecutablePlan {
@@ -57,7 +62,11 @@ export function compile(
         });
       else if (f.kind === 'insert' || f.kind === 'update' || f.kind === 'delete') {
         const s = mutationStatement(f);
-        const output = s.output && { text: s.output.text, params: s.output.writer.params };
+        const output = s.output && {
+          text: s.output.text,
+          params: s.output.writer.params,
+          rowsParam: s.output.rowsParam,
+        };
         plan.steps.push({ kind: 'sql', alias: f.alias, statement: { text: s.text, params: s.writer.params }, output });
       }
     }

@@ -34,8 +34,8 @@ import {
 } from './actions';
 import { compile, type ExecutablePlan } from './compile';
 import { Lru } from '../../core/lru';
-import { bindParams, resolveSource } from './params';
-import { ROWS_VARIABLE } from '../sql/mutation';
+import { bindOutputParams, bindParams } from './params';
+import { assertRuntimeChecks } from './runtime-checks';
 
 export interface GraphqlRequest {
   query?: unknown;
@@ -204,11 +204,7 @@ export class Engine {
     if (coerced.errors) throw new RequestError('validation-failed', coerced.errors[0].message, '$.variableValues');
     const vars = coerced.coerced;
     const plan = this.planFor(role, operation, entry, vars);
-    for (const c of plan.checks) {
-      const v = resolveSource(c.source, vars, session);
-      if (typeof v === 'number' && v < 0)
-        throw new RequestError('validation-failed', 'expecting a non-negative integer', c.path);
-    }
+    assertRuntimeChecks(plan.checks, vars, session);
     return plan.operation === 'mutation' ? this.runMutation(plan, vars, session) : this.runQuery(plan, vars, session);
   }
 
@@ -294,10 +290,7 @@ export class Engine {
             `$.selectionSet.${step.alias}`,
           );
         if (step.output) {
-          const [o] = await tx!.query(
-            step.output.text,
-            bindParams(step.output.params, { ...vars, [ROWS_VARIABLE]: row.rows }, session),
-          );
+          const [o] = await tx!.query(step.output.text, bindOutputParams(step.output, row.rows, vars, session));
           value = (o.out as string | null) ?? 'null';
         } else value = (row.out as string | null) ?? 'null';
       } else {

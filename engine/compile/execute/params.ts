@@ -2,6 +2,7 @@ import { RequestError } from '../../core/errors';
 import type { ValueSource } from '../plan/ir';
 import type { Param } from '../../core/db/database';
 import { arrayLiteral, scalarText } from '../../core/db/sql';
+import type { OutputStatement } from './compile';
 import type { ParamSlot } from '../sql/writer';
 import type { Session } from '../../core/session';
 
@@ -47,4 +48,19 @@ export function toParam(value: unknown, slot: ParamSlot): Param {
 
 export function bindParams(slots: readonly ParamSlot[], vars: Record<string, unknown>, session: Session): Param[] {
   return slots.map((s) => toParam(resolveSource(s.source, vars, session), s));
+}
+
+/**
+ * The parameters of a mutation's output statement: the changed rows (the JSON text the first
+ * statement returned) at their placeholder, the plan's values at the others.
+ */
+export function bindOutputParams(
+  output: OutputStatement,
+  rows: unknown,
+  vars: Record<string, unknown>,
+  session: Session,
+): Param[] {
+  const params = bindParams(output.params, vars, session);
+  params.splice(output.rowsParam - 1, 0, rows == null ? null : scalarText(rows));
+  return params;
 }

@@ -12,12 +12,20 @@ export interface MutationStatement {
    */
   text: string;
   writer: SqlWriter;
-  /** The output, computed in a second statement over the changed rows bound as ROWS_VARIABLE. */
-  output?: { text: string; writer: SqlWriter };
+  /** The output, when a second statement computes it over the changed rows. */
+  output?: OutputStatement;
 }
 
-/** Where the second statement of a mutation finds the changed rows among its variables (no GraphQL name has a space). */
-export const ROWS_VARIABLE = ' rows';
+/**
+ * The second statement of a mutation: it returns `out`, computed over the changed rows, which it takes
+ * at placeholder `rowsParam` as the first statement returned them (`rows`); the writer's parameters
+ * are the plan's values, at the other placeholders.
+ */
+export interface OutputStatement {
+  text: string;
+  writer: SqlWriter;
+  rowsParam: number;
+}
 
 /** Relationships in the output read tables, which a statement sees as they were before its own changes. */
 function readsRelationships(out: MutationOutput): boolean {
@@ -107,9 +115,8 @@ export function mutationStatement(m: MutationField): MutationStatement {
   // As Hasura does: change and fetch the rows, then build the output in a statement that sees the change.
   const r = w.alias();
   const text = `WITH "_m" AS (${change}) SELECT (SELECT coalesce(json_agg(${r}), '[]'::json) FROM "_m" AS ${r})::text AS "rows", ${check} AS "ok"`;
-  const ow = new SqlWriter();
-  const rows = ow.bind({ source: { from: 'variable', name: ROWS_VARIABLE, path: [] }, sqlType: 'text' });
+  const ow = new SqlWriter(1);
   const out = outputSql(m.output, m.one, ow);
-  const outputText = `WITH "_m" AS (SELECT * FROM json_populate_recordset(NULL::${tableName(m.table)}, ${rows}::json)) SELECT (${out})::text AS "out"`;
-  return { alias: m.alias, text, writer: w, output: { text: outputText, writer: ow } };
+  const outputText = `WITH "_m" AS (SELECT * FROM json_populate_recordset(NULL::${tableName(m.table)}, $1::text::json)) SELECT (${out})::text AS "out"`;
+  return { alias: m.alias, text, writer: w, output: { text: outputText, writer: ow, rowsParam: 1 } };
 }

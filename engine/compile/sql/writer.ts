@@ -15,11 +15,14 @@ export const tableName = (t: Table) => `${ident(t.schema)}.${ident(t.name)}`;
 /**
  * Accumulates the parameters and table aliases of one SQL statement. Every value goes through
  * `bind`, which returns a cast placeholder (`$3::uuid`); identical sources share one placeholder.
+ * The first `reserved` placeholders are left to the statement's caller, which binds them itself.
  */
 export class SqlWriter {
   readonly params: ParamSlot[] = [];
   private byKey = new Map<string, number>();
   private aliases = 0;
+
+  constructor(private readonly reserved = 0) {}
 
   alias(): string {
     return `_t${this.aliases++}`;
@@ -31,7 +34,7 @@ export class SqlWriter {
     let n = this.byKey.get(key);
     if (n === undefined) {
       this.params.push({ source: ref.source, sqlType: ref.sqlType, array });
-      n = this.params.length;
+      n = this.reserved + this.params.length;
       this.byKey.set(key, n);
     }
     return `$${n}::${ref.sqlType}${array ? '[]' : ''}`;
