@@ -6,9 +6,11 @@ import {
   type DirectiveNode,
   type FieldNode,
   type FragmentDefinitionNode,
+  type GraphQLField,
   type GraphQLObjectType,
   type SelectionSetNode,
 } from 'graphql';
+import { validationError } from '../../core/errors';
 import type { Variables } from './values';
 
 export interface CollectContext {
@@ -60,4 +62,11 @@ export function collectFields(
 /** The merged sub-selections of every node that shares one response key. */
 export function subSelections(nodes: FieldNode[]): SelectionSetNode[] {
   return nodes.flatMap((n) => (n.selectionSet ? [n.selectionSet] : []));
+}
+
+/** The schema's definition of a selected field. */
+export function fieldDef(type: GraphQLObjectType, node: FieldNode, path: string): GraphQLField<unknown, unknown> {
+  const def = type.getFields()[node.name.value];
+  if (!def) throw validationError(`field "${node.name.value}" not found in type: '${type.name}'`, path);
+  return def;
 }

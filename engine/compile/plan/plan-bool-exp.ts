@@ -2,7 +2,7 @@ import type { Column, Relationship, Table } from '../model/model-types';
 import { typeName } from '../schema/table-types';
 import { operandSqlType } from '../model/operators';
 import type { PlanContext } from './context';
-import { booleanValue, listItems, objectFields } from './context';
+import { booleanValue, listItems, objectFields } from './arguments';
 import { validationError } from '../../core/errors';
 import { and, TRUE, type BoolExp, type CompareOp } from './ir';
 import type { Arg } from './values';

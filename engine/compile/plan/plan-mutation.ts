@@ -1,8 +1,9 @@
 import type { FieldNode, GraphQLField, GraphQLObjectType } from 'graphql';
 import type { Column, Table } from '../model/model-types';
 import { meaningOf, type Meaning } from '../schema/meaning';
-import { collectFields, subSelections } from './collect';
-import { fieldArgs, fieldDef, listItems, objectFields, type PlanContext } from './context';
+import { fieldArgs, listItems, objectFields } from './arguments';
+import { collectFields, fieldDef, subSelections } from './collect';
+import type { PlanContext } from './context';
 import { validationError } from '../../core/errors';
 import {
   and,

@@ -1,7 +1,8 @@
 import type { FieldNode, GraphQLField } from 'graphql';
 import type { NativeQuery, NativeQueryArgument } from '../model/model-types';
 import { subSelections } from './collect';
-import { fieldArgs, objectFields, type PlanContext } from './context';
+import { fieldArgs, objectFields } from './arguments';
+import type { PlanContext } from './context';
 import { validationError } from '../../core/errors';
 import type { RootField, ValueRef } from './ir';
 import { objectTypeOf, planFields, planRows } from './plan-select';

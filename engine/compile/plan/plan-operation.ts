@@ -10,9 +10,9 @@ import {
 import type { Table } from '../model/model-types';
 import type { RoleSchema } from '../schema/role-schema';
 import { meaningOf } from '../schema/meaning';
-import { collectFields, subSelections } from './collect';
+import { fieldArgs } from './arguments';
+import { collectFields, fieldDef, subSelections } from './collect';
 import type { PlanContext, RuntimeCheck } from './context';
-import { fieldArgs, fieldDef } from './context';
 import { RequestError } from '../../core/errors';
 import type { RootField } from './ir';
 import { planMutation } from './plan-mutation';

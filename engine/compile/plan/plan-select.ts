@@ -8,8 +8,9 @@ import {
 } from 'graphql';
 import type { Column, Relationship, Table } from '../model/model-types';
 import { meaningOf } from '../schema/meaning';
-import { collectFields, subSelections } from './collect';
-import { booleanValue, fieldArgs, fieldDef, listItems, objectFields, type PlanContext } from './context';
+import { booleanValue, fieldArgs, listItems, objectFields } from './arguments';
+import { collectFields, fieldDef, subSelections } from './collect';
+import type { PlanContext } from './context';
 import { validationError } from '../../core/errors';
 import {
   and,
