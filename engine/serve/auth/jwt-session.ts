@@ -1,0 +1,88 @@
+import type { AuthConfig } from '../../core/config';
+import { RequestError } from '../../core/errors';
+import { header, type HeaderBag } from '../../core/headers';
+import { Lru } from '../../core/lru';
+import { ADMIN_ROLE, type Session } from '../../core/session';
+import { looksLikeApiToken } from './api-tokens';
+import { verifyApiJwt, type ApiJwtClaims } from './jwt';
+import type { Refusal, Revocations } from './revocation';
+
+const invalidJwt = (message: string) => new RequestError('invalid-jwt', message, '$', 401);
+
+/** JWTs whose signature and claims were verified, kept until they expire (verification costs ~50 µs). */
+const VERIFIED_JWTS = 10_000;
+/** Longer than any JWT the exchange mints: not worth verifying or remembering. */
+const MAX_JWT_LENGTH = 4096;
+
+const REFUSED: Record<Exclude<Refusal, null>, string> = {
+  'token-deleted': 'the API token this JWT was issued for has been deleted',
+  'token-mismatch': 'the JWT does not match the API token it names',
+  'user-inactive': "the JWT's user is suspended or no longer exists",
+  'role-revoked': "the JWT's user no longer holds its role in its tenant",
+};
+
+/** The JWT of an `Authorization: Bearer <JWT>` header; a header of another shape, or an API token, is refused. */
+function bearerToken(authorization: string): string {
+  const m = /^(\S+)(?:\s+(.*))?$/.exec(authorization.trim());
+  if (!m || m[1].toLowerCase() !== 'bearer') throw invalidJwt('the Authorization header must be "Bearer <JWT>"');
+  const token = (m[2] ?? '').trim();
+  if (!token) throw invalidJwt('the JWT is missing: the Authorization header has nothing after "Bearer"');
+  if (looksLikeApiToken(token)) {
+    throw invalidJwt(
+      'an API token is not accepted as a Bearer token: exchange it for a JWT at POST /api/auth/token first',
+    );
+  }
+  return token;
+}
+
+/** The role a JWT acts as: its own, which a requested x-hasura-role may only repeat; never admin. */
+function roleOf(c: ApiJwtClaims, headers: HeaderBag): string {
+  // Only the admin secret acts as admin, whatever a signed claim says.
+  if (c.role === ADMIN_ROLE) throw invalidJwt(`the JWT's role "${ADMIN_ROLE}" is not accepted: use the admin secret`);
+  const requested = header(headers, 'x-hasura-role');
+  if (requested !== undefined && requested !== c.role) {
+    throw new RequestError(
+      'access-denied',
+      `the requested role "${requested}" is not among the JWT's allowed roles`,
+      '$',
+      403,
+    );
+  }
+  return c.role;
+}
+
+/**
+ * The sessions of Bearer JWTs from the token exchange: the JWT verified (or remembered as verified
+ * until it expires), its role checked against x-hasura-role, and its token and user against what the
+ * instance knows (revocation.ts). Anything wrong is 401 invalid-jwt saying what.
+ */
+export function bearerSessions(auth: AuthConfig, revocations: Revocations) {
+  const verified = new Lru<string, ApiJwtClaims & { exp: number }>(VERIFIED_JWTS);
+
+  /** The claims of a JWT: from memory when this instance verified it before, and it has not expired since. */
+  async function claimsOf(token: string): Promise<ApiJwtClaims & { exp: number }> {
+    const known = verified.get(token);
+    if (known && known.exp > Date.now() / 1000) return known;
+    if (token.length > MAX_JWT_LENGTH) throw invalidJwt('the JWT is malformed: it is too long');
+    const c = await verifyApiJwt(auth, token);
+    verified.set(token, c);
+    return c;
+  }
+
+  return async (authorization: string, headers: HeaderBag): Promise<Session> => {
+    const c = await claimsOf(bearerToken(authorization));
+    const role = roleOf(c, headers);
+    const refusal = await revocations.checkToken(c.tokenId, c.userId, c.tenantId, role);
+    if (refusal) throw invalidJwt(REFUSED[refusal]);
+    return {
+      role,
+      vars: {
+        'x-hasura-role': role,
+        'x-hasura-user-id': c.userId,
+        'x-hasura-tenant-id': c.tenantId,
+        'x-hasura-token-id': c.tokenId,
+      },
+      isAdmin: false,
+    };
+  };
+}
