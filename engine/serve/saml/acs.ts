@@ -2,7 +2,7 @@ import { DOMParser } from '@xmldom/xmldom';
 import { SamlLib } from 'samlify';
 import type { SamlConfig } from '../../core/config';
 import { checkCertificate } from './certificate';
-import { CLOCK_SKEW_MS, identityProvider, isConfigured, serviceProvider } from './provider';
+import { CLOCK_SKEW_MS, identityProvider, isConfigured, serviceProvider, type Configured } from './provider';
 import type { SamlState } from './state';
 import { refuseXml } from './xml-guard';
 
@@ -118,20 +118,13 @@ function explain(err: unknown): SamlLoginError {
   return new SamlLoginError('the SAML response is not a valid SAML 2.0 response (schema validation failed)', 400);
 }
 
-/**
- * Every check of an IdP's POST to the ACS, in order: size and shape (one root, no DOCTYPE) before any
- * parser runs; the 60-second login state; the certificate's validity; samlify's schema validation,
- * signature (response or assertion, with SAML_CERT only), issuer and time checks; then this
- * service's own: Destination and SubjectConfirmationData Recipient = the ACS URL, InResponseTo = the
- * request ID of the state, Audience = SAML_AUDIENCE, NotOnOrAfter. The replay check (the assertion ID
- * seen before) is the caller's, against the shared database.
- */
-export async function validateSamlResponse(
+/** The checks before any XML parser runs: configuration, size and shape, the login state, the certificate. */
+function checkBeforeParsing(
   saml: SamlConfig,
   encoded: unknown,
   state: SamlState | undefined,
-  now = Date.now(),
-): Promise<SamlIdentity> {
+  now: number,
+): { saml: Configured; encoded: string; state: SamlState } {
   if (!isConfigured(saml)) throw new SamlLoginError(`SAML not configured: ${saml.missing.join(', ')} missing`, 503);
   if (typeof encoded !== 'string' || encoded === '')
     throw new SamlLoginError('the request carries no SAMLResponse', 400);
@@ -147,7 +140,15 @@ export async function validateSamlResponse(
   if (!cert.ok) throw new SamlLoginError(`Signature validation fails: ${cert.problem}`);
   if (cert.health.expired)
     throw new SamlLoginError('Signature validation fails: the IdP certificate (SAML_CERT) has expired');
+  return { saml, encoded, state };
+}
 
+/**
+ * samlify's schema validation, signature (response or assertion, with SAML_CERT only), issuer and time
+ * checks; then the response and the one signed assertion as DOM elements. Only the assertion exactly as
+ * the verified signature covers it is read afterwards.
+ */
+async function verifiedDocuments(saml: Configured, encoded: string): Promise<{ response: El; assertion: El }> {
   const idp = identityProvider(saml);
   let samlContent: string;
   try {
@@ -156,7 +157,6 @@ export async function validateSamlResponse(
   } catch (err) {
     throw explain(err);
   }
-  // The assertion exactly as the verified signature covers it: everything below reads only that.
   const [verified, assertionXml] = SamlLib.verifySignature(samlContent, { metadata: idp.entityMeta });
   if (!verified || !assertionXml)
     throw new SamlLoginError('Signature validation fails: the response must carry exactly one signed assertion');
@@ -174,9 +174,16 @@ export async function validateSamlResponse(
   ) {
     throw new SamlLoginError('the SAML response is not a valid SAML 2.0 response', 400);
   }
-  // Signature wrapping: only the verified assertion is read below, but a response that carries another
-  // one beside it (or an encrypted one, which this service does not decrypt) was not made by the IdP
-  // as it stands, so it is refused rather than half-believed.
+  refuseWrapping(response);
+  return { response, assertion };
+}
+
+/**
+ * Signature wrapping: only the verified assertion is read, but a response that carries another one
+ * beside it (or an encrypted one, which this service does not decrypt) was not made by the IdP as it
+ * stands, so it is refused rather than half-believed.
+ */
+function refuseWrapping(response: El): void {
   const assertions =
     response.getElementsByTagNameNS(SAML, 'Assertion').length +
     response.getElementsByTagNameNS(SAML, 'EncryptedAssertion').length;
@@ -185,7 +192,19 @@ export async function validateSamlResponse(
       'Signature validation fails: the response must carry exactly one signed assertion, directly inside it',
     );
   }
+}
 
+/**
+ * Whom the response is for and what it answers: Destination and the bearer SubjectConfirmationData's
+ * Recipient are this ACS URL, the Issuer is SAML_ISSUER, InResponseTo is the request of this browser's
+ * login state. The issuer, the NameID and the confirmation's NotOnOrAfter.
+ */
+function checkAddressing(
+  saml: Configured,
+  response: El,
+  assertion: El,
+  state: SamlState,
+): { issuer: string; nameId: string; subjectEnd: number } {
   if (response.getAttribute('Destination') !== saml.callbackUrl)
     throw new SamlLoginError('the response is addressed to another service (its Destination is not this ACS URL)');
   const issuer = text(child(assertion, SAML, 'Issuer'));
@@ -201,6 +220,14 @@ export async function validateSamlResponse(
   if (!data) throw new SamlLoginError('the assertion has no bearer SubjectConfirmationData');
   if (data.getAttribute('Recipient') !== saml.callbackUrl)
     throw new SamlLoginError('the assertion is addressed to another service (its Recipient is not this ACS URL)');
+  checkInResponseTo(data, response, state);
+  const subjectEnd = time(data.getAttribute('NotOnOrAfter'));
+  if (subjectEnd === undefined) throw new SamlLoginError("the assertion's SubjectConfirmationData has no NotOnOrAfter");
+  return { issuer, nameId, subjectEnd };
+}
+
+/** An unsolicited response, or one that answers another browser's request, is refused. */
+function checkInResponseTo(data: El, response: El, state: SamlState): void {
   const inResponseTo = data.getAttribute('InResponseTo') || response.getAttribute('InResponseTo') || '';
   if (!inResponseTo)
     throw new SamlLoginError("the response is unsolicited (no InResponseTo): sign in from this service's sign-in page");
@@ -210,9 +237,10 @@ export async function validateSamlResponse(
       "the response answers another sign-in request (InResponseTo does not match this browser's request)",
     );
   }
-  const subjectEnd = time(data.getAttribute('NotOnOrAfter'));
-  if (subjectEnd === undefined) throw new SamlLoginError("the assertion's SubjectConfirmationData has no NotOnOrAfter");
+}
 
+/** Audience = SAML_AUDIENCE and the validity window (with clock skew); the end of the assertion's validity. */
+function checkConditions(saml: Configured, assertion: El, subjectEnd: number, now: number): number {
   const conditions = child(assertion, SAML, 'Conditions');
   const audiences = conditions
     ? children(conditions, SAML, 'AudienceRestriction').flatMap((r) => children(r, SAML, 'Audience').map(text))
@@ -225,7 +253,27 @@ export async function validateSamlResponse(
   if (now - CLOCK_SKEW_MS >= end || (notBefore !== undefined && now + CLOCK_SKEW_MS < notBefore)) {
     throw new SamlLoginError('the assertion has expired or is not yet valid (NotBefore / NotOnOrAfter)');
   }
+  return end;
+}
 
+/**
+ * Every check of an IdP's POST to the ACS, in order: size and shape (one root, no DOCTYPE) before any
+ * parser runs; the 60-second login state; the certificate's validity; samlify's schema validation,
+ * signature (response or assertion, with SAML_CERT only), issuer and time checks; then this
+ * service's own: Destination and SubjectConfirmationData Recipient = the ACS URL, InResponseTo = the
+ * request ID of the state, Audience = SAML_AUDIENCE, NotOnOrAfter. The replay check (the assertion ID
+ * seen before) is the caller's, against the shared database.
+ */
+export async function validateSamlResponse(
+  saml: SamlConfig,
+  encoded: unknown,
+  state: SamlState | undefined,
+  now = Date.now(),
+): Promise<SamlIdentity> {
+  const login = checkBeforeParsing(saml, encoded, state, now);
+  const { response, assertion } = await verifiedDocuments(login.saml, login.encoded);
+  const { issuer, nameId, subjectEnd } = checkAddressing(login.saml, response, assertion, login.state);
+  const end = checkConditions(login.saml, assertion, subjectEnd, now);
   const assertionId = assertion.getAttribute('ID') ?? '';
   if (!assertionId) throw new SamlLoginError('the assertion has no ID', 400);
   const mapped = mapAttributes(attributesOf(assertion), nameId);
@@ -237,6 +285,6 @@ export async function validateSamlResponse(
     ...mapped,
     assertionId,
     expiresAt: new Date(end + CLOCK_SKEW_MS),
-    relayState: state.relayState,
+    relayState: login.state.relayState,
   };
 }

@@ -78,6 +78,171 @@ async function setRoles(
   }
 }
 
+/** Where a sign-in puts the user, and the role a new member gets there. */
+interface Target {
+  id: string;
+  defaultRole: string;
+}
+
+/** The user of this IdP account: the one linked to it, else the one with its e-mail; refused unless active. */
+async function existingUser(tx: Queryable, id: SamlIdentity, email: string): Promise<UserRow | undefined> {
+  const linked = (await tx.query(
+    `SELECT u.id::text AS id, u.status, u.display_name FROM user_saml_links l JOIN users u ON u.id = l.user_id WHERE l.issuer = $1::text AND l.name_id = $2::text`,
+    [id.issuer, id.nameId],
+  )) as unknown as UserRow[];
+  let user = linked[0];
+  if (!user) {
+    const same = (await tx.query(
+      `SELECT id::text AS id, status, display_name FROM users WHERE lower(username) = $1::text`,
+      [email],
+    )) as unknown as UserRow[];
+    user = same[0];
+  }
+  if (user && user.status !== 'active')
+    throw new SamlLoginError('Sign-in not allowed: this account is suspended. Ask an administrator.', 403);
+  return user;
+}
+
+/** On-premise: the license's tenant. Without a valid license only existing users may sign in. */
+function licensedTenant(deps: ResolveDeps, user: UserRow | undefined): Target | undefined {
+  const license = deps.license();
+  if (license?.ok) return { id: license.tenantId, defaultRole: deps.config.saml.defaultRole };
+  if (!user)
+    throw new SamlLoginError(
+      `new users cannot be created: ${license?.problem ?? 'the license has not been read'}`,
+      403,
+    );
+  return undefined;
+}
+
+/** SaaS: the tenant of the e-mail's domain, with its auth_default_role when that is a tenant role. */
+async function domainTenant(
+  tx: Queryable,
+  deps: ResolveDeps,
+  email: string,
+  user: UserRow | undefined,
+): Promise<Target | undefined> {
+  const t = await tenantOfDomain(tx, email);
+  if (t) {
+    const own = t.defaultRole && (TENANT_ROLES as readonly string[]).includes(t.defaultRole) ? t.defaultRole : null;
+    return { id: t.id, defaultRole: own ?? deps.config.saml.defaultRole };
+  }
+  if (!user)
+    throw new SamlLoginError(
+      `no tenant accepts sign-ins from the e-mail domain ${email.slice(email.indexOf('@') + 1)} (tenant attribute allowed_domains)`,
+      403,
+    );
+  return undefined;
+}
+
+/** The tenant this sign-in is for; undefined for an existing user whom no rule places. */
+async function targetTenant(
+  tx: Queryable,
+  deps: ResolveDeps,
+  email: string,
+  user: UserRow | undefined,
+): Promise<Target | undefined> {
+  const target =
+    deps.config.deploymentMode === 'onprem' ? licensedTenant(deps, user) : await domainTenant(tx, deps, email, user);
+  if (target) {
+    const exists = await tx.query('SELECT 1 FROM tenant WHERE id = $1::uuid', [target.id]);
+    if (exists.length === 0) throw new SamlLoginError('the tenant named by the license does not exist', 403);
+  }
+  return target;
+}
+
+async function createSamlUser(tx: Queryable, email: string, displayName: string): Promise<UserRow> {
+  const rows = (await tx.query(
+    `INSERT INTO users (username, display_name, status) VALUES ($1::text, $2::text, 'active') RETURNING id::text AS id, status, display_name`,
+    [email, displayName],
+  )) as unknown as UserRow[];
+  return rows[0];
+}
+
+/** Links the user to this IdP account (or notes the login on the link). */
+async function linkSamlAccount(tx: Queryable, userId: string, id: SamlIdentity): Promise<void> {
+  await tx.query(
+    `INSERT INTO user_saml_links (user_id, issuer, name_id, last_login_at) VALUES ($1::uuid, $2::text, $3::text, now())
+     ON CONFLICT (issuer, name_id) DO UPDATE SET last_login_at = now()`,
+    [userId, id.issuer, id.nameId],
+  );
+}
+
+/** The tenant the user signs in to, and whether they are a member of it already. */
+async function membership(
+  tx: Queryable,
+  userId: string,
+  target: Target | undefined,
+): Promise<{ tenantId: string; member: boolean }> {
+  let tenantId = target?.id;
+  let member = false;
+  if (tenantId) {
+    const rows = await tx.query(`SELECT 1 FROM tenant_users WHERE tenant = $1::uuid AND "user" = $2::uuid`, [
+      tenantId,
+      userId,
+    ]);
+    member = rows.length > 0;
+  } else {
+    // An existing user whom no rule places: their default tenant, as a password sign-in would.
+    const rows = await tx.query(
+      `SELECT tenant::text AS id FROM tenant_users WHERE "user" = $1::uuid ORDER BY is_default DESC, created_at LIMIT 1`,
+      [userId],
+    );
+    tenantId = rows[0] ? String(rows[0].id) : undefined;
+    member = tenantId !== undefined;
+  }
+  if (!tenantId) throw new SamlLoginError('this account belongs to no tenant', 403);
+  return { tenantId, member };
+}
+
+/**
+ * A new member joins the tenant (their default when it is their first) with the roles of their groups,
+ * or the tenant's default role. A member's roles follow the groups when SAML_SYNC_ROLES_ON_LOGIN says so.
+ */
+async function joinOrSyncRoles(
+  tx: Queryable,
+  saml: EngineConfig['saml'],
+  at: { userId: string; tenantId: string; member: boolean; target: Target | undefined },
+  id: SamlIdentity,
+): Promise<void> {
+  const { userId, tenantId } = at;
+  const roles = rolesFromGroups(saml, id.groups);
+  if (!at.member) {
+    const others = await tx.query(`SELECT 1 FROM tenant_users WHERE "user" = $1::uuid`, [userId]);
+    await tx.query(
+      `INSERT INTO tenant_users (tenant, "user", is_default, created_by, updated_by) VALUES ($1::uuid, $2::uuid, $3::boolean, $2::uuid, $2::uuid)`,
+      [tenantId, userId, String(others.length === 0)],
+    );
+    // Not a member means the tenant came from a rule (membership() places no one else): target is set.
+    await setRoles(tx, userId, tenantId, roles.length > 0 ? roles : [at.target!.defaultRole], false);
+  } else if (saml.syncRolesOnLogin && id.hasGroupAttribute && roles.length > 0) {
+    // No group attribute, or no group that gives a role: the roles stay as they are (never none).
+    await setRoles(tx, userId, tenantId, roles, saml.removeOldRoles);
+  }
+}
+
+/** The whole resolution inside one transaction: the user's id and the tenant they sign in to. */
+async function provision(
+  tx: Queryable,
+  deps: ResolveDeps,
+  id: SamlIdentity,
+  email: string,
+): Promise<{ userId: string; tenantId: string }> {
+  const existing = await existingUser(tx, id, email);
+  const target = await targetTenant(tx, deps, email, existing);
+  const user = existing ?? (await createSamlUser(tx, email, id.displayName || email));
+  await linkSamlAccount(tx, user.id, id);
+  const { tenantId, member } = await membership(tx, user.id, target);
+  await joinOrSyncRoles(tx, deps.config.saml, { userId: user.id, tenantId, member, target }, id);
+  if (existing && id.displayName && id.displayName !== user.display_name) {
+    await tx.query('UPDATE users SET display_name = $2::text, updated_at = now() WHERE id = $1::uuid', [
+      user.id,
+      id.displayName,
+    ]);
+  }
+  return { userId: user.id, tenantId };
+}
+
 /**
  * The spec's user resolution: a user linked to this IdP account signs in directly; otherwise a user
  * with the same e-mail is linked; otherwise a user is created (on-premise in the license's tenant
@@ -86,111 +251,8 @@ async function setRoles(
  * one transaction.
  */
 export async function resolveSamlUser(db: Database, deps: ResolveDeps, id: SamlIdentity): Promise<UserSession> {
-  const saml = deps.config.saml;
   const email = normaliseEmail(id.email);
-  const { userId, tenantId } = await db.transaction(async (tx) => {
-    let user: UserRow | undefined;
-    const linked = (await tx.query(
-      `SELECT u.id::text AS id, u.status, u.display_name FROM user_saml_links l JOIN users u ON u.id = l.user_id WHERE l.issuer = $1::text AND l.name_id = $2::text`,
-      [id.issuer, id.nameId],
-    )) as unknown as UserRow[];
-    user = linked[0];
-    let created = false;
-    if (!user) {
-      const same = (await tx.query(
-        `SELECT id::text AS id, status, display_name FROM users WHERE lower(username) = $1::text`,
-        [email],
-      )) as unknown as UserRow[];
-      user = same[0];
-    }
-    if (user && user.status !== 'active')
-      throw new SamlLoginError('Sign-in not allowed: this account is suspended. Ask an administrator.', 403);
-
-    // The tenant this sign-in is for.
-    let target: { id: string; defaultRole: string } | undefined;
-    if (deps.config.deploymentMode === 'onprem') {
-      const license = deps.license();
-      if (license?.ok) target = { id: license.tenantId, defaultRole: saml.defaultRole };
-      else if (!user)
-        throw new SamlLoginError(
-          `new users cannot be created: ${license?.problem ?? 'the license has not been read'}`,
-          403,
-        );
-    } else {
-      const t = await tenantOfDomain(tx, email);
-      if (t)
-        target = {
-          id: t.id,
-          defaultRole:
-            t.defaultRole && (TENANT_ROLES as readonly string[]).includes(t.defaultRole)
-              ? t.defaultRole
-              : saml.defaultRole,
-        };
-      else if (!user)
-        throw new SamlLoginError(
-          `no tenant accepts sign-ins from the e-mail domain ${email.slice(email.indexOf('@') + 1)} (tenant attribute allowed_domains)`,
-          403,
-        );
-    }
-    if (target) {
-      const exists = await tx.query('SELECT 1 FROM tenant WHERE id = $1::uuid', [target.id]);
-      if (exists.length === 0) throw new SamlLoginError('the tenant named by the license does not exist', 403);
-    }
-
-    if (!user) {
-      const rows = (await tx.query(
-        `INSERT INTO users (username, display_name, status) VALUES ($1::text, $2::text, 'active') RETURNING id::text AS id, status, display_name`,
-        [email, id.displayName || email],
-      )) as unknown as UserRow[];
-      user = rows[0];
-      created = true;
-    }
-    await tx.query(
-      `INSERT INTO user_saml_links (user_id, issuer, name_id, last_login_at) VALUES ($1::uuid, $2::text, $3::text, now())
-       ON CONFLICT (issuer, name_id) DO UPDATE SET last_login_at = now()`,
-      [user.id, id.issuer, id.nameId],
-    );
-
-    const roles = rolesFromGroups(saml, id.groups);
-    let tenantId = target?.id;
-    let member = false;
-    if (tenantId) {
-      member =
-        (
-          await tx.query(`SELECT 1 FROM tenant_users WHERE tenant = $1::uuid AND "user" = $2::uuid`, [
-            tenantId,
-            user.id,
-          ])
-        ).length > 0;
-    } else {
-      // An existing user whom no rule places: their default tenant, as a password sign-in would.
-      const rows = await tx.query(
-        `SELECT tenant::text AS id FROM tenant_users WHERE "user" = $1::uuid ORDER BY is_default DESC, created_at LIMIT 1`,
-        [user.id],
-      );
-      tenantId = rows[0] ? String(rows[0].id) : undefined;
-      member = tenantId !== undefined;
-    }
-    if (!tenantId) throw new SamlLoginError('this account belongs to no tenant', 403);
-    if (!member) {
-      const others = await tx.query(`SELECT 1 FROM tenant_users WHERE "user" = $1::uuid`, [user.id]);
-      await tx.query(
-        `INSERT INTO tenant_users (tenant, "user", is_default, created_by, updated_by) VALUES ($1::uuid, $2::uuid, $3::boolean, $2::uuid, $2::uuid)`,
-        [tenantId, user.id, String(others.length === 0)],
-      );
-      await setRoles(tx, user.id, tenantId, roles.length > 0 ? roles : [target!.defaultRole], false);
-    } else if (saml.syncRolesOnLogin && id.hasGroupAttribute && roles.length > 0) {
-      // No group attribute, or no group that gives a role: the roles stay as they are (never none).
-      await setRoles(tx, user.id, tenantId, roles, saml.removeOldRoles);
-    }
-    if (!created && id.displayName && id.displayName !== user.display_name) {
-      await tx.query('UPDATE users SET display_name = $2::text, updated_at = now() WHERE id = $1::uuid', [
-        user.id,
-        id.displayName,
-      ]);
-    }
-    return { userId: user.id, tenantId };
-  });
+  const { userId, tenantId } = await db.transaction((tx) => provision(tx, deps, id, email));
   const session = await loadUserSession(db, userId, tenantId);
   if (!session)
     throw new SamlLoginError('Sign-in not allowed: this account has no role in its tenant. Ask an administrator.', 403);
