@@ -168,40 +168,33 @@ export interface AdminIo {
   database?: Database;
 }
 
-/** Runs one command; the exit code. Errors are reported without any secret in them. */
-export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
-  const [command, ...rest] = argv;
-  if (!command || command === 'help' || command === '--help' || command === '-h') {
-    io.out(USAGE);
-    return command ? 0 : 2;
-  }
-  let values: Record<string, string | boolean | undefined>;
-  try {
-    values = parseArgs({
-      args: rest,
-      options: {
-        name: { type: 'string' },
-        type: { type: 'string' },
-        tenant: { type: 'string' },
-        email: { type: 'string' },
-        role: { type: 'string' },
-        password: { type: 'string' },
-        'password-stdin': { type: 'boolean' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (err) {
-    io.err(`${(err as Error).message}\n\n${USAGE}`);
-    return 2;
-  }
+type Options = Record<string, string | boolean | undefined>;
+
+/** The options every command may take; parseArgs throws on any other, or on a value missing. */
+function parseOptions(args: string[]): Options {
+  return parseArgs({
+    args,
+    options: {
+      name: { type: 'string' },
+      type: { type: 'string' },
+      tenant: { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string' },
+      password: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
+    },
+    strict: true,
+    allowPositionals: false,
+  }).values;
+}
+
+type Command = (db: Database) => Promise<void>;
+
+/** The commands that manage users: create one, set a password, suspend, activate. */
+function userCommands(values: Options, io: AdminIo): Record<string, Command> {
   const str = (k: string) => values[k] as string | undefined;
   const password = async () => (values['password-stdin'] ? (await io.readStdin()).split(/\r?\n/)[0] : str('password'));
-  const commands: Record<string, (db: Database) => Promise<void>> = {
-    'create-tenant': async (db) => {
-      const t = await createTenant(db, { name: str('name') ?? '', type: str('type') });
-      io.out(`created tenant "${t.name}": ${t.id}`);
-    },
+  return {
     'create-user': async (db) => {
       const pw = values.password !== undefined || values['password-stdin'] ? await password() : undefined;
       const u = await createUser(db, {
@@ -227,6 +220,18 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       await activateUser(db, str('email') ?? '');
       io.out(`activated ${str('email')}`);
     },
+  };
+}
+
+/** Every command by name, with the options it was given. */
+function adminCommands(values: Options, io: AdminIo): Record<string, Command> {
+  const str = (k: string) => values[k] as string | undefined;
+  return {
+    'create-tenant': async (db) => {
+      const t = await createTenant(db, { name: str('name') ?? '', type: str('type') });
+      io.out(`created tenant "${t.name}": ${t.id}`);
+    },
+    ...userCommands(values, io),
     'create-token': async (db) => {
       const t = await createTokenFor(db, { email: str('email') ?? '', name: str('name') ?? '', tenant: str('tenant') });
       io.out(`created API token "${t.name}" (${t.prefix}...) for ${str('email')} in tenant ${t.tenantId}: ${t.id}`);
@@ -234,11 +239,10 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
       io.out(t.secret);
     },
   };
-  const run = commands[command];
-  if (!run) {
-    io.err(`unknown command "${command}"\n\n${USAGE}`);
-    return 2;
-  }
+}
+
+/** Runs a command on the tests' database or the configuration's (opened, migrated, closed); the exit code. */
+async function onDatabase(io: AdminIo, run: Command): Promise<number> {
   let opened: Database | undefined;
   try {
     let db = io.database;
@@ -255,6 +259,28 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
   } finally {
     await opened?.close().catch(() => undefined);
   }
+}
+
+/** Runs one command; the exit code. Errors are reported without any secret in them. */
+export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
+    io.out(USAGE);
+    return command ? 0 : 2;
+  }
+  let values: Options;
+  try {
+    values = parseOptions(rest);
+  } catch (err) {
+    io.err(`${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const run = adminCommands(values, io)[command];
+  if (!run) {
+    io.err(`unknown command "${command}"\n\n${USAGE}`);
+    return 2;
+  }
+  return onDatabase(io, run);
 }
 
 function readStdin(): Promise<string> {
