@@ -1,3 +1,9 @@
+/**
+ * The http room: the HTTP surface put together (health, the API-token exchange, GraphQL at
+ * /api/graphql and /v1/graphql, the 404 and error answers) and the request helpers that read Node's
+ * headers and body directly. It may import the rooms it mounts (serve/auth, saml, web), engine/compile
+ * (the engine it serves) and engine/core; nothing in serve/auth may import it.
+ */
 import { Hono } from 'hono';
 import type { Database } from '../../core/db/database';
 import type { Engine } from '../../compile/execute/engine';
