@@ -622,6 +622,102 @@ function externalId(a: Account, tpl: ResourceTemplate, name: string, region: str
   }
 }
 
+function accountSyncStatus(rng: Rng, status: Account['status']): Account['syncStatus'] {
+  return status === 'inactive'
+    ? 'Error'
+    : status === 'disabled'
+      ? 'Completed'
+      : weighted(rng, [
+          ['Completed', 80],
+          ['Running', 10],
+          ['Queued', 10],
+        ] as const);
+}
+
+function accountSyncMessage(rng: Rng, syncStatus: Account['syncStatus']): string | null {
+  return syncStatus === 'Error'
+    ? pick(rng, [
+        'Access denied: the role cannot be assumed',
+        'Credentials expired; update the access key',
+        'Billing export not found',
+      ])
+    : null;
+}
+
+/** Two or three of the provider's regions, every other one from a random start; the first is the account's. */
+function accountRegionsOf(rng: Rng, provider: Provider): string[] {
+  const regions = REGIONS[provider];
+  const first = Math.floor(rng() * regions.length);
+  const extra = 1 + Math.floor(rng() * 2);
+  return Array.from({ length: extra + 1 }, (_, i) => regions[(first + i * 2) % regions.length]!);
+}
+
+/** An account number in the provider's form: 12 digits (AWS), a project id (GCP), a subscription uuid (Azure). */
+function accountNumber(rng: Rng, provider: Provider, tenant: SeedTenant, app: string): string {
+  return provider === 'AWS'
+    ? String(100_000_000_000 + Math.floor(rng() * 899_999_999_999))
+    : provider === 'GCP'
+      ? `${tenant.slug}-${app}-${hex(Math.floor(rng() * 0xffff), 4)}`
+      : `${hex(Math.floor(rng() * 0xffffffff), 8)}-${hex(Math.floor(rng() * 0xffff), 4)}-4${hex(Math.floor(rng() * 0xfff), 3)}-8${hex(Math.floor(rng() * 0xfff), 3)}-${hex(Math.floor(rng() * 0xffffff), 6)}${hex(Math.floor(rng() * 0xffffff), 6)}`;
+}
+
+/** Resource `j` of `account`, drawn from the account's resource stream `rr`. */
+function buildResource(
+  rr: Rng,
+  account: Account,
+  j: number,
+  weights: readonly (readonly [ResourceTemplate, number])[],
+): Resource {
+  const { provider, cluster, tenant } = account;
+  const envFactor = account.env === 'prod' ? 1.3 : 0.7;
+  const tpl = j === 1 && cluster ? CLUSTER_TEMPLATE[provider] : weighted(rr, weights);
+  const resourceApp = pick(rr, APPS);
+  const region = rr() < 0.7 ? account.region : pick(rr, account.regions);
+  const name =
+    tpl.cls === 'cluster' ? cluster! : `${resourceApp}-${SHORT[provider][tpl.cls]}-${String(j).padStart(2, '0')}`;
+  const status =
+    tpl.cls === 'cluster'
+      ? 'Active'
+      : weighted(rr, [
+          ['Active', 90],
+          ['Inactive', 7],
+          ['Unknown', 3],
+        ] as const);
+  const daily =
+    between(rr, tpl.daily[0], tpl.daily[1]) *
+    (tpl.cls === 'cluster' ? 1 : envFactor) *
+    (status === 'Inactive' ? 0.04 : 1);
+  const zone = zoneName(provider, region, Math.floor(rr() * 3));
+  return {
+    j,
+    id: gid(tenant, KIND.resource, account.g, j),
+    name,
+    tpl,
+    app: resourceApp,
+    region,
+    zone,
+    size: tpl.sizes ? pick(rr, tpl.sizes) : null,
+    status,
+    daily,
+    trend: between(rr, -0.0015, 0.004),
+    firstSeen: account.created + Math.floor(rr() * 20) * DAY_MS + 10 * HOUR_MS,
+  };
+}
+
+/** Fills `account.resources`; returns their monthly spend. */
+function addResources(account: Account): number {
+  // Resources: the cluster first (when there is one), then a weighted mix of the provider's kinds.
+  const rr = mulberry32(seedOf(account.tenant.seed, account.g, STREAM.resources));
+  const weights = RESOURCE_TEMPLATES[account.provider].map((t) => [t, t.weight] as const);
+  let monthly = 0;
+  for (let j = 1; j <= SHAPE.resourcesPerAccount; j++) {
+    const resource = buildResource(rr, account, j, weights);
+    account.resources.push(resource);
+    monthly += resource.daily * 30;
+  }
+  return monthly;
+}
+
 function buildAccount(tenants: readonly SeedTenant[], g: number): Account {
   const { tenant, k } = tenantOf(tenants, g);
   const rng = mulberry32(seedOf(tenant.seed, g, STREAM.account));
@@ -633,27 +729,10 @@ function buildAccount(tenants: readonly SeedTenant[], g: number): Account {
     ['disabled', 6],
     ['inactive', 6],
   ] as const);
-  const syncStatus =
-    status === 'inactive'
-      ? 'Error'
-      : status === 'disabled'
-        ? 'Completed'
-        : weighted(rng, [
-            ['Completed', 80],
-            ['Running', 10],
-            ['Queued', 10],
-          ] as const);
-  const regions = REGIONS[provider];
-  const first = Math.floor(rng() * regions.length);
-  const extra = 1 + Math.floor(rng() * 2);
-  const accountRegions = Array.from({ length: extra + 1 }, (_, i) => regions[(first + i * 2) % regions.length]!);
+  const syncStatus = accountSyncStatus(rng, status);
+  const accountRegions = accountRegionsOf(rng, provider);
   const app = pick(rng, APPS);
-  const number =
-    provider === 'AWS'
-      ? String(100_000_000_000 + Math.floor(rng() * 899_999_999_999))
-      : provider === 'GCP'
-        ? `${tenant.slug}-${app}-${hex(Math.floor(rng() * 0xffff), 4)}`
-        : `${hex(Math.floor(rng() * 0xffffffff), 8)}-${hex(Math.floor(rng() * 0xffff), 4)}-4${hex(Math.floor(rng() * 0xfff), 3)}-8${hex(Math.floor(rng() * 0xfff), 3)}-${hex(Math.floor(rng() * 0xffffff), 6)}${hex(Math.floor(rng() * 0xffffff), 6)}`;
+  const number = accountNumber(rng, provider, tenant, app);
   const short = provider.toLowerCase();
   const cluster = hasCluster(k)
     ? `${tenant.slug}-${envName}-${String(k).padStart(3, '0')}-${SHORT[provider].cluster}`
@@ -672,14 +751,7 @@ function buildAccount(tenants: readonly SeedTenant[], g: number): Account {
     envName,
     status,
     syncStatus,
-    syncMessage:
-      syncStatus === 'Error'
-        ? pick(rng, [
-            'Access denied: the role cannot be assumed',
-            'Credentials expired; update the access key',
-            'Billing export not found',
-          ])
-        : null,
+    syncMessage: accountSyncMessage(rng, syncStatus),
     region: accountRegions[0]!,
     regions: accountRegions,
     created,
@@ -688,47 +760,7 @@ function buildAccount(tenants: readonly SeedTenant[], g: number): Account {
     budget: 0,
     resources: [],
   };
-  // Resources: the cluster first (when there is one), then a weighted mix of the provider's kinds.
-  const rr = mulberry32(seedOf(tenant.seed, g, STREAM.resources));
-  const templates = RESOURCE_TEMPLATES[provider];
-  const weights = templates.map((t) => [t, t.weight] as const);
-  const envFactor = env === 'prod' ? 1.3 : 0.7;
-  let monthly = 0;
-  for (let j = 1; j <= SHAPE.resourcesPerAccount; j++) {
-    const tpl = j === 1 && cluster ? CLUSTER_TEMPLATE[provider] : weighted(rr, weights);
-    const resourceApp = pick(rr, APPS);
-    const region = rr() < 0.7 ? account.region : pick(rr, accountRegions);
-    const name =
-      tpl.cls === 'cluster' ? cluster! : `${resourceApp}-${SHORT[provider][tpl.cls]}-${String(j).padStart(2, '0')}`;
-    const status =
-      tpl.cls === 'cluster'
-        ? 'Active'
-        : weighted(rr, [
-            ['Active', 90],
-            ['Inactive', 7],
-            ['Unknown', 3],
-          ] as const);
-    const daily =
-      between(rr, tpl.daily[0], tpl.daily[1]) *
-      (tpl.cls === 'cluster' ? 1 : envFactor) *
-      (status === 'Inactive' ? 0.04 : 1);
-    const zone = zoneName(provider, region, Math.floor(rr() * 3));
-    account.resources.push({
-      j,
-      id: gid(tenant, KIND.resource, g, j),
-      name,
-      tpl,
-      app: resourceApp,
-      region,
-      zone,
-      size: tpl.sizes ? pick(rr, tpl.sizes) : null,
-      status,
-      daily,
-      trend: between(rr, -0.0015, 0.004),
-      firstSeen: created + Math.floor(rr() * 20) * DAY_MS + 10 * HOUR_MS,
-    });
-    monthly += daily * 30;
-  }
+  const monthly = addResources(account);
   account.budget = Math.ceil((monthly * between(rng, 1.05, 1.4)) / 100) * 100;
   return account;
 }
@@ -1500,11 +1532,9 @@ const GENERATED_COLUMNS = {
   ],
 } satisfies Partial<Record<keyof typeof COLUMNS, readonly string[]>>;
 
-/** All the generated tables of `plan`, each streaming its rows one account at a time. */
-export function generatedTables(plan: ScalePlan): GeneratedTable[] {
+/** The tables' makers for one plan: `once` for rows of no account, `perAccount` for a batch per account. */
+function tableMakers(plan: ScalePlan) {
   const counts = expectedCounts(plan);
-  const initial = plan.fromAccount === 0;
-  const newTenants = initial ? plan.tenants.filter((t) => t.generated) : [];
   const once = (name: string, columns: readonly string[], rows: () => Row[]): GeneratedTable => ({
     name,
     columns,
@@ -1530,55 +1560,77 @@ export function generatedTables(plan: ScalePlan): GeneratedTable[] {
       }
     },
   });
+  return { once, perAccount };
+}
+
+type TableMakers = ReturnType<typeof tableMakers>;
+
+function tenantRows(tenants: readonly SeedTenant[]): Row[] {
+  return tenants.map((t) => [t.id, t.name, 'Demo', ts(t.createdAt), t.admin.id, ts(t.createdAt), t.admin.id]);
+}
+
+function userRows(tenants: readonly SeedTenant[]): Row[] {
+  return tenants.flatMap((t) =>
+    [t.admin, t.viewer].map((u, i) => [
+      u.id,
+      u.username,
+      u.displayName,
+      'active',
+      ts(t.createdAt + HOUR_MS + i * MINUTE_MS),
+      t.admin.id,
+      ts(t.createdAt + HOUR_MS + i * MINUTE_MS),
+      t.admin.id,
+    ]),
+  );
+}
+
+function userRoleRows(tenants: readonly SeedTenant[]): Row[] {
+  return tenants.flatMap((t) =>
+    [t.admin, t.viewer].map((u, i) => [
+      gid(t, KIND.userRole, 0, i + 1),
+      u.id,
+      u.role,
+      'tenant',
+      t.id,
+      t.id,
+      ts(t.createdAt + HOUR_MS),
+      t.admin.id,
+      ts(t.createdAt + HOUR_MS),
+    ]),
+  );
+}
+
+function tenantUserRows(tenants: readonly SeedTenant[]): Row[] {
+  return tenants.flatMap((t) =>
+    [t.admin, t.viewer].map((u, i) => [
+      gid(t, KIND.tenantUser, 0, i + 1),
+      t.id,
+      u.id,
+      true,
+      i === 0,
+      ts(t.createdAt + HOUR_MS),
+      t.admin.id,
+      ts(t.createdAt + HOUR_MS),
+      t.admin.id,
+    ]),
+  );
+}
+
+/** The generated tenants with their users, and the knowledge base: only on the first run. */
+function tenantTables(plan: ScalePlan, { once }: TableMakers): GeneratedTable[] {
+  const initial = plan.fromAccount === 0;
+  const newTenants = initial ? plan.tenants.filter((t) => t.generated) : [];
   return [
-    once('tenant', COLUMNS.tenant, () =>
-      newTenants.map((t) => [t.id, t.name, 'Demo', ts(t.createdAt), t.admin.id, ts(t.createdAt), t.admin.id]),
-    ),
-    once('users', COLUMNS.users, () =>
-      newTenants.flatMap((t) =>
-        [t.admin, t.viewer].map((u, i) => [
-          u.id,
-          u.username,
-          u.displayName,
-          'active',
-          ts(t.createdAt + HOUR_MS + i * MINUTE_MS),
-          t.admin.id,
-          ts(t.createdAt + HOUR_MS + i * MINUTE_MS),
-          t.admin.id,
-        ]),
-      ),
-    ),
-    once('user_roles', COLUMNS.user_roles, () =>
-      newTenants.flatMap((t) =>
-        [t.admin, t.viewer].map((u, i) => [
-          gid(t, KIND.userRole, 0, i + 1),
-          u.id,
-          u.role,
-          'tenant',
-          t.id,
-          t.id,
-          ts(t.createdAt + HOUR_MS),
-          t.admin.id,
-          ts(t.createdAt + HOUR_MS),
-        ]),
-      ),
-    ),
-    once('tenant_users', COLUMNS.tenant_users, () =>
-      newTenants.flatMap((t) =>
-        [t.admin, t.viewer].map((u, i) => [
-          gid(t, KIND.tenantUser, 0, i + 1),
-          t.id,
-          u.id,
-          true,
-          i === 0,
-          ts(t.createdAt + HOUR_MS),
-          t.admin.id,
-          ts(t.createdAt + HOUR_MS),
-          t.admin.id,
-        ]),
-      ),
-    ),
+    once('tenant', COLUMNS.tenant, () => tenantRows(newTenants)),
+    once('users', COLUMNS.users, () => userRows(newTenants)),
+    once('user_roles', COLUMNS.user_roles, () => userRoleRows(newTenants)),
+    once('tenant_users', COLUMNS.tenant_users, () => tenantUserRows(newTenants)),
     once('knowledge_base', COLUMNS.knowledge_base, () => (initial ? knowledgeBaseRows() : [])),
+  ];
+}
+
+function accountTables({ perAccount }: TableMakers): GeneratedTable[] {
+  return [
     perAccount('cloud_accounts', COLUMNS.cloud_accounts, accountRows),
     perAccount('cloud_resourses', COLUMNS.cloud_resourses, resourceRows),
     perAccount('spends', COLUMNS.spends, spendRows),
@@ -1609,6 +1661,12 @@ export function generatedTables(plan: ScalePlan): GeneratedTable[] {
     perAccount('knowledge_graph_node', COLUMNS.knowledge_graph_node, (a) => graph(a).nodes),
     perAccount('knowledge_graph_edge', COLUMNS.knowledge_graph_edge, (a) => graph(a).edges),
   ];
+}
+
+/** All the generated tables of `plan`, each streaming its rows one account at a time. */
+export function generatedTables(plan: ScalePlan): GeneratedTable[] {
+  const make = tableMakers(plan);
+  return [...tenantTables(plan, make), ...accountTables(make)];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1954,78 +2012,84 @@ function usageRows(a: Account): Row[] {
   ];
 }
 
+interface EventSubject {
+  subject: string;
+  subjectType: string;
+  namespace: string | null;
+  resourceId: string | null;
+}
+
+/** What an event is about: one of the cluster's workloads, the account (budget alerts) or one of its resources. */
+function eventSubject(rng: Rng, a: Account, tpl: EventTemplate, workloads: readonly Workload[] | null): EventSubject {
+  if (workloads) {
+    const w = pick(rng, workloads);
+    return { subject: w.tpl.name, subjectType: w.tpl.kind.toLowerCase(), namespace: w.tpl.namespace, resourceId: null };
+  }
+  if (tpl.findingType === 'budget_alert') {
+    return { subject: a.name, subjectType: 'cloud_account', namespace: null, resourceId: null };
+  }
+  const r = pick(rng, a.resources);
+  return { subject: r.name, subjectType: r.tpl.type, namespace: null, resourceId: r.id };
+}
+
+/** Event `i` of `a`, in its slot of the 180 days. */
+function eventRow(a: Account, rng: Rng, i: number, workloads: readonly Workload[]): Row {
+  const slot = (SHAPE.spendDays * DAY_MS) / SHAPE.eventsPerAccount;
+  const created = FIRST_DAY + Math.floor((i * slot + rng() * (slot - MINUTE_MS)) / 1000) * 1000;
+  const onWorkload = workloads.length > 0 && rng() < 0.6;
+  const tpl = onWorkload
+    ? pick(rng, WORKLOAD_EVENTS)
+    : rng() < 0.25
+      ? pick(rng, COMMON_EVENTS)
+      : pick(rng, RESOURCE_EVENTS[a.provider]);
+  const { subject, subjectType, namespace, resourceId } = eventSubject(rng, a, tpl, onWorkload ? workloads : null);
+  // Older events are settled; the last three days still have firing ones.
+  const recent = created >= NOW - 3 * DAY_MS;
+  const status = recent && rng() < 0.7 ? 'FIRING' : rng() < 0.6 ? 'RESOLVED' : 'CLOSED';
+  const severity = rng() < 0.2 ? pick(rng, SEVERITY_ORDER) : tpl.severity;
+  const urgency = SEVERITY_ORDER[Math.max(0, SEVERITY_ORDER.indexOf(severity) - (rng() < 0.5 ? 1 : 0))]!;
+  const title = tpl.title.replace('{s}', subject);
+  const cluster = a.cluster ?? a.name;
+  const aggregationKey = `${tpl.findingType}:${subject}`;
+  const ends = status === 'FIRING' ? null : created + (10 + Math.floor(rng() * 600)) * MINUTE_MS;
+  const score = Math.round(SEVERITY_ORDER.indexOf(severity) * 20 + rng() * 19);
+  return [
+    gid(a.tenant, KIND.event, a.g, i + 1),
+    a.tenant.id,
+    a.id,
+    resourceId,
+    title,
+    `${title}. Detected by ${tpl.source} in ${a.name}.`,
+    severity,
+    severity,
+    urgency,
+    score >= 70 ? 'P1' : score >= 45 ? 'P2' : score >= 20 ? 'P3' : 'P4',
+    score,
+    tpl.source,
+    status,
+    tpl.category,
+    aggregationKey,
+    `${a.tenant.slug}-${a.k}-${aggregationKey}`.replace(/[^a-z0-9]+/gi, '-').toLowerCase(),
+    `${tpl.findingType}-${hex(a.g, 6)}-${String(i + 1).padStart(3, '0')}`,
+    tpl.findingType,
+    cluster,
+    subject,
+    namespace,
+    subjectType,
+    { cluster, ...(namespace ? { namespace } : {}), alertname: tpl.findingType, severity: severity.toLowerCase() },
+    [{ type: 'text', title: 'Summary', data: `${title} (${a.name})` }],
+    ts(created),
+    ends === null ? null : ts(ends),
+    ts(created),
+    ts(ends ?? created),
+  ];
+}
+
 function eventRows(a: Account): Row[] {
   const rng = mulberry32(seedOf(a.tenant.seed, a.g, STREAM.events));
   const workloads = a.cluster ? clusterWorkloads(a) : [];
-  const slot = (SHAPE.spendDays * DAY_MS) / SHAPE.eventsPerAccount;
   const out: Row[] = [];
-  for (let i = 0; i < SHAPE.eventsPerAccount; i++) {
-    const created = FIRST_DAY + Math.floor((i * slot + rng() * (slot - MINUTE_MS)) / 1000) * 1000;
-    const onWorkload = workloads.length > 0 && rng() < 0.6;
-    const tpl = onWorkload
-      ? pick(rng, WORKLOAD_EVENTS)
-      : rng() < 0.25
-        ? pick(rng, COMMON_EVENTS)
-        : pick(rng, RESOURCE_EVENTS[a.provider]);
-    let subject: string;
-    let subjectType: string;
-    let namespace: string | null = null;
-    let resourceId: string | null = null;
-    if (onWorkload) {
-      const w = pick(rng, workloads);
-      subject = w.tpl.name;
-      subjectType = w.tpl.kind.toLowerCase();
-      namespace = w.tpl.namespace;
-    } else if (tpl.findingType === 'budget_alert') {
-      subject = a.name;
-      subjectType = 'cloud_account';
-    } else {
-      const r = pick(rng, a.resources);
-      subject = r.name;
-      subjectType = r.tpl.type;
-      resourceId = r.id;
-    }
-    // Older events are settled; the last three days still have firing ones.
-    const recent = created >= NOW - 3 * DAY_MS;
-    const status = recent && rng() < 0.7 ? 'FIRING' : rng() < 0.6 ? 'RESOLVED' : 'CLOSED';
-    const severity = rng() < 0.2 ? pick(rng, SEVERITY_ORDER) : tpl.severity;
-    const urgency = SEVERITY_ORDER[Math.max(0, SEVERITY_ORDER.indexOf(severity) - (rng() < 0.5 ? 1 : 0))]!;
-    const title = tpl.title.replace('{s}', subject);
-    const cluster = a.cluster ?? a.name;
-    const aggregationKey = `${tpl.findingType}:${subject}`;
-    const ends = status === 'FIRING' ? null : created + (10 + Math.floor(rng() * 600)) * MINUTE_MS;
-    const score = Math.round(SEVERITY_ORDER.indexOf(severity) * 20 + rng() * 19);
-    out.push([
-      gid(a.tenant, KIND.event, a.g, i + 1),
-      a.tenant.id,
-      a.id,
-      resourceId,
-      title,
-      `${title}. Detected by ${tpl.source} in ${a.name}.`,
-      severity,
-      severity,
-      urgency,
-      score >= 70 ? 'P1' : score >= 45 ? 'P2' : score >= 20 ? 'P3' : 'P4',
-      score,
-      tpl.source,
-      status,
-      tpl.category,
-      aggregationKey,
-      `${a.tenant.slug}-${a.k}-${aggregationKey}`.replace(/[^a-z0-9]+/gi, '-').toLowerCase(),
-      `${tpl.findingType}-${hex(a.g, 6)}-${String(i + 1).padStart(3, '0')}`,
-      tpl.findingType,
-      cluster,
-      subject,
-      namespace,
-      subjectType,
-      { cluster, ...(namespace ? { namespace } : {}), alertname: tpl.findingType, severity: severity.toLowerCase() },
-      [{ type: 'text', title: 'Summary', data: `${title} (${a.name})` }],
-      ts(created),
-      ends === null ? null : ts(ends),
-      ts(created),
-      ts(ends ?? created),
-    ]);
-  }
+  for (let i = 0; i < SHAPE.eventsPerAccount; i++) out.push(eventRow(a, rng, i, workloads));
   return out;
 }
 
@@ -2281,9 +2345,139 @@ function autoPilotTaskRows(a: Account): Row[] {
   return out;
 }
 
+type PlaybookTemplate = (typeof PLAYBOOKS)[number];
+type PlaybookAction = keyof typeof PLAYBOOK_ACTION;
+
+interface PlaybookExecution {
+  id: string;
+  status: string;
+  at: number;
+}
+
+/** The executions of a playbook, newest first, about eleven days apart; `before` executions of the account come first. */
+function playbookExecutions(rng: Rng, a: Account, status: string, before: number): PlaybookExecution[] {
+  const executions: PlaybookExecution[] = [];
+  for (let e = 0; e < SHAPE.cluster.executionsPerPlaybook; e++) {
+    const st =
+      status !== 'ACTIVE'
+        ? 'Skipped'
+        : weighted(rng, [
+            ['Completed', 70],
+            ['Failed', 20],
+            ['InProgress', 10],
+          ] as const);
+    executions.push({
+      id: gid(a.tenant, KIND.playbookExecution, a.g, before + executions.length + 1),
+      status: st,
+      at: LAST_DAY - (e * 11 + Math.floor(rng() * 10)) * DAY_MS + 4 * HOUR_MS,
+    });
+  }
+  return executions;
+}
+
+function playbookRow(
+  a: Account,
+  p: PlaybookTemplate,
+  id: string,
+  status: string,
+  created: number,
+  last: PlaybookExecution,
+): Row {
+  const admin = a.tenant.admin.id;
+  return [
+    id,
+    a.tenant.id,
+    a.id,
+    p.name,
+    status,
+    last.status,
+    p.trigger,
+    { namespaces: ['production'] },
+    p.actions.map((action) => ({ action })),
+    { max_parallel: 1 },
+    { channels: ['slack'] },
+    ts(created),
+    ts(last.at),
+    ts(last.at),
+    ts(created),
+    admin,
+    ts(last.at),
+    admin,
+  ];
+}
+
+function playbookExecutionRow(a: Account, p: PlaybookTemplate, playbookId: string, e: PlaybookExecution): Row {
+  return [
+    e.id,
+    a.tenant.id,
+    a.id,
+    playbookId,
+    e.status,
+    { trigger: p.trigger },
+    e.status === 'Failed' ? { failed_task: 2 } : null,
+    ts(e.at),
+    e.status === 'Skipped' ? a.tenant.admin.id : null,
+    ts(e.at),
+    ts(e.at + 10 * MINUTE_MS),
+  ];
+}
+
+/** Task `t` of an execution: a failed execution failed at its second task, one in progress is at its first. */
+function playbookTaskStatus(executionStatus: string, t: number): string {
+  return executionStatus === 'Skipped'
+    ? 'Skipped'
+    : executionStatus === 'InProgress'
+      ? t === 0
+        ? 'In_Progress'
+        : 'Scheduled'
+      : executionStatus === 'Failed' && t === 1
+        ? 'Failed'
+        : 'Complete';
+}
+
+function playbookTaskRow(
+  a: Account,
+  n: number,
+  playbookId: string,
+  e: PlaybookExecution,
+  action: PlaybookAction,
+  t: number,
+  w: Workload,
+): Row {
+  const status = playbookTaskStatus(e.status, t);
+  const at = e.at + t * MINUTE_MS;
+  return [
+    gid(a.tenant, KIND.playbookTask, a.g, n),
+    a.tenant.id,
+    a.id,
+    playbookId,
+    e.id,
+    PLAYBOOK_ACTION[action],
+    action === 'notify_slack'
+      ? 'Notify #oncall'
+      : `${action === 'restart_pod' ? 'Restart' : 'Collect logs of'} ${w.tpl.name}`,
+    action === 'notify_slack' ? 'notification' : 'kubernetes',
+    'action',
+    status,
+    { order: t + 1 },
+    { workload: w.tpl.name },
+    { namespace: w.tpl.namespace, name: w.tpl.name },
+    status === 'Complete'
+      ? action === 'notify_slack'
+        ? 'message sent'
+        : action === 'restart_pod'
+          ? 'pod restarted'
+          : 'logs attached'
+      : null,
+    status === 'Failed' ? 'Slack webhook answered 404' : null,
+    ts(at),
+    ts(at),
+    ts(at + 30_000),
+  ];
+}
+
 function playbooks(a: Account): { playbooks: Row[]; executions: Row[]; tasks: Row[] } {
   const rng = mulberry32(seedOf(a.tenant.seed, a.g, STREAM.playbooks));
-  const admin = a.tenant.admin.id;
   const workloads = clusterWorkloads(a);
   const out = { playbooks: [] as Row[], executions: [] as Row[], tasks: [] as Row[] };
   PLAYBOOKS.forEach((p, i) => {
@@ -2294,102 +2488,55 @@ function playbooks(a: Account): { playbooks: Row[]; executions: Row[]; tasks: Ro
       ['DRAFT', 15],
     ] as const);
     const created = a.created + (50 + Math.floor(rng() * 40)) * DAY_MS + 11 * HOUR_MS;
-    const executions: { id: string; status: string; at: number }[] = [];
-    for (let e = 0; e < SHAPE.cluster.executionsPerPlaybook; e++) {
-      const st =
-        status !== 'ACTIVE'
-          ? 'Skipped'
-          : weighted(rng, [
-              ['Completed', 70],
-              ['Failed', 20],
-              ['InProgress', 10],
-            ] as const);
-      executions.push({
-        id: gid(a.tenant, KIND.playbookExecution, a.g, out.executions.length + executions.length + 1),
-        status: st,
-        at: LAST_DAY - (e * 11 + Math.floor(rng() * 10)) * DAY_MS + 4 * HOUR_MS,
-      });
-    }
-    const last = executions[0]!;
-    out.playbooks.push([
-      id,
-      a.tenant.id,
-      a.id,
-      p.name,
-      status,
-      last.status,
-      p.trigger,
-      { namespaces: ['production'] },
-      p.actions.map((action) => ({ action })),
-      { max_parallel: 1 },
-      { channels: ['slack'] },
-      ts(created),
-      ts(last.at),
-      ts(last.at),
-      ts(created),
-      admin,
-      ts(last.at),
-      admin,
-    ]);
+    const executions = playbookExecutions(rng, a, status, out.executions.length);
+    out.playbooks.push(playbookRow(a, p, id, status, created, executions[0]!));
     for (const e of executions) {
-      out.executions.push([
-        e.id,
-        a.tenant.id,
-        a.id,
-        id,
-        e.status,
-        { trigger: p.trigger },
-        e.status === 'Failed' ? { failed_task: 2 } : null,
-        ts(e.at),
-        e.status === 'Skipped' ? admin : null,
-        ts(e.at),
-        ts(e.at + 10 * MINUTE_MS),
-      ]);
+      out.executions.push(playbookExecutionRow(a, p, id, e));
       const w = pick(rng, workloads);
-      p.actions.forEach((action, t) => {
-        const status =
-          e.status === 'Skipped'
-            ? 'Skipped'
-            : e.status === 'InProgress'
-              ? t === 0
-                ? 'In_Progress'
-                : 'Scheduled'
-              : e.status === 'Failed' && t === 1
-                ? 'Failed'
-                : 'Complete';
-        const at = e.at + t * MINUTE_MS;
-        out.tasks.push([
-          gid(a.tenant, KIND.playbookTask, a.g, out.tasks.length + 1),
-          a.tenant.id,
-          a.id,
-          id,
-          e.id,
-          PLAYBOOK_ACTION[action],
-          action === 'notify_slack'
-            ? 'Notify #oncall'
-            : `${action === 'restart_pod' ? 'Restart' : 'Collect logs of'} ${w.tpl.name}`,
-          action === 'notify_slack' ? 'notification' : 'kubernetes',
-          'action',
-          status,
-          { order: t + 1 },
-          { workload: w.tpl.name },
-          { namespace: w.tpl.namespace, name: w.tpl.name },
-          status === 'Complete'
-            ? action === 'notify_slack'
-              ? 'message sent'
-              : action === 'restart_pod'
-                ? 'pod restarted'
-                : 'logs attached'
-            : null,
-          status === 'Failed' ? 'Slack webhook answered 404' : null,
-          ts(at),
-          ts(at),
-          ts(at + 30_000),
-        ]);
-      });
+      p.actions.forEach((action, t) => out.tasks.push(playbookTaskRow(a, out.tasks.length + 1, id, e, action, t, w)));
     }
   });
   return out;
+}
+
+/** What the agent of a cluster was asked to do, and by whom. */
+const AGENT_ACTIONS = [
+  ['restart_pod', 'auto_playbook'],
+  ['collect_logs', 'ai'],
+  ['scale_workload', 'auto_pilot'],
+] as const;
+
+/** The agent's tasks; a disconnected agent's last task is still pending. */
+function agentTaskRows(a: Account, rng: Rng, agentId: string, connected: boolean): Row[] {
+  const workloads = clusterWorkloads(a);
+  return AGENT_ACTIONS.map(([action, source], i) => {
+    const w = pick(rng, workloads);
+    const status =
+      i === AGENT_ACTIONS.length - 1 && !connected
+        ? 'pending'
+        : weighted(rng, [
+            ['completed', 80],
+            ['failed', 10],
+            ['pending', 10],
+          ] as const);
+    const at = LAST_DAY - Math.floor(rng() * 30) * DAY_MS + (4 + i) * HOUR_MS;
+    return [
+      gid(a.tenant, KIND.agentTask, a.g, i + 1),
+      a.tenant.id,
+      a.id,
+      agentId,
+      action,
+      { namespace: w.tpl.namespace, workload: w.tpl.name },
+      status === 'completed' ? { ok: true } : status === 'failed' ? { ok: false, error: 'forbidden' } : null,
+      w.resourceId,
+      source,
+      source === 'auto_playbook' ? gid(a.tenant, KIND.playbookExecution, a.g, 1) : null,
+      status,
+      tsz(at),
+      a.tenant.admin.id,
+      tsz(at + (status === 'pending' ? 0 : 90_000)),
+    ];
+  });
 }
 
 function agents(a: Account): { agent: Row[]; tasks: Row[] } {
@@ -2417,56 +2564,31 @@ function agents(a: Account): { agent: Row[]; tasks: Row[] } {
       ts(seen),
     ],
   ];
-  const workloads = clusterWorkloads(a);
-  const actions = [
-    ['restart_pod', 'auto_playbook'],
-    ['collect_logs', 'ai'],
-    ['scale_workload', 'auto_pilot'],
-  ] as const;
-  const tasks = actions.map(([action, source], i) => {
-    const w = pick(rng, workloads);
-    const status =
-      i === actions.length - 1 && !connected
-        ? 'pending'
-        : weighted(rng, [
-            ['completed', 80],
-            ['failed', 10],
-            ['pending', 10],
-          ] as const);
-    const at = LAST_DAY - Math.floor(rng() * 30) * DAY_MS + (4 + i) * HOUR_MS;
-    return [
-      gid(a.tenant, KIND.agentTask, a.g, i + 1),
-      a.tenant.id,
-      a.id,
-      id,
-      action,
-      { namespace: w.tpl.namespace, workload: w.tpl.name },
-      status === 'completed' ? { ok: true } : status === 'failed' ? { ok: false, error: 'forbidden' } : null,
-      w.resourceId,
-      source,
-      source === 'auto_playbook' ? gid(a.tenant, KIND.playbookExecution, a.g, 1) : null,
-      status,
-      tsz(at),
-      a.tenant.admin.id,
-      tsz(at + (status === 'pending' ? 0 : 90_000)),
-    ];
-  });
-  return { agent, tasks };
+  return { agent, tasks: agentTaskRows(a, rng, id, connected) };
 }
 
-function graph(a: Account): { nodes: Row[]; edges: Row[] } {
-  const at = LAST_DAY + 4 * HOUR_MS;
-  const created = ts(at - 30 * DAY_MS);
-  const updated = ts(at);
-  const nodes: Row[] = [];
-  const edges: Row[] = [];
-  const node = (
+/** Collects an account's knowledge-graph nodes and edges, numbering them in the order they are added. */
+interface GraphBuilder {
+  nodes: Row[];
+  edges: Row[];
+  /** Adds a node; returns its id. */
+  node(
     key: string,
     type: string,
     level: string,
     labels: Record<string, string>,
     properties: Record<string, unknown>,
-  ): string => {
+  ): string;
+  edge(from: string, to: string, type: string, level: string, properties?: Record<string, unknown>): void;
+}
+
+function graphBuilder(a: Account): GraphBuilder {
+  const at = LAST_DAY + 4 * HOUR_MS;
+  const created = ts(at - 30 * DAY_MS);
+  const updated = ts(at);
+  const nodes: Row[] = [];
+  const edges: Row[] = [];
+  const node: GraphBuilder['node'] = (key, type, level, labels, properties) => {
     const id = gid(a.tenant, KIND.kgNode, a.g, nodes.length + 1);
     nodes.push([
       id,
@@ -2485,7 +2607,7 @@ function graph(a: Account): { nodes: Row[]; edges: Row[] } {
     ]);
     return id;
   };
-  const edge = (from: string, to: string, type: string, level: string, properties: Record<string, unknown> = {}) => {
+  const edge: GraphBuilder['edge'] = (from, to, type, level, properties = {}) => {
     edges.push([
       gid(a.tenant, KIND.kgEdge, a.g, edges.length + 1),
       a.tenant.id,
@@ -2499,7 +2621,53 @@ function graph(a: Account): { nodes: Row[]; edges: Row[] } {
       updated,
     ]);
   };
-  const root = node(
+  return { nodes, edges, node, edge };
+}
+
+/** Which workloads call which (namespace/name). */
+const WORKLOAD_CALLS = [
+  ['production/web-frontend', 'production/api-server'],
+  ['production/api-server', 'production/postgres'],
+  ['production/checkout', 'production/payments-worker'],
+  ['production/api-server', 'data/kafka'],
+  ['staging/web-frontend', 'staging/api-server'],
+  ['monitoring/grafana', 'monitoring/prometheus-server'],
+] as const;
+
+/** The cluster's namespaces, their workloads (by namespace/name) and its nodes, under the cluster's resource node. */
+function addClusterGraph(g: GraphBuilder, a: Account, cluster: string, clusterNode: string): void {
+  const ns = new Map<string, string>();
+  for (const name of NAMESPACES) {
+    const id = g.node(`namespace:${cluster}/${name}`, 'Namespace', 'namespace', { cluster, namespace: name }, { name });
+    ns.set(name, id);
+    g.edge(clusterNode, id, 'CONTAINS', 'namespace');
+  }
+  const wl = new Map<string, string>();
+  for (const w of WORKLOADS) {
+    const id = g.node(
+      `workload:${cluster}/${w.namespace}/${w.name}`,
+      w.kind,
+      'workload',
+      { cluster, namespace: w.namespace, app: w.name },
+      { name: w.name, replicas: w.replicas },
+    );
+    wl.set(`${w.namespace}/${w.name}`, id);
+    g.edge(ns.get(w.namespace)!, id, 'CONTAINS', 'workload');
+  }
+  for (let i = 0; i < SHAPE.cluster.nodes; i++) {
+    const id = g.node(`node:${cluster}/${nodeName(a, i)}`, 'Node', 'node', { cluster }, { name: nodeName(a, i) });
+    g.edge(clusterNode, id, 'CONTAINS', 'node');
+  }
+  for (const [from, to] of WORKLOAD_CALLS)
+    g.edge(wl.get(from)!, wl.get(to)!, 'CALLS', 'workload', {
+      protocol: 'http',
+      port: to.endsWith('postgres') ? 5432 : to.endsWith('kafka') ? 9092 : 8080,
+    });
+}
+
+function graph(a: Account): { nodes: Row[]; edges: Row[] } {
+  const g = graphBuilder(a);
+  const root = g.node(
     `account:${a.id}`,
     'CloudAccount',
     'account',
@@ -2508,7 +2676,7 @@ function graph(a: Account): { nodes: Row[]; edges: Row[] } {
   );
   const resourceNode = new Map<number, string>();
   for (const r of a.resources) {
-    const id = node(
+    const id = g.node(
       `resource:${r.id}`,
       r.tpl.type,
       'resource',
@@ -2516,57 +2684,8 @@ function graph(a: Account): { nodes: Row[]; edges: Row[] } {
       { name: r.name, service: r.tpl.service },
     );
     resourceNode.set(r.j, id);
-    edge(root, id, 'CONTAINS', 'resource');
+    g.edge(root, id, 'CONTAINS', 'resource');
   }
-  if (a.cluster) {
-    const cluster = resourceNode.get(1)!;
-    const ns = new Map<string, string>();
-    for (const name of NAMESPACES) {
-      const id = node(
-        `namespace:${a.cluster}/${name}`,
-        'Namespace',
-        'namespace',
-        { cluster: a.cluster, namespace: name },
-        { name },
-      );
-      ns.set(name, id);
-      edge(cluster, id, 'CONTAINS', 'namespace');
-    }
-    const wl = new Map<string, string>();
-    for (const w of WORKLOADS) {
-      const id = node(
-        `workload:${a.cluster}/${w.namespace}/${w.name}`,
-        w.kind,
-        'workload',
-        { cluster: a.cluster, namespace: w.namespace, app: w.name },
-        { name: w.name, replicas: w.replicas },
-      );
-      wl.set(`${w.namespace}/${w.name}`, id);
-      edge(ns.get(w.namespace)!, id, 'CONTAINS', 'workload');
-    }
-    for (let i = 0; i < SHAPE.cluster.nodes; i++) {
-      const id = node(
-        `node:${a.cluster}/${nodeName(a, i)}`,
-        'Node',
-        'node',
-        { cluster: a.cluster },
-        { name: nodeName(a, i) },
-      );
-      edge(cluster, id, 'CONTAINS', 'node');
-    }
-    const calls = [
-      ['production/web-frontend', 'production/api-server'],
-      ['production/api-server', 'production/postgres'],
-      ['production/checkout', 'production/payments-worker'],
-      ['production/api-server', 'data/kafka'],
-      ['staging/web-frontend', 'staging/api-server'],
-      ['monitoring/grafana', 'monitoring/prometheus-server'],
-    ] as const;
-    for (const [from, to] of calls)
-      edge(wl.get(from)!, wl.get(to)!, 'CALLS', 'workload', {
-        protocol: 'http',
-        port: to.endsWith('postgres') ? 5432 : to.endsWith('kafka') ? 9092 : 8080,
-      });
-  }
-  return { nodes, edges };
+  if (a.cluster) addClusterGraph(g, a, a.cluster, resourceNode.get(1)!);
+  return { nodes: g.nodes, edges: g.edges };
 }
