@@ -4,7 +4,7 @@ import { analyticOperation } from './analytics/operation';
 import { buildQuery, rowsOf, type AnalyticRequest } from './analytics/builder';
 import { whereOf, type Dataset, type Field } from './analytics/dataset';
 import { selectedRowFields } from './analytics/selection';
-import { tenantOf } from './api';
+import { query, tenantOf } from './api';
 
 /**
  * Anomalies: what the detector found per workload and metric (table anomaly). anomaly_v2 lists the
@@ -91,5 +91,5 @@ export async function anomaly_v3(args: Record<string, unknown>, ctx: ActionConte
     tenantOf(ctx).toLowerCase(),
     selected ?? [...V3_GROUPS, 'anomaly_count', 'count', 'evaluated_at'],
   );
-  return { rows: rowsOf(built, await ctx.db.query(built.text, built.params)) };
+  return { rows: rowsOf(built, await query(ctx.db, built.fragment)) };
 }

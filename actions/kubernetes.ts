@@ -1,6 +1,6 @@
 import type { ActionContext } from './context';
 import { analyticOperation } from './analytics/operation';
-import { tenantOf } from './api';
+import { sql, tenantOf, type Sql } from './api';
 import { jsonbWhere, whereOf, type Dataset, type Field } from './analytics/dataset';
 
 /**
@@ -173,9 +173,10 @@ export const k8sNamespaces: Dataset = {
  * Counts of the pods (by status) and workloads (by kind) in the accounts of a group of nodes: a
  * subquery over the group's accounts (an aggregate of the outer query).
  */
-const countsIn = (table: string, key: string) => `(SELECT coalesce(jsonb_object_agg(x.k, x.n), '{}'::jsonb)::text FROM (
-    SELECT t.${key} AS k, count(*) AS n FROM ${table} t
-     WHERE t.tenant_id = $1::uuid AND t.cloud_account_id = ANY (array_agg(DISTINCT k.cloud_account_id)) GROUP BY t.${key}) x)`;
+const countsIn = (table: string, key: string) => (tenant: Sql) =>
+  sql`(SELECT coalesce(jsonb_object_agg(x.k, x.n), '{}'::jsonb)::text FROM (
+    SELECT t.${sql.ident(key)} AS k, count(*) AS n FROM ${sql.ident(table)} t
+     WHERE t.tenant_id = ${tenant} AND t.cloud_account_id = ANY (array_agg(DISTINCT k.cloud_account_id)) GROUP BY t.${sql.ident(key)}) x)`;
 
 const clusterFields: Record<string, Field> = {
   account_id: { sql: 'k.cloud_account_id::text', type: 'string' },
@@ -329,7 +330,7 @@ const EVENT_WORKLOAD = `CASE WHEN lower(e.subject_type) = 'pod' THEN coalesce(
 
 /**
  * Per workload (account, namespace, name); pods and events are counted once per statement for the
- * tenant ($1) and joined to the workloads:
+ * tenant (the statement's tenant value) and joined to the workloads:
  * - pod errors: its active pods that are failing now (a status other than Running, Succeeded and
  *   Pending: Failed, Unknown, CrashLoopBackOff, ...) or whose containers have restarted (RESTARTS,
  *   above, reads the pod as `p`);
@@ -340,13 +341,13 @@ const EVENT_WORKLOAD = `CASE WHEN lower(e.subject_type) = 'pod' THEN coalesce(
  *   slo). An SLO is known by its events' fingerprint (aggregation key without one): total counts
  *   those that reported on the workload, failed those whose latest event is still FIRING.
  */
-const MONITORING_FROM = `k8s_workloads w
+const MONITORING_FROM = (tenant: Sql) => sql`k8s_workloads w
   JOIN cloud_accounts a ON a.id = w.cloud_account_id AND a.tenant = w.tenant_id
   LEFT JOIN (
     SELECT p.cloud_account_id, p.namespace, p.workload_name, count(*)::int AS n
     FROM k8s_pods p
-    WHERE p.tenant_id = $1::uuid AND p.is_active AND p.workload_name IS NOT NULL
-      AND (p.status NOT IN ('Running', 'Succeeded', 'Pending') OR ${RESTARTS} > 0)
+    WHERE p.tenant_id = ${tenant} AND p.is_active AND p.workload_name IS NOT NULL
+      AND (p.status NOT IN ('Running', 'Succeeded', 'Pending') OR ${sql.text(RESTARTS)} > 0)
     GROUP BY 1, 2, 3
   ) pe ON pe.cloud_account_id = w.cloud_account_id AND pe.namespace = w.namespace AND pe.workload_name = w.name
   LEFT JOIN LATERAL (
@@ -358,19 +359,19 @@ const MONITORING_FROM = `k8s_workloads w
       AND lower(l.severity) IN ('error', 'critical', 'fatal')
   ) le ON true
   LEFT JOIN (
-    SELECT e.cloud_account_id, e.subject_namespace AS namespace, ${EVENT_WORKLOAD} AS workload, count(*)::int AS n
+    SELECT e.cloud_account_id, e.subject_namespace AS namespace, ${sql.text(EVENT_WORKLOAD)} AS workload, count(*)::int AS n
     FROM events e
-    WHERE e.tenant = $1::uuid
+    WHERE e.tenant = ${tenant}
     GROUP BY 1, 2, 3
   ) ev ON ev.cloud_account_id = w.cloud_account_id AND ev.namespace = w.namespace AND ev.workload = w.name
   LEFT JOIN (
     SELECT s.cloud_account_id, s.namespace, s.workload, count(*)::int AS total, count(*) FILTER (WHERE s.status = 'FIRING')::int AS failed
     FROM (
-      SELECT DISTINCT ON (e.cloud_account_id, e.subject_namespace, ${EVENT_WORKLOAD}, coalesce(e.fingerprint, e.aggregation_key))
-             e.cloud_account_id, e.subject_namespace AS namespace, ${EVENT_WORKLOAD} AS workload, e.status
+      SELECT DISTINCT ON (e.cloud_account_id, e.subject_namespace, ${sql.text(EVENT_WORKLOAD)}, coalesce(e.fingerprint, e.aggregation_key))
+             e.cloud_account_id, e.subject_namespace AS namespace, ${sql.text(EVENT_WORKLOAD)} AS workload, e.status
       FROM events e
-      WHERE e.tenant = $1::uuid AND e.source = 'slo'
-      ORDER BY e.cloud_account_id, e.subject_namespace, ${EVENT_WORKLOAD}, coalesce(e.fingerprint, e.aggregation_key), e.created_at DESC, e.id DESC
+      WHERE e.tenant = ${tenant} AND e.source = 'slo'
+      ORDER BY e.cloud_account_id, e.subject_namespace, ${sql.text(EVENT_WORKLOAD)}, coalesce(e.fingerprint, e.aggregation_key), e.created_at DESC, e.id DESC
     ) s
     GROUP BY 1, 2, 3
   ) slo ON slo.cloud_account_id = w.cloud_account_id AND slo.namespace = w.namespace AND slo.workload = w.name`;

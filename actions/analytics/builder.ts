@@ -1,13 +1,13 @@
-import type { Dataset, Field } from './dataset';
+import { render, sql, type Sql, type Statement } from '../api';
+import { definitionSql, type Dataset, type FieldType } from './dataset';
 import { invalid, unknownName } from './errors';
-import { Params } from './params';
-import { parseTransformations, type TransformationRequest } from './transformations';
+import { parseTransformations, type Transformation, type TransformationRequest } from './transformations';
 import { whereSql } from './where';
 
 /**
- * The one analytic query builder: a dataset definition and a request become one SQL statement with
- * $n parameters ($1 is the session's tenant, compared inside the statement, never taken from the
- * request).
+ * The one analytic query builder: a dataset definition and a request become one SQL statement (an
+ * `Sql` fragment: every value bound) that compares the dataset's tenant column with the session's
+ * tenant, never one taken from the request.
  *
  * - Plain datasets return one row per source row; `columns` names the row fields (or transformations)
  *   returned, by default those the GraphQL selection asks for (all fields without a selection).
@@ -20,6 +20,8 @@ import { whereSql } from './where';
  * - `order_by: [{column, order}]` names a returned column, a row field (a group, when grouping), a
  *   transformation or an aggregate; orders are asc, desc and their nulls_first/nulls_last forms.
  *   Ties are broken by the returned columns, in order, ascending, so pages are stable.
+ * - The transformations the statement uses are computed once per row, in a LATERAL subquery named
+ *   `transformed`, so that their values (bound once) are the same expression wherever they are used.
  * - `limit` is at most MAX_ROWS (its default); `offset` needs `order_by`.
  */
 export interface AnalyticRequest {
@@ -43,14 +45,21 @@ export const SORT_ORDERS: Record<string, string> = {
   desc_nulls_last: 'DESC NULLS LAST',
 };
 
-export interface BuiltQuery {
-  text: string;
-  params: (string | null)[];
+export interface BuiltQuery extends Statement {
+  /** The statement, for `query`; `text` and `params` are its rendering. */
+  fragment: Sql;
   /** The returned columns, in the order of the statement's c0, c1, ... */
   columns: string[];
 }
 
-type Resolved = Field & { name: string; aggregate: boolean };
+/** A name of a request resolved: a row field, a transformation or an aggregate, with its SQL. */
+interface Resolved {
+  name: string;
+  type: FieldType;
+  constant?: boolean;
+  aggregate: boolean;
+  sql: Sql;
+}
 
 export function buildQuery(
   ds: Dataset,
@@ -58,91 +67,162 @@ export function buildQuery(
   tenant: string,
   selected?: readonly string[],
 ): BuiltQuery {
-  const params = new Params();
-  params.bind(tenant, ds.tenant.cast);
+  const tenantValue = sql`${tenant}::${sql.text(ds.tenant.cast)}`;
+  const names = new Names(ds, parseTransformations(ds, req.column_transformations, tenantValue), tenantValue);
   const grouping = !!ds.aggregates || (!!ds.groupable && !!req.group_by);
-  const aggregates = ds.aggregates ?? {};
-  const transforms = parseTransformations(ds, req.column_transformations, params);
-  const known = () => [...Object.keys(ds.fields), ...transforms.keys(), ...Object.keys(aggregates)];
-  const lookup = (name: string): Resolved | undefined => {
-    const t = transforms.get(name);
-    if (t) return { sql: t.sql(), type: t.type, name, aggregate: false };
-    const f = ds.fields[name];
-    if (f) return { ...f, name, aggregate: false };
-    const a = ds.aggregates?.[name];
-    if (a) return { ...a, name, aggregate: true };
+  const requested = requestedGroups(ds, req, grouping, names);
+  const columns = returnedColumns(ds, req, grouping, requested, names, selected);
+  const groups = grouping ? groupsOf(ds, req, columns, requested) : undefined;
+  const where = whereSql(ds, req.where);
+  const order = orderOf(req, groups, columns, names);
+  const page = pageOf(req, order.ordered);
+  // After every name is resolved: the LATERAL subquery holds the transformations used.
+  const from = sql`${definitionSql(ds.from, tenantValue)}${names.lateral()}`;
+  const filter = ds.filter ? sql` AND (${sql.text(ds.filter)})` : EMPTY;
+  const fragment = sql`SELECT ${selectList(columns)} FROM ${from} WHERE ${sql.text(ds.tenant.sql)} = ${tenantValue}${filter} AND ${where}${groupBy(groups)}${order.sql}${page}`;
+  return { ...render(fragment), fragment, columns: columns.map((c) => c.name) };
+}
+
+const EMPTY = sql.text('');
+
+/** The names a request may use, resolved; the transformations used are collected for the LATERAL subquery. */
+class Names {
+  private readonly used: Sql[] = [];
+  private readonly aliases = new Map<string, Sql>();
+
+  constructor(
+    readonly ds: Dataset,
+    private readonly transforms: Map<string, Transformation>,
+    private readonly tenant: Sql,
+  ) {}
+
+  lookup(name: string): Resolved | undefined {
+    const t = this.transforms.get(name);
+    if (t) return { sql: this.transformed(name, t), type: t.type, name, aggregate: false };
+    const f = this.ds.fields[name];
+    if (f) return { ...f, sql: definitionSql(f.sql, this.tenant), name, aggregate: false };
+    const a = this.ds.aggregates?.[name];
+    if (a) return { ...a, sql: definitionSql(a.sql, this.tenant), name, aggregate: true };
     return undefined;
-  };
-  const resolve = (name: unknown, what: string, path: string): Resolved => {
-    const r = typeof name === 'string' ? lookup(name) : undefined;
-    if (!r) throw unknownName(`${what} of ${ds.name}`, name, known(), path);
+  }
+
+  resolve(name: unknown, what: string, path: string): Resolved {
+    const r = typeof name === 'string' ? this.lookup(name) : undefined;
+    if (!r) throw unknownName(`${what} of ${this.ds.name}`, name, this.known(), path);
     return r;
-  };
-
-  // group_by
-  let groups: Resolved[] | undefined;
-  if (req.group_by) {
-    if (!grouping) throw invalid(`${ds.name} does not group rows; group_by is not accepted`, '$.group_by');
-    groups = req.group_by.map((g, i) => {
-      const r = resolve(g, 'group_by column', `$.group_by[${i}]`);
-      if (r.aggregate)
-        throw invalid(
-          `cannot group by the aggregate ${r.name}; group by row fields (${Object.keys(ds.fields).join(', ')}) or transformations`,
-          `$.group_by[${i}]`,
-        );
-      return r;
-    });
   }
 
-  // columns
+  /** `, LATERAL (SELECT <transformation> AS t0, ...) AS transformed`, or nothing without transformations. */
+  lateral(): Sql {
+    return this.used.length ? sql`, LATERAL (SELECT ${sql.join(this.used, ', ')}) AS transformed` : EMPTY;
+  }
+
+  private transformed(name: string, t: Transformation): Sql {
+    let ref = this.aliases.get(name);
+    if (!ref) {
+      const alias = sql.ident(`t${this.aliases.size}`);
+      this.used.push(sql`${t.sql} AS ${alias}`);
+      ref = sql`transformed.${alias}`;
+      this.aliases.set(name, ref);
+    }
+    return ref;
+  }
+
+  private known(): string[] {
+    return [...Object.keys(this.ds.fields), ...this.transforms.keys(), ...Object.keys(this.ds.aggregates ?? {})];
+  }
+}
+
+/** The groups `group_by` names (row fields or transformations), undefined without it. */
+function requestedGroups(ds: Dataset, req: AnalyticRequest, grouping: boolean, names: Names): Resolved[] | undefined {
+  if (!req.group_by) return undefined;
+  if (!grouping) throw invalid(`${ds.name} does not group rows; group_by is not accepted`, '$.group_by');
+  return req.group_by.map((g, i) => {
+    const r = names.resolve(g, 'group_by column', `$.group_by[${i}]`);
+    if (r.aggregate)
+      throw invalid(
+        `cannot group by the aggregate ${r.name}; group by row fields (${Object.keys(ds.fields).join(', ')}) or transformations`,
+        `$.group_by[${i}]`,
+      );
+    return r;
+  });
+}
+
+/** The returned columns, once each: those asked for, else those selected, else the defaults. */
+function returnedColumns(
+  ds: Dataset,
+  req: AnalyticRequest,
+  grouping: boolean,
+  groups: Resolved[] | undefined,
+  names: Names,
+  selected: readonly string[] | undefined,
+): Resolved[] {
+  const all = (list: string[]) => list.map((n) => names.lookup(n)!);
   let columns: Resolved[];
-  if (req.columns) {
-    columns = req.columns.map((c, i) => resolve(c, 'column', `$.columns[${i}]`));
-  } else if (selected) {
-    columns = selected.map(lookup).filter((r): r is Resolved => !!r);
-  } else if (grouping) {
-    columns = [...(groups ?? []), ...Object.keys(aggregates).map((n) => lookup(n)!)];
-  } else {
-    columns = Object.keys(ds.fields).map((n) => lookup(n)!);
-  }
+  if (req.columns) columns = req.columns.map((c, i) => names.resolve(c, 'column', `$.columns[${i}]`));
+  else if (selected) columns = selected.map((n) => names.lookup(n)).filter((r): r is Resolved => !!r);
+  else if (grouping) columns = [...(groups ?? []), ...all(Object.keys(ds.aggregates ?? {}))];
+  else columns = all(Object.keys(ds.fields));
   columns = columns.filter((c, i) => columns.findIndex((o) => o.name === c.name) === i);
-  if (grouping) {
-    const plain = columns.filter((c) => !c.aggregate);
-    if (groups) {
-      for (const c of plain) {
-        if (c.constant && !groups.some((g) => g.name === c.name)) groups.push(c);
-        if (!groups.some((g) => g.name === c.name)) {
-          const i = req.columns ? req.columns.indexOf(c.name) : -1;
-          throw invalid(
-            `column ${c.name} is neither in group_by (${groups.map((g) => g.name).join(', ') || 'empty'}) nor an aggregate (${Object.keys(aggregates).join(', ')})`,
-            i >= 0 ? `$.columns[${i}]` : '$.group_by',
-          );
-        }
-      }
-    } else groups = plain;
-  } else if (columns.some((c) => c.aggregate)) throw invalid('aggregates need a grouping operation', '$.columns');
+  if (!grouping && columns.some((c) => c.aggregate)) throw invalid('aggregates need a grouping operation', '$.columns');
+  return columns;
+}
 
-  const where = whereSql(ds, req.where, params);
+/**
+ * The groups of a grouping statement: with group_by, its groups plus the constant columns returned
+ * (every other non-aggregate column returned must be a group); without, the non-aggregate columns.
+ */
+function groupsOf(
+  ds: Dataset,
+  req: AnalyticRequest,
+  columns: Resolved[],
+  requested: Resolved[] | undefined,
+): Resolved[] {
+  const plain = columns.filter((c) => !c.aggregate);
+  if (!requested) return plain;
+  const groups = requested;
+  for (const c of plain) {
+    if (c.constant && !groups.some((g) => g.name === c.name)) groups.push(c);
+    if (!groups.some((g) => g.name === c.name)) {
+      const i = req.columns ? req.columns.indexOf(c.name) : -1;
+      throw invalid(
+        `column ${c.name} is neither in group_by (${groups.map((g) => g.name).join(', ') || 'empty'}) nor an aggregate (${Object.keys(ds.aggregates ?? {}).join(', ')})`,
+        i >= 0 ? `$.columns[${i}]` : '$.group_by',
+      );
+    }
+  }
+  return groups;
+}
 
-  // order_by
-  const order: string[] = [];
+/** ` ORDER BY ...`: the requested orders, then the returned columns as tie breakers. */
+function orderOf(
+  req: AnalyticRequest,
+  groups: Resolved[] | undefined,
+  columns: Resolved[],
+  names: Names,
+): { sql: Sql; ordered: boolean } {
+  const order: Sql[] = [];
   (req.order_by ?? []).forEach((o, i) => {
     const path = `$.order_by[${i}]`;
     if (!o) return;
-    const r = resolve(o.column, 'order_by column', `${path}.column`);
-    if (grouping && !r.aggregate && !groups!.some((g) => g.name === r.name)) {
+    const r = names.resolve(o.column, 'order_by column', `${path}.column`);
+    if (groups && !r.aggregate && !groups.some((g) => g.name === r.name)) {
       throw invalid(
-        `cannot order by ${r.name}: it is neither a group (${groups!.map((g) => g.name).join(', ') || 'none'}) nor an aggregate`,
+        `cannot order by ${r.name}: it is neither a group (${groups.map((g) => g.name).join(', ') || 'none'}) nor an aggregate`,
         `${path}.column`,
       );
     }
     const dir = SORT_ORDERS[o.order ?? 'asc'];
     if (!dir) throw unknownName('sort order', o.order, Object.keys(SORT_ORDERS), `${path}.order`);
-    order.push(`${r.sql} ${dir}`);
+    order.push(sql`${r.sql} ${sql.text(dir)}`);
   });
   const ordered = order.length > 0;
-  for (const c of columns) order.push(`${c.sql} ASC NULLS LAST`);
+  for (const c of columns) order.push(sql`${c.sql} ASC NULLS LAST`);
+  return { sql: order.length ? sql` ORDER BY ${sql.join(order, ', ')}` : EMPTY, ordered };
+}
 
+/** ` LIMIT n[ OFFSET m]`, checked. */
+function pageOf(req: AnalyticRequest, ordered: boolean): Sql {
   const limit = req.limit ?? MAX_ROWS;
   if (!Number.isInteger(limit) || limit < 0 || limit > MAX_ROWS)
     throw invalid(`limit must be an integer from 0 to ${MAX_ROWS}`, '$.limit');
@@ -150,14 +230,25 @@ export function buildQuery(
   if (!Number.isInteger(offset) || offset < 0) throw invalid('offset must be a non-negative integer', '$.offset');
   if (req.offset !== null && req.offset !== undefined && !ordered)
     throw invalid('"offset" can only be used together with "order_by"', '$.offset');
+  return offset ? sql` LIMIT ${limit}::bigint OFFSET ${offset}::bigint` : sql` LIMIT ${limit}::bigint`;
+}
 
-  const select = columns.length ? columns.map((c, i) => `to_json(${c.sql})::text AS c${i}`).join(', ') : 'NULL AS c';
-  let text = `SELECT ${select} FROM ${ds.from} WHERE ${ds.tenant.sql} = $1::${ds.tenant.cast}${ds.filter ? ` AND (${ds.filter})` : ''} AND ${where}`;
-  if (grouping && groups!.length) text += ` GROUP BY ${groups!.map((g) => g.sql).join(', ')}`;
-  if (order.length) text += ` ORDER BY ${order.join(', ')}`;
-  text += ` LIMIT ${limit}`;
-  if (offset) text += ` OFFSET ${offset}`;
-  return { text, params: params.values, columns: columns.map((c) => c.name) };
+/** ` GROUP BY ...`, or nothing without groups. */
+function groupBy(groups: Resolved[] | undefined): Sql {
+  if (!groups?.length) return EMPTY;
+  return sql` GROUP BY ${sql.join(
+    groups.map((g) => g.sql),
+    ', ',
+  )}`;
+}
+
+/** The returned columns as JSON text, c0, c1, ... */
+function selectList(columns: Resolved[]): Sql {
+  if (!columns.length) return sql.text('NULL AS c');
+  return sql.join(
+    columns.map((c, i) => sql`to_json(${c.sql})::text AS ${sql.text(`c${i}`)}`),
+    ', ',
+  );
 }
 
 /** The rows of a built query, as objects of the returned columns. */

@@ -1,9 +1,22 @@
+import { sql, type Sql } from '../api';
+
 /**
  * What an analytic operation (`*_v2`, `*_groupings_v2`) reads: a dataset definition. The builder
  * (builder.ts) turns a definition and a caller's request (columns, group_by, column_transformations,
  * where, order_by, limit, offset) into one SQL statement; definitions hold SQL text written by us,
  * never text from a request.
  */
+
+/**
+ * The SQL of a definition: text written by us, or, for one that compares with the session's tenant
+ * (a subquery of another table), a fragment over the statement's tenant value (`${tenant}`).
+ */
+export type DefinitionSql = string | ((tenant: Sql) => Sql);
+
+/** A definition's SQL as a fragment of a statement whose tenant value is `tenant`. */
+export function definitionSql(definition: DefinitionSql, tenant: Sql): Sql {
+  return typeof definition === 'string' ? sql.text(definition) : definition(tenant);
+}
 
 /** The type of a row field, an aggregate or a transformation's result. */
 export type FieldType = 'string' | 'float' | 'int' | 'boolean' | 'datetime' | 'json';
@@ -13,7 +26,7 @@ export type WhereType = 'string' | 'float' | 'int' | 'boolean' | 'datetime';
 
 export interface Field {
   /** SQL expression over the dataset's `from`; `json` fields are jsonb, `datetime` fields are timestamp. */
-  sql: string;
+  sql: DefinitionSql;
   type: FieldType;
   /**
    * The same on every row of a statement (the tenant's own id): a grouping operation returns it with
@@ -36,10 +49,10 @@ export interface Dataset {
   /** The operation's name, for messages. */
   name: string;
   /** The FROM clause: a table, a view, a join or a derived table, with aliases. */
-  from: string;
+  from: DefinitionSql;
   /** A condition every row of the dataset meets (SQL over `from`), e.g. a category. */
   filter?: string;
-  /** The tenant column: every statement compares it with the session's tenant ($1). */
+  /** The tenant column: every statement compares it with the session's tenant (a bound value of this cast). */
   tenant: { sql: string; cast: 'uuid' | 'text' };
   /** Row fields: what `columns`, `group_by`, `order_by` and transformations may name. */
   fields: Record<string, Field>;
@@ -65,6 +78,7 @@ export function whereOf(
     const f = fields[n];
     if (!f) throw new Error(`where field ${n} is not a row field`);
     if (f.type === 'json') throw new Error(`where field ${n} is json: declare it in extra with jsonb`);
+    if (typeof f.sql !== 'string') throw new Error(`where field ${n} compares with the tenant: declare it in extra`);
     out[n] = { sql: f.sql, type: f.type };
   }
   return { ...out, ...extra };

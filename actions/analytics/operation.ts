@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { ActionContext } from '../context';
-import { tenantOf } from '../api';
+import { query, tenantOf } from '../api';
 import { buildQuery, rowsOf, type AnalyticRequest } from './builder';
 import type { Dataset } from './dataset';
 import { selectedRowFields } from './selection';
@@ -9,6 +9,6 @@ import { selectedRowFields } from './selection';
 export function analyticOperation(ds: Dataset) {
   return async (args: Record<string, unknown>, ctx: ActionContext, info?: GraphQLResolveInfo) => {
     const built = buildQuery(ds, args as AnalyticRequest, tenantOf(ctx).toLowerCase(), selectedRowFields(info));
-    return { rows: rowsOf(built, await ctx.db.query(built.text, built.params)) };
+    return { rows: rowsOf(built, await query(ctx.db, built.fragment)) };
   };
 }

@@ -1,7 +1,7 @@
-import type { Dataset, Field, FieldType } from './dataset';
+import { sql, type Sql } from '../api';
+import { definitionSql, type Dataset, type Field, type FieldType } from './dataset';
 import { invalid, unknownName } from './errors';
-import { Params } from './params';
-import { placeholder, sqlValue } from './values';
+import { boundValue } from './values';
 
 /**
  * `column_transformations`: named expressions over row fields, from a fixed vocabulary. A
@@ -29,91 +29,115 @@ export const TRANSFORMATION_EXPRS = ['date_trunc', 'lower', 'upper', 'json_key',
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
+/** A transformation of a request: its result type and its SQL over the row fields. */
+export interface Transformation {
+  type: FieldType;
+  sql: Sql;
+}
+
 /**
- * The transformations of a request, by name, as row-level fields. All are checked at once; each
- * binds its parameters when first used (`sql()`), so that unused ones add none to the statement.
+ * The transformations of a request, by name, as row-level fields of a statement whose tenant value is
+ * `tenant`. All are checked at once; only those the statement uses end up in it.
  */
 export function parseTransformations(
   ds: Dataset,
   list: readonly TransformationRequest[] | null | undefined,
-  params: Params,
-): Map<string, LazyField> {
-  const out = new Map<string, LazyField>();
+  tenant: Sql,
+): Map<string, Transformation> {
+  const out = new Map<string, Transformation>();
   (list ?? []).forEach((t, i) => {
     const path = `$.column_transformations[${i}]`;
-    if (typeof t?.name !== 'string' || !NAME.test(t.name))
-      throw invalid(
-        `column_transformations[${i}].name must be an identifier (letters, digits, _), got ${JSON.stringify(t?.name)}`,
-        `${path}.name`,
-      );
-    if (out.has(t.name)) throw invalid(`column transformation "${t.name}" is defined twice`, `${path}.name`);
-    if (ds.aggregates?.[t.name])
-      throw invalid(`column transformation "${t.name}" has the name of an aggregate of ${ds.name}`, `${path}.name`);
-    // A first pass on a scratch parameter list checks the request; the real binding waits for a use.
-    const checked = transformation(ds, t, path, new Params());
-    let sql: string | undefined;
-    out.set(t.name, { type: checked.type, sql: () => (sql ??= transformation(ds, t, path, params).sql) });
+    checkName(ds, t, i, out);
+    out.set(t.name, transformation({ ds, t, path, tenant }));
   });
   return out;
 }
 
-export interface LazyField {
-  type: FieldType;
-  sql(): string;
+function checkName(ds: Dataset, t: TransformationRequest, i: number, defined: Map<string, Transformation>): void {
+  const path = `$.column_transformations[${i}].name`;
+  if (typeof t?.name !== 'string' || !NAME.test(t.name))
+    throw invalid(
+      `column_transformations[${i}].name must be an identifier (letters, digits, _), got ${JSON.stringify(t?.name)}`,
+      path,
+    );
+  if (defined.has(t.name)) throw invalid(`column transformation "${t.name}" is defined twice`, path);
+  if (ds.aggregates?.[t.name])
+    throw invalid(`column transformation "${t.name}" has the name of an aggregate of ${ds.name}`, path);
 }
 
-function transformation(ds: Dataset, t: TransformationRequest, path: string, params: Params): Field {
-  const args = t.args ?? [];
-  const arity = (n: number, shape: string) => {
-    if (args.length !== n)
-      throw invalid(`${t.expr} takes ${n} argument${n > 1 ? 's' : ''} (${shape}), got ${args.length}`, `${path}.args`);
-  };
-  const field = (i: number, types: FieldType[]): Field => {
-    const name = args[i];
-    const f = ds.fields[name];
-    if (!f)
-      throw unknownName(
-        `field for ${t.expr}`,
-        name,
-        Object.keys(ds.fields).filter((n) => types.includes(ds.fields[n].type)),
-        `${path}.args[${i}]`,
-      );
-    if (!types.includes(f.type))
-      throw invalid(`${t.expr} needs a ${types.join(' or ')} field; ${name} is ${f.type}`, `${path}.args[${i}]`);
-    return f;
-  };
-  const bind = (text: string, cast: string) => params.bind(text, cast);
-  switch (t.expr) {
-    case 'date_trunc': {
-      arity(2, 'unit, field');
-      const unit = args[0];
-      if (!(DATE_TRUNC_UNITS as readonly string[]).includes(unit))
-        throw unknownName('date_trunc unit', unit, DATE_TRUNC_UNITS, `${path}.args[0]`);
-      // The unit comes from the fixed list above, so it is written into the SQL text.
-      return { sql: `date_trunc('${unit}', ${field(1, ['datetime']).sql})`, type: 'datetime' };
-    }
+/** What reading one transformation request needs. */
+interface Request {
+  ds: Dataset;
+  t: TransformationRequest;
+  path: string;
+  tenant: Sql;
+}
+
+function transformation(r: Request): Transformation {
+  switch (r.t.expr) {
+    case 'date_trunc':
+      return dateTrunc(r);
     case 'lower':
     case 'upper':
-      arity(1, 'field');
-      return { sql: `${t.expr}(${field(0, ['string']).sql})`, type: 'string' };
-    case 'json_key': {
-      arity(2, 'field, key');
-      const f = field(0, ['json']);
-      return { sql: `(${f.sql} ->> ${bind(args[1], 'text')})`, type: 'string' };
-    }
-    case 'coalesce': {
-      arity(2, 'field, fallback');
-      const f = field(0, ['string', 'float', 'int', 'boolean', 'datetime', 'json']);
-      const raw = args[1];
-      let value: unknown = raw;
-      if (f.type === 'float' || f.type === 'int') value = raw.trim() === '' ? NaN : Number(raw);
-      if (f.type === 'boolean') value = raw === 'true' ? true : raw === 'false' ? false : raw;
+      arity(r, 1, 'field');
       return {
-        sql: `coalesce(${f.sql}, ${placeholder(sqlValue(f.type, value, `${path}.args[1]`), bind)})`,
-        type: f.type,
+        sql: sql`${sql.text(r.t.expr === 'lower' ? 'lower' : 'upper')}(${field(r, 0, ['string'])})`,
+        type: 'string',
       };
-    }
+    case 'json_key':
+      arity(r, 2, 'field, key');
+      return { sql: sql`(${field(r, 0, ['json'])} ->> ${args(r)[1]}::text)`, type: 'string' };
+    case 'coalesce':
+      return coalesce(r);
     default:
-      throw unknownName('column transformation expr', t.expr, TRANSFORMATION_EXPRS, `${path}.expr`);
+      throw unknownName('column transformation expr', r.t.expr, TRANSFORMATION_EXPRS, `${r.path}.expr`);
   }
+}
+
+const args = (r: Request): readonly string[] => r.t.args ?? [];
+
+function arity(r: Request, n: number, shape: string): void {
+  const got = args(r).length;
+  if (got !== n)
+    throw invalid(`${r.t.expr} takes ${n} argument${n > 1 ? 's' : ''} (${shape}), got ${got}`, `${r.path}.args`);
+}
+
+/** Argument `i`, a row field of one of `types`, as its SQL. */
+function field(r: Request, i: number, types: FieldType[]): Sql {
+  return definitionSql(rowField(r, i, types).sql, r.tenant);
+}
+
+function rowField(r: Request, i: number, types: FieldType[]): Field {
+  const { ds, t, path } = r;
+  const name = args(r)[i];
+  const f = ds.fields[name];
+  if (!f)
+    throw unknownName(
+      `field for ${t.expr}`,
+      name,
+      Object.keys(ds.fields).filter((n) => types.includes(ds.fields[n].type)),
+      `${path}.args[${i}]`,
+    );
+  if (!types.includes(f.type))
+    throw invalid(`${t.expr} needs a ${types.join(' or ')} field; ${name} is ${f.type}`, `${path}.args[${i}]`);
+  return f;
+}
+
+function dateTrunc(r: Request): Transformation {
+  arity(r, 2, 'unit, field');
+  const unit = DATE_TRUNC_UNITS.find((u) => u === args(r)[0]);
+  if (!unit) throw unknownName('date_trunc unit', args(r)[0], DATE_TRUNC_UNITS, `${r.path}.args[0]`);
+  // The unit is one of the fixed list above, so its text (ours, not the request's) is written into the SQL.
+  return { sql: sql`date_trunc(${sql.text(`'${unit}'`)}, ${field(r, 1, ['datetime'])})`, type: 'datetime' };
+}
+
+function coalesce(r: Request): Transformation {
+  arity(r, 2, 'field, fallback');
+  const f = rowField(r, 0, ['string', 'float', 'int', 'boolean', 'datetime', 'json']);
+  const raw = args(r)[1];
+  let value: unknown = raw;
+  if (f.type === 'float' || f.type === 'int') value = raw.trim() === '' ? NaN : Number(raw);
+  if (f.type === 'boolean') value = raw === 'true' ? true : raw === 'false' ? false : raw;
+  const fallback = boundValue(f.type, value, `${r.path}.args[1]`);
+  return { sql: sql`coalesce(${definitionSql(f.sql, r.tenant)}, ${fallback})`, type: f.type };
 }

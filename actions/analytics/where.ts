@@ -1,7 +1,7 @@
+import { sql, type Sql } from '../api';
 import type { Dataset, WhereField, WhereType } from './dataset';
 import { invalid, unknownName } from './errors';
-import type { Params } from './params';
-import { placeholder, sqlValue } from './values';
+import { boundValue } from './values';
 
 /**
  * `where`: QueryWhere{String,Float,Int,Boolean,Datetime}Request per field, combined with `_and`,
@@ -51,109 +51,137 @@ const BETWEEN = ['_gt', '_gte', '_lt', '_lte', '_is_null'];
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function whereSql(ds: Dataset, where: unknown, params: Params, path = '$.where'): string {
-  if (where === null || where === undefined) return 'TRUE';
+const TRUE = sql.text('TRUE');
+const FALSE = sql.text('FALSE');
+
+export function whereSql(ds: Dataset, where: unknown, path = '$.where'): Sql {
+  if (where === null || where === undefined) return TRUE;
   if (!isObject(where)) throw invalid(`where must be an object at ${path}`, path);
-  const parts: string[] = [];
+  const parts: Sql[] = [];
   for (const [key, value] of Object.entries(where)) {
     const at = `${path}.${key}`;
     if (value === null || value === undefined) continue;
-    if (key === '_and' || key === '_or') {
-      if (!Array.isArray(value)) throw invalid(`${key} takes a list of where objects`, at);
-      const subs = value.map((w, i) => whereSql(ds, w, params, `${at}[${i}]`));
-      parts.push(subs.length ? `(${subs.join(key === '_and' ? ' AND ' : ' OR ')})` : key === '_and' ? 'TRUE' : 'FALSE');
-    } else if (key === '_not') {
-      parts.push(`NOT coalesce(${whereSql(ds, value, params, at)}, FALSE)`);
-    } else {
-      const field = ds.where[key];
-      if (!field)
-        throw unknownName(`where field of ${ds.name}`, key, [...Object.keys(ds.where), '_and', '_or', '_not'], at);
-      if (!isObject(value))
-        throw invalid(`where.${key} takes an object of operators (${OPERATORS[field.type].join(', ')})`, at);
-      parts.push(...fieldSql(ds, key, field, value, params, at));
-    }
+    if (key === '_and' || key === '_or') parts.push(combined(ds, key, value, at));
+    else if (key === '_not') parts.push(sql`NOT coalesce(${whereSql(ds, value, at)}, FALSE)`);
+    else parts.push(...fieldConditions(ds, key, value, at));
   }
-  return parts.length ? `(${parts.join(' AND ')})` : 'TRUE';
+  return parts.length ? sql`(${sql.join(parts, ' AND ')})` : TRUE;
 }
 
-function fieldSql(
-  ds: Dataset,
-  name: string,
-  f: WhereField,
-  ops: Record<string, unknown>,
-  params: Params,
-  path: string,
-): string[] {
-  const out: string[] = [];
-  const bind = (text: string, cast: string) => params.bind(text, cast);
-  const value = (v: unknown, at: string) => placeholder(sqlValue(f.type, v, at), bind);
-  const other = (v: unknown, at: string, types: WhereType[]) => {
-    const o = typeof v === 'string' ? ds.where[v] : undefined;
-    if (!o)
-      throw unknownName(
-        `where field to compare ${name} with`,
-        v,
-        Object.keys(ds.where).filter((n) => types.includes(ds.where[n].type)),
-        at,
-      );
-    if (!types.includes(o.type)) throw invalid(`cannot compare ${name} (${f.type}) with ${String(v)} (${o.type})`, at);
-    return o.sql;
-  };
-  const comparable: WhereType[] = f.type === 'float' || f.type === 'int' ? ['float', 'int'] : [f.type];
-  for (const [op, v] of Object.entries(ops)) {
-    const at = `${path}.${op}`;
-    if (!OPERATORS[f.type].includes(op))
-      throw unknownName(`operator for ${name} (${f.type})`, op, OPERATORS[f.type], at);
-    if (v === null || v === undefined) continue;
-    if (COMPARE[op]) out.push(`${f.sql} ${COMPARE[op]} ${value(v, at)}`);
-    else if (COMPARE_F[op]) out.push(`${f.sql} ${COMPARE_F[op]} ${other(v, at, comparable)}`);
-    else if (op === '_in' || op === '_not_in') {
-      if (!Array.isArray(v)) throw invalid(`${op} takes a list`, at);
-      const items = v.map((x, i) => value(x, `${at}[${i}]`));
-      if (op === '_in') out.push(items.length ? `${f.sql} IN (${items.join(', ')})` : 'FALSE');
-      else out.push(items.length ? `${f.sql} NOT IN (${items.join(', ')})` : 'TRUE');
-    } else if (op === '_is_null') {
-      if (typeof v !== 'boolean') throw invalid(`_is_null takes a boolean`, at);
-      out.push(`${f.sql} IS ${v ? '' : 'NOT '}NULL`);
-    } else if (op === '_like' || op === '_nlike' || op === '_ilike' || op === '_nilike') {
-      const sqlOp = { _like: 'LIKE', _nlike: 'NOT LIKE', _ilike: 'ILIKE', _nilike: 'NOT ILIKE' }[op];
-      out.push(`${f.sql} ${sqlOp} ${value(v, at)}`);
-    } else if (op === '_like_f' || op === '_ilike_f') {
-      out.push(`${f.sql} ${op === '_like_f' ? 'LIKE' : 'ILIKE'} ${other(v, at, ['string'])}`);
-    } else if (op === '_contains') {
-      if (f.jsonb) {
-        if (typeof v !== 'string') throw invalid(`expected a string (JSON text) at ${at}`, at);
-        let doc: string;
-        try {
-          doc = JSON.stringify(JSON.parse(v));
-        } catch {
-          throw invalid(`_contains on ${name} takes JSON text, e.g. {"app":"api"}; got ${JSON.stringify(v)}`, at);
-        }
-        out.push(`${f.jsonb} @> ${bind(doc, 'jsonb')}`);
-      } else out.push(`strpos(${f.sql}, ${value(v, at)}) > 0`);
-    } else if (op === '_has_key') {
-      if (!f.jsonb)
-        throw invalid(
-          `_has_key applies to JSON fields only; ${name} is not one (JSON fields: ${
-            Object.keys(ds.where)
-              .filter((n) => ds.where[n].jsonb)
-              .join(', ') || 'none'
-          })`,
-          at,
-        );
-      out.push(`jsonb_exists(${f.jsonb}, ${value(v, at)})`);
-    } else if (op === '_between') {
-      if (!isObject(v)) throw invalid(`_between takes an object with _gt, _gte, _lt, _lte`, at);
-      for (const [bop, bv] of Object.entries(v)) {
-        const bat = `${at}.${bop}`;
-        if (!BETWEEN.includes(bop)) throw unknownName('_between bound', bop, BETWEEN, bat);
-        if (bv === null || bv === undefined) continue;
-        if (bop === '_is_null') {
-          if (typeof bv !== 'boolean') throw invalid(`_is_null takes a boolean`, bat);
-          out.push(`${f.sql} IS ${bv ? '' : 'NOT '}NULL`);
-        } else out.push(`${f.sql} ${COMPARE[bop]} ${value(bv, bat)}`);
-      }
-    }
+/** `_and` / `_or` of a list of where objects; an empty list is TRUE / FALSE. */
+function combined(ds: Dataset, key: '_and' | '_or', value: unknown, at: string): Sql {
+  if (!Array.isArray(value)) throw invalid(`${key} takes a list of where objects`, at);
+  const subs = value.map((w, i) => whereSql(ds, w, `${at}[${i}]`));
+  if (!subs.length) return key === '_and' ? TRUE : FALSE;
+  return sql`(${sql.join(subs, key === '_and' ? ' AND ' : ' OR ')})`;
+}
+
+/** A where field of the dataset being compared: its name, definition and SQL. */
+interface Operand {
+  ds: Dataset;
+  name: string;
+  field: WhereField;
+  sql: Sql;
+}
+
+function fieldConditions(ds: Dataset, name: string, ops: unknown, at: string): Sql[] {
+  const field = ds.where[name];
+  if (!field)
+    throw unknownName(`where field of ${ds.name}`, name, [...Object.keys(ds.where), '_and', '_or', '_not'], at);
+  if (!isObject(ops))
+    throw invalid(`where.${name} takes an object of operators (${OPERATORS[field.type].join(', ')})`, at);
+  const o: Operand = { ds, name, field, sql: sql.text(field.sql) };
+  return Object.entries(ops).flatMap(([op, v]) => operatorConditions(o, op, v, `${at}.${op}`));
+}
+
+const LIKE: Record<string, string> = { _like: 'LIKE', _nlike: 'NOT LIKE', _ilike: 'ILIKE', _nilike: 'NOT ILIKE' };
+const LIKE_F: Record<string, string> = { _like_f: 'LIKE', _ilike_f: 'ILIKE' };
+
+/** The conditions of one operator on a where field (none for a null value). */
+function operatorConditions(o: Operand, op: string, v: unknown, at: string): Sql[] {
+  const { type } = o.field;
+  if (!OPERATORS[type].includes(op)) throw unknownName(`operator for ${o.name} (${type})`, op, OPERATORS[type], at);
+  if (v === null || v === undefined) return [];
+  if (COMPARE[op]) return [sql`${o.sql} ${sql.text(COMPARE[op])} ${boundValue(type, v, at)}`];
+  if (COMPARE_F[op]) return [sql`${o.sql} ${sql.text(COMPARE_F[op])} ${otherField(o, v, at, comparable(type))}`];
+  if (LIKE[op]) return [sql`${o.sql} ${sql.text(LIKE[op])} ${boundValue(type, v, at)}`];
+  if (LIKE_F[op]) return [sql`${o.sql} ${sql.text(LIKE_F[op])} ${otherField(o, v, at, ['string'])}`];
+  if (op === '_in' || op === '_not_in') return [inList(o, op, v, at)];
+  if (op === '_is_null') return [isNull(o, v, at)];
+  if (op === '_contains') return [contains(o, v, at)];
+  if (op === '_has_key') return [hasKey(o, v, at)];
+  if (op === '_between') return between(o, v, at);
+  return [];
+}
+
+const comparable = (type: WhereType): WhereType[] => (type === 'float' || type === 'int' ? ['float', 'int'] : [type]);
+
+/** The where field a `_*_f` operator names, to compare with. */
+function otherField(o: Operand, v: unknown, at: string, types: WhereType[]): Sql {
+  const { ds } = o;
+  const other = typeof v === 'string' ? ds.where[v] : undefined;
+  if (!other)
+    throw unknownName(
+      `where field to compare ${o.name} with`,
+      v,
+      Object.keys(ds.where).filter((n) => types.includes(ds.where[n].type)),
+      at,
+    );
+  if (!types.includes(other.type))
+    throw invalid(`cannot compare ${o.name} (${o.field.type}) with ${String(v)} (${other.type})`, at);
+  return sql.text(other.sql);
+}
+
+function inList(o: Operand, op: '_in' | '_not_in', v: unknown, at: string): Sql {
+  if (!Array.isArray(v)) throw invalid(`${op} takes a list`, at);
+  const items = v.map((x, i) => boundValue(o.field.type, x, `${at}[${i}]`));
+  if (!items.length) return op === '_in' ? FALSE : TRUE;
+  return sql`${o.sql} ${sql.text(op === '_in' ? 'IN' : 'NOT IN')} (${sql.join(items, ', ')})`;
+}
+
+function isNull(o: Operand, v: unknown, at: string): Sql {
+  if (typeof v !== 'boolean') throw invalid(`_is_null takes a boolean`, at);
+  return sql`${o.sql} ${sql.text(v ? 'IS NULL' : 'IS NOT NULL')}`;
+}
+
+/** JSON containment on a jsonb field, substring search on the others. */
+function contains(o: Operand, v: unknown, at: string): Sql {
+  const { jsonb } = o.field;
+  if (!jsonb) return sql`strpos(${o.sql}, ${boundValue(o.field.type, v, at)}) > 0`;
+  if (typeof v !== 'string') throw invalid(`expected a string (JSON text) at ${at}`, at);
+  let doc: string;
+  try {
+    doc = JSON.stringify(JSON.parse(v));
+  } catch {
+    throw invalid(`_contains on ${o.name} takes JSON text, e.g. {"app":"api"}; got ${JSON.stringify(v)}`, at);
+  }
+  return sql`${sql.text(jsonb)} @> ${doc}::jsonb`;
+}
+
+function hasKey(o: Operand, v: unknown, at: string): Sql {
+  const { ds } = o;
+  if (!o.field.jsonb)
+    throw invalid(
+      `_has_key applies to JSON fields only; ${o.name} is not one (JSON fields: ${
+        Object.keys(ds.where)
+          .filter((n) => ds.where[n].jsonb)
+          .join(', ') || 'none'
+      })`,
+      at,
+    );
+  return sql`jsonb_exists(${sql.text(o.field.jsonb)}, ${boundValue(o.field.type, v, at)})`;
+}
+
+/** `_between`: bounds (and `_is_null`) of one field, each a condition. */
+function between(o: Operand, v: unknown, at: string): Sql[] {
+  if (!isObject(v)) throw invalid(`_between takes an object with _gt, _gte, _lt, _lte`, at);
+  const out: Sql[] = [];
+  for (const [bop, bv] of Object.entries(v)) {
+    const bat = `${at}.${bop}`;
+    if (!BETWEEN.includes(bop)) throw unknownName('_between bound', bop, BETWEEN, bat);
+    if (bv === null || bv === undefined) continue;
+    if (bop === '_is_null') out.push(isNull(o, bv, bat));
+    else out.push(sql`${o.sql} ${sql.text(COMPARE[bop])} ${boundValue(o.field.type, bv, bat)}`);
   }
   return out;
 }
