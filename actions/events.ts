@@ -1,7 +1,7 @@
 import type { ActionContext } from './context';
 import { analyticOperation } from './analytics/operation';
 import { invalid, unknownName } from './analytics/errors';
-import { tenantOf, uuidArg } from './api';
+import { query, sql, tenantOf, uuidArg, type Sql } from './api';
 import { jsonbWhere, whereOf, type Dataset, type Field } from './analytics/dataset';
 
 /**
@@ -213,6 +213,28 @@ interface EventFilterValuesRequest {
 export async function event_get_filter_values(args: { request: EventFilterValuesRequest }, ctx: ActionContext) {
   const tenant = tenantOf(ctx).toLowerCase();
   const req = args.request;
+  const limit = checkedRequest(req);
+  const account =
+    req.account_id === null || req.account_id === undefined ? null : uuidArg(req.account_id, 'request.account_id');
+  const types = filterTypesOf(req);
+  const conditions = [sql`e.tenant = ${tenant}::uuid`];
+  if (req.start_time) conditions.push(sql`e.created_at >= (${req.start_time}::timestamptz AT TIME ZONE 'UTC')`);
+  if (req.end_time) conditions.push(sql`e.created_at <= (${req.end_time}::timestamptz AT TIME ZONE 'UTC')`);
+  if (account) conditions.push(sql`e.cloud_account_id = ${account}::uuid`);
+  const filters = [];
+  for (const type of types) {
+    const rows = await query(ctx.db, filterValuesSql(type, req, sql.join(conditions, ' AND '), limit));
+    filters.push({
+      filter_type: type,
+      total: rows.length ? Number(rows[0].total) : 0,
+      values: rows.map((r) => ({ value: String(r.value), count: Number(r.n) })),
+    });
+  }
+  return { account_id: req.account_id ?? null, filters };
+}
+
+/** The limit of a request, with its time range checked. */
+function checkedRequest(req: EventFilterValuesRequest): number {
   const limit = req.limit ?? FILTER_VALUES_DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > FILTER_VALUES_MAX_LIMIT) {
     throw invalid(`limit must be an integer from 1 to ${FILTER_VALUES_MAX_LIMIT}`, '$.request.limit');
@@ -225,9 +247,12 @@ export async function event_get_filter_values(args: { request: EventFilterValues
   if (req.start_time && req.end_time && Date.parse(req.start_time) > Date.parse(req.end_time)) {
     throw invalid('start_time is after end_time', '$.request.start_time');
   }
-  const account =
-    req.account_id === null || req.account_id === undefined ? null : uuidArg(req.account_id, 'request.account_id');
-  const types = req.filter_types
+  return limit;
+}
+
+/** The filter types asked for, checked, once each. */
+function filterTypesOf(req: EventFilterValuesRequest): string[] {
+  return req.filter_types
     .map((t, i) => {
       if (!FILTER_TYPES.includes(t)) throw unknownName('filter type', t, FILTER_TYPES, `$.request.filter_types[${i}]`);
       if (t === LABEL && !req.label_key)
@@ -235,32 +260,21 @@ export async function event_get_filter_values(args: { request: EventFilterValues
       return t;
     })
     .filter((t, i, all) => all.indexOf(t) === i);
+}
 
-  const params: (string | null)[] = [tenant];
-  const conds = ['e.tenant = $1::uuid'];
-  if (req.start_time) conds.push(`e.created_at >= ($${params.push(req.start_time)}::timestamptz AT TIME ZONE 'UTC')`);
-  if (req.end_time) conds.push(`e.created_at <= ($${params.push(req.end_time)}::timestamptz AT TIME ZONE 'UTC')`);
-  if (account) conds.push(`e.cloud_account_id = $${params.push(account)}::uuid`);
-  // Only the label statement takes label_key, as its last parameter.
-  const labelParams = [...params, req.label_key ?? null];
-  const labelParam = `$${labelParams.length}::text`;
-
-  const filters = [];
-  for (const type of types) {
-    const from =
-      type === LABEL_KEY
-        ? `events e CROSS JOIN LATERAL jsonb_object_keys(CASE WHEN jsonb_typeof(e.labels) = 'object' THEN e.labels ELSE '{}'::jsonb END) AS k(v)`
-        : 'events e';
-    const value = type === LABEL ? `(e.labels ->> ${labelParam})` : type === LABEL_KEY ? 'k.v' : FILTER_VALUE_SQL[type];
-    const text = `SELECT x.v AS value, count(*)::int AS n, (count(*) OVER ())::int AS total
-      FROM (SELECT ${value} AS v FROM ${from} WHERE ${conds.join(' AND ')}) x
-      WHERE x.v IS NOT NULL AND x.v <> '' GROUP BY x.v ORDER BY n DESC, x.v LIMIT ${limit}`;
-    const rows = await ctx.db.query(text, type === LABEL ? labelParams : params);
-    filters.push({
-      filter_type: type,
-      total: rows.length ? Number(rows[0].total) : 0,
-      values: rows.map((r) => ({ value: String(r.value), count: Number(r.n) })),
-    });
-  }
-  return { account_id: req.account_id ?? null, filters };
+/** The values of one filter type among the events meeting `conditions`, with their counts and total. */
+function filterValuesSql(type: string, req: EventFilterValuesRequest, conditions: Sql, limit: number): Sql {
+  const from =
+    type === LABEL_KEY
+      ? sql`events e CROSS JOIN LATERAL jsonb_object_keys(CASE WHEN jsonb_typeof(e.labels) = 'object' THEN e.labels ELSE '{}'::jsonb END) AS k(v)`
+      : sql`events e`;
+  const value =
+    type === LABEL
+      ? sql`(e.labels ->> ${req.label_key ?? null}::text)`
+      : type === LABEL_KEY
+        ? sql`k.v`
+        : sql.text(FILTER_VALUE_SQL[type]);
+  return sql`SELECT x.v AS value, count(*)::int AS n, (count(*) OVER ())::int AS total
+      FROM (SELECT ${value} AS v FROM ${from} WHERE ${conditions}) x
+      WHERE x.v IS NOT NULL AND x.v <> '' GROUP BY x.v ORDER BY n DESC, x.v LIMIT ${limit}::bigint`;
 }
