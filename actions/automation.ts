@@ -1,10 +1,9 @@
 import type { ActionContext } from './context';
-import { RequestError } from './api';
+import { isTenantAccount, isUuid, query, RequestError, sql, tenantOf, uuidArg, type Sql } from './api';
 import { analyticOperation } from './analytics/operation';
 import { jsonbWhere, type Dataset, type Field, type WhereField } from './analytics/dataset';
 import { invalid, unknownName } from './analytics/errors';
 import { ACTIONABLE_RECOMMENDATION_STATUSES, recommendationOnWorkload } from './kubernetes';
-import { tenantOf, uuidArg } from './api';
 
 /**
  * Automation playbooks (table auto_playbook) through the analytic builder: auto_playbook_v2 lists
@@ -72,17 +71,14 @@ export const auto_playbook_grouping_v2 = analyticOperation(playbookGroupings);
 
 /** Rejects an account that is not one of the caller's tenant: the same answer whether it exists elsewhere or not. */
 async function ownAccount(ctx: ActionContext, tenant: string, account: string, path: string): Promise<void> {
-  const rows = await ctx.db.query('SELECT 1 FROM cloud_accounts WHERE id = $1::uuid AND tenant = $2::uuid', [
-    account,
-    tenant,
-  ]);
-  if (!rows.length)
+  if (!(await isTenantAccount(ctx.db, tenant, account)))
     throw new RequestError('validation-failed', `cloud account ${account} not found in your tenant`, path);
 }
 
 /** The values of a lookup table: arguments are checked against them, so that a typo is an error and not an empty answer. */
 async function lookup(ctx: ActionContext, table: string, column: string): Promise<string[]> {
-  return (await ctx.db.query(`SELECT ${column}::text AS v FROM ${table} ORDER BY 1`)).map((r) => String(r.v));
+  const rows = await query(ctx.db, sql`SELECT ${sql.ident(column)}::text AS v FROM ${sql.ident(table)} ORDER BY 1`);
+  return rows.map((r) => String(r.v));
 }
 
 /** A list argument of lookup values, checked; null when absent. */
@@ -143,44 +139,53 @@ export async function auto_optimize_recommendation(args: Record<string, unknown>
   );
   const rule = args.rule_name ?? null;
   if (rule !== null && typeof rule !== 'string') throw invalid('rule_name must be a string', '$.rule_name');
-  let policy: string | null = null;
-  if (args.auto_optimize_id !== null && args.auto_optimize_id !== undefined) {
-    policy = uuidArg(args.auto_optimize_id, 'auto_optimize_id');
-    const [row] = await ctx.db.query(
-      'SELECT account_id::text AS account FROM auto_pilot WHERE id = $1::uuid AND tenant_id = $2::uuid',
-      [policy, tenant],
-    );
-    if (!row)
-      throw new RequestError(
-        'validation-failed',
-        `auto-optimize policy ${policy} not found in your tenant`,
-        '$.auto_optimize_id',
-      );
-    if (row.account !== account)
-      throw new RequestError(
-        'validation-failed',
-        `auto-optimize policy ${policy} belongs to account ${row.account}, not to account_id ${account}`,
-        '$.auto_optimize_id',
-      );
-  }
-  const rows = await ctx.db.query(
-    `SELECT rc.id::text AS id FROM recommendation rc
-     WHERE rc.tenant_id = $1::uuid AND rc.cloud_account_id = $2::uuid
-       AND coalesce(rc.status, 'Open') IN (SELECT jsonb_array_elements_text($3::jsonb))
-       AND ($4::jsonb IS NULL OR rc.category IN (SELECT jsonb_array_elements_text($4::jsonb)))
-       AND ($5::text IS NULL OR rc.rule_name = $5::text)
-       AND ($6::uuid IS NULL OR EXISTS (
-         SELECT 1 FROM auto_optimize_resource_map m
-         LEFT JOIN k8s_workloads w ON m.auto_optimize_type = 'workload' AND w.tenant_id = m.tenant_id
-                                  AND w.id::text = m.resource_identifier ->> 'workload_id'
-         WHERE m.auto_optimize_id = $6::uuid AND m.tenant_id = $1::uuid AND m.account_id = rc.cloud_account_id
-           AND (rc.resource_id::text = m.resource_identifier ->> 'resource_id'
-             OR (w.id IS NOT NULL AND ${recommendationOnWorkload('rc', 'w')}))))
-     ORDER BY rc.created_at, rc.id`,
-    [tenant, account, JSON.stringify(statuses), categories && JSON.stringify(categories), rule, policy],
+  const policy = await policyOf(ctx, tenant, account, args.auto_optimize_id);
+  const conditions = [
+    sql`rc.tenant_id = ${tenant}::uuid`,
+    sql`rc.cloud_account_id = ${account}::uuid`,
+    sql`coalesce(rc.status, 'Open') = ANY (${statuses}::text[])`,
+  ];
+  if (categories) conditions.push(sql`rc.category = ANY (${categories}::text[])`);
+  if (rule !== null) conditions.push(sql`rc.rule_name = ${rule}::text`);
+  if (policy) conditions.push(onPolicyResources(tenant, policy));
+  const rows = await query(
+    ctx.db,
+    sql`SELECT rc.id::text AS id FROM recommendation rc ${sql.where(conditions)} ORDER BY rc.created_at, rc.id`,
   );
   return { recommendation: rows.map((r) => String(r.id)) };
 }
+
+/** The auto-optimize policy `id` argument: a policy of the account, or null without one. */
+async function policyOf(ctx: ActionContext, tenant: string, account: string, id: unknown): Promise<string | null> {
+  if (id === null || id === undefined) return null;
+  const policy = uuidArg(id, 'auto_optimize_id');
+  const [row] = await query(
+    ctx.db,
+    sql`SELECT account_id::text AS account FROM auto_pilot WHERE id = ${policy}::uuid AND tenant_id = ${tenant}::uuid`,
+  );
+  if (!row)
+    throw new RequestError(
+      'validation-failed',
+      `auto-optimize policy ${policy} not found in your tenant`,
+      '$.auto_optimize_id',
+    );
+  if (row.account !== account)
+    throw new RequestError(
+      'validation-failed',
+      `auto-optimize policy ${policy} belongs to account ${row.account}, not to account_id ${account}`,
+      '$.auto_optimize_id',
+    );
+  return policy;
+}
+
+/** Recommendation `rc` is on a resource of the policy's resource map (a cloud resource or a workload). */
+const onPolicyResources = (tenant: string, policy: string): Sql => sql`EXISTS (
+    SELECT 1 FROM auto_optimize_resource_map m
+    LEFT JOIN k8s_workloads w ON m.auto_optimize_type = 'workload' AND w.tenant_id = m.tenant_id
+                             AND w.id::text = m.resource_identifier ->> 'workload_id'
+    WHERE m.auto_optimize_id = ${policy}::uuid AND m.tenant_id = ${tenant}::uuid AND m.account_id = rc.cloud_account_id
+      AND (rc.resource_id::text = m.resource_identifier ->> 'resource_id'
+        OR (w.id IS NOT NULL AND ${sql.text(recommendationOnWorkload('rc', 'w'))})))`;
 
 /** Policy names are for people; a long filter list is cut here rather than making the name unreadable. */
 const NAME_MAX = 200;
@@ -195,15 +200,9 @@ const NAME_MAX = 200;
  * rather than stored as a policy that does nothing. Policy and map rows are written by one
  * statement, so either both are there or neither.
  */
-export async function auto_optimize_workload(args: Record<string, unknown>, ctx: ActionContext) {
+export async function auto_optimize_workload(args: Args, ctx: ActionContext) {
   const tenant = tenantOf(ctx).toLowerCase();
-  const user = ctx.session.vars['x-hasura-user-id'];
-  if (!user || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(user)) {
-    throw new RequestError(
-      'access-denied',
-      'auto_optimize_workload records who created the policy: it needs a signed-in user (x-hasura-user-id)',
-    );
-  }
+  const user = signedInUser(ctx);
   const input = (args.arg1 ?? {}) as { account_id?: unknown; resource_filter?: unknown; status?: unknown };
   const account = uuidArg(input.account_id, 'arg1.account_id');
   await ownAccount(ctx, tenant, account, '$.arg1.account_id');
@@ -211,7 +210,45 @@ export async function auto_optimize_workload(args: Record<string, unknown>, ctx:
   const statuses = await lookup(ctx, 'auto_pilot_status', 'value');
   if (typeof status !== 'string' || !statuses.includes(status))
     throw unknownName('auto-pilot status', status, statuses, '$.arg1.status');
-  if (!Array.isArray(input.resource_filter) || input.resource_filter.length === 0) {
+  const filters = resourceFiltersOf(input.resource_filter);
+  const described = filters.map((f) => `${f.namespace}/${f.type ? `${f.type}/` : ''}${f.name ?? '*'}`).join(', ');
+  const name = `Auto-optimize workloads: ${described}`;
+  const [row] = await query(
+    ctx.db,
+    insertWorkloadPolicy({
+      tenant,
+      account,
+      status,
+      filters,
+      name: name.length > NAME_MAX ? `${name.slice(0, NAME_MAX - 1)}…` : name,
+      user,
+    }),
+  );
+  if (!row)
+    throw invalid(
+      `arg1.resource_filter matches no active workload of account ${account} (${described})`,
+      '$.arg1.resource_filter',
+    );
+  return { id: String(row.id) };
+}
+
+type Args = Record<string, unknown>;
+
+/** The signed-in user who creates the policy (x-hasura-user-id), in lower case. */
+function signedInUser(ctx: ActionContext): string {
+  const user = ctx.session.vars['x-hasura-user-id'];
+  if (!user || !isUuid(user)) {
+    throw new RequestError(
+      'access-denied',
+      'auto_optimize_workload records who created the policy: it needs a signed-in user (x-hasura-user-id)',
+    );
+  }
+  return user.toLowerCase();
+}
+
+/** arg1.resource_filter: at least one filter, each with a namespace; empty names and types match any. */
+function resourceFiltersOf(list: unknown): ResourceFilter[] {
+  if (!Array.isArray(list) || list.length === 0) {
     throw invalid(
       'arg1.resource_filter must list at least one filter ({namespace, name, type})',
       '$.arg1.resource_filter',
@@ -222,7 +259,7 @@ export async function auto_optimize_workload(args: Record<string, unknown>, ctx:
     if (typeof v !== 'string') throw invalid(`expected a string at ${path.slice(2)}`, path);
     return v;
   };
-  const filters: ResourceFilter[] = input.resource_filter.map((f: unknown, i: number) => {
+  return list.map((f: unknown, i: number) => {
     const path = `$.arg1.resource_filter[${i}]`;
     if (!f || typeof f !== 'object')
       throw invalid(`arg1.resource_filter[${i}] must be an object with a namespace`, path);
@@ -231,43 +268,42 @@ export async function auto_optimize_workload(args: Record<string, unknown>, ctx:
     if (!namespace) throw invalid(`arg1.resource_filter[${i}].namespace is required`, `${path}.namespace`);
     return { namespace, name: text(o.name, `${path}.name`), type: text(o.type, `${path}.type`) };
   });
-  const described = filters.map((f) => `${f.namespace}/${f.type ? `${f.type}/` : ''}${f.name ?? '*'}`).join(', ');
-  const name = `Auto-optimize workloads: ${described}`;
-  const [row] = await ctx.db.query(
-    `WITH f AS (SELECT * FROM jsonb_to_recordset($4::jsonb) AS f (namespace text, name text, type text)),
+}
+
+interface WorkloadPolicy {
+  tenant: string;
+  account: string;
+  status: string;
+  filters: ResourceFilter[];
+  name: string;
+  user: string;
+}
+
+/**
+ * One statement: the policy and its map rows for the account's active workloads the filters match;
+ * no row (and nothing written) when they match none.
+ */
+function insertWorkloadPolicy(p: WorkloadPolicy): Sql {
+  const filters = JSON.stringify(p.filters);
+  return sql`WITH f AS (SELECT * FROM jsonb_to_recordset(${filters}::jsonb) AS f (namespace text, name text, type text)),
      matched AS (
        SELECT DISTINCT w.id, w.name, w.namespace, w.kind
        FROM k8s_workloads w
        JOIN f ON w.namespace = f.namespace AND (f.name IS NULL OR w.name = f.name) AND (f.type IS NULL OR lower(w.kind) = lower(f.type))
-       WHERE w.tenant_id = $1::uuid AND w.cloud_account_id = $2::uuid AND w.is_active
+       WHERE w.tenant_id = ${p.tenant}::uuid AND w.cloud_account_id = ${p.account}::uuid AND w.is_active
      ),
      p AS (
        INSERT INTO auto_pilot (tenant_id, account_id, name, description, category, status, trigger_type, source, rule, created_by, update_by)
-       SELECT $1::uuid, $2::uuid, $5::text, 'Applies right-sizing recommendations to the workloads its resource filter matches', 'RightSizing',
-              $3::text, 'recommendation', 'auto_optimize', jsonb_build_object('auto_optimize_type', 'workload', 'resource_filter', $4::jsonb), $6::uuid, $6::uuid
+       SELECT ${p.tenant}::uuid, ${p.account}::uuid, ${p.name}::text, 'Applies right-sizing recommendations to the workloads its resource filter matches', 'RightSizing',
+              ${p.status}::text, 'recommendation', 'auto_optimize', jsonb_build_object('auto_optimize_type', 'workload', 'resource_filter', ${filters}::jsonb), ${p.user}::uuid, ${p.user}::uuid
        WHERE EXISTS (SELECT 1 FROM matched)
        RETURNING id
      ),
      m AS (
        INSERT INTO auto_optimize_resource_map (tenant_id, account_id, auto_optimize_id, auto_optimize_type, resource_identifier)
-       SELECT $1::uuid, $2::uuid, p.id, 'workload', jsonb_build_object('workload_id', matched.id, 'name', matched.name, 'namespace', matched.namespace, 'kind', matched.kind)
+       SELECT ${p.tenant}::uuid, ${p.account}::uuid, p.id, 'workload', jsonb_build_object('workload_id', matched.id, 'name', matched.name, 'namespace', matched.namespace, 'kind', matched.kind)
        FROM p CROSS JOIN matched
        RETURNING 1
      )
-     SELECT p.id::text AS id, (SELECT count(*) FROM m)::int AS mapped FROM p`,
-    [
-      tenant,
-      account,
-      status,
-      JSON.stringify(filters),
-      name.length > NAME_MAX ? `${name.slice(0, NAME_MAX - 1)}…` : name,
-      user.toLowerCase(),
-    ],
-  );
-  if (!row)
-    throw invalid(
-      `arg1.resource_filter matches no active workload of account ${account} (${described})`,
-      '$.arg1.resource_filter',
-    );
-  return { id: String(row.id) };
+     SELECT p.id::text AS id, (SELECT count(*) FROM m)::int AS mapped FROM p`;
 }
