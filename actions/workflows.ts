@@ -1,7 +1,6 @@
 import type { ActionContext } from './context';
-import type { Param, Row } from './api';
-import { RequestError } from './api';
-import { tenantOf, uuidArg } from './api';
+import type { Row } from './api';
+import { query, RequestError, sql, tenantOf, uuidArg, type Sql } from './api';
 
 /**
  * Workflows (tables workflows, workflow_executions and the shared catalogue
@@ -64,49 +63,35 @@ const tokenOf = (offset: number): string => Buffer.from(`o:${offset}`, 'utf8').t
 
 const ZONED = /[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)$/;
 
-/** A timestamp argument as SQL over placeholder `p`: a value with a zone is converted to UTC. */
-const timestampSql = (value: string, p: string): string =>
-  ZONED.test(value) ? `(${p}::timestamptz AT TIME ZONE 'UTC')` : `${p}::timestamp`;
-
-/** Conditions and their parameters, built together. */
-class Conditions {
-  readonly params: Param[] = [];
-  readonly list: string[] = [];
-  /** Adds a parameter, returning its placeholder. */
-  param(value: string): string {
-    this.params.push(value);
-    return `$${this.params.length}`;
-  }
-  add(condition: string): void {
-    this.list.push(condition);
-  }
-  get where(): string {
-    return this.list.length ? `WHERE ${this.list.join(' AND ')}` : '';
-  }
-}
+/** A timestamp argument as a bound value: a value with a zone is converted to UTC. */
+const timestampSql = (value: string): Sql =>
+  ZONED.test(value) ? sql`(${value}::timestamptz AT TIME ZONE 'UTC')` : sql`${value}::timestamp`;
 
 /** `text` as a LIKE pattern matching itself anywhere. */
 const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-const hasTrigger = (c: Conditions, column: string, type: string): void =>
-  c.add(
-    `${column} @> jsonb_build_object('triggers', jsonb_build_array(jsonb_build_object('type', ${c.param(type)}::text)))`,
-  );
+/** The workflow's definition has a trigger of `type`. */
+const hasTrigger = (type: string): Sql =>
+  sql`w.definition @> jsonb_build_object('triggers', jsonb_build_array(jsonb_build_object('type', ${type}::text)))`;
 
 const json = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : (value ?? null));
 
 /** A timestamp column as the API's text: ISO 8601, UTC, no zone suffix. */
 const ts = (column: string): string => `(to_json(${column}) #>> '{}')`;
 
+/** ` LIMIT n OFFSET m` (no LIMIT without `limit`). */
+const pageSql = (limit: number | undefined, offset: number): Sql =>
+  limit === undefined ? sql` OFFSET ${offset}::bigint` : sql` LIMIT ${limit}::bigint OFFSET ${offset}::bigint`;
+
 // --- Workflows ------------------------------------------------------------------------------------
 
-const WORKFLOW_COLUMNS = `w.id::text AS id, w.tenant_id::text AS tenant_id, w.account_id::text AS account_id, w.name, w.status,
+const WORKFLOW_COLUMNS =
+  sql.text(`w.id::text AS id, w.tenant_id::text AS tenant_id, w.account_id::text AS account_id, w.name, w.status,
   w.definition::text AS definition, w.tags::text AS tags, w.last_execution_status, ${ts('w.last_execution_time')} AS last_execution_time,
   ${ts('w.created_at')} AS created_at, w.created_by::text AS created_by, cu.display_name AS created_by_name,
-  ${ts('w.updated_at')} AS updated_at, w.updated_by::text AS updated_by, uu.display_name AS updated_by_name`;
+  ${ts('w.updated_at')} AS updated_at, w.updated_by::text AS updated_by, uu.display_name AS updated_by_name`);
 
-const WORKFLOW_FROM =
-  'workflows w LEFT JOIN users cu ON cu.id = w.created_by LEFT JOIN users uu ON uu.id = w.updated_by';
+const WORKFLOW_FROM = sql`workflows w LEFT JOIN users cu ON cu.id = w.created_by LEFT JOIN users uu ON uu.id = w.updated_by`;
 
 function workflowOf(r: Row) {
   const user = (id: unknown, name: unknown) => (id == null ? null : { id, display_name: name ?? null });
@@ -130,11 +115,11 @@ function workflowOf(r: Row) {
 }
 
 /** The tenant and account conditions every workflow query starts with. */
-function workflowScope(ctx: ActionContext, req: Args): Conditions {
-  const c = new Conditions();
-  c.add(`w.tenant_id = ${c.param(tenantOf(ctx).toLowerCase())}::uuid`);
-  c.add(`w.account_id = ${c.param(uuidArg(req.account_id, 'request.account_id'))}::uuid`);
-  return c;
+function workflowScope(ctx: ActionContext, req: Args): Sql[] {
+  return [
+    sql`w.tenant_id = ${tenantOf(ctx).toLowerCase()}::uuid`,
+    sql`w.account_id = ${uuidArg(req.account_id, 'request.account_id')}::uuid`,
+  ];
 }
 
 /** A String id compared as text, so that a value that is no uuid simply matches nothing. */
@@ -143,8 +128,8 @@ const idParam = (value: unknown): string => String(value).toLowerCase();
 export async function workflow_get(args: Args, ctx: ActionContext) {
   const req = requestOf(args);
   const c = workflowScope(ctx, req);
-  c.add(`w.id::text = ${c.param(idParam(req.id))}::text`);
-  const rows = await ctx.db.query(`SELECT ${WORKFLOW_COLUMNS} FROM ${WORKFLOW_FROM} ${c.where}`, c.params);
+  c.push(sql`w.id::text = ${idParam(req.id)}::text`);
+  const rows = await query(ctx.db, sql`SELECT ${WORKFLOW_COLUMNS} FROM ${WORKFLOW_FROM} ${sql.where(c)}`);
   return rows.length ? workflowOf(rows[0]) : null;
 }
 
@@ -152,10 +137,10 @@ export async function workflow_get_count(args: Args, ctx: ActionContext) {
   const req = requestOf(args);
   const c = workflowScope(ctx, req);
   const status = optString(req, 'status');
-  if (status !== undefined) c.add(`w.status = ${c.param(status)}::text`);
+  if (status !== undefined) c.push(sql`w.status = ${status}::text`);
   const trigger = optString(req, 'trigger_type');
-  if (trigger !== undefined) hasTrigger(c, 'w.definition', trigger);
-  const [row] = await ctx.db.query(`SELECT count(*)::int AS count FROM workflows w ${c.where}`, c.params);
+  if (trigger !== undefined) c.push(hasTrigger(trigger));
+  const [row] = await query(ctx.db, sql`SELECT count(*)::int AS count FROM workflows w ${sql.where(c)}`);
   return { count: Number(row.count) };
 }
 
@@ -163,28 +148,11 @@ export async function workflow_list(args: Args, ctx: ActionContext) {
   const req = requestOf(args);
   const limit = limitOf(req.limit, 'request.limit', DEFAULT_LIMIT, MAX_LIMIT)!;
   const offset = offsetOfToken(req.next_page_token, 'request.next_page_token');
-  const c = workflowScope(ctx, req);
-  const status = optString(req, 'status');
-  if (status !== undefined) c.add(`w.status = ${c.param(status)}::text`);
-  const last = optString(req, 'last_execution_status');
-  if (last !== undefined) c.add(`w.last_execution_status = ${c.param(last)}::text`);
-  const name = optString(req, 'name');
-  if (name !== undefined) c.add(`w.name ILIKE ${c.param(containsPattern(name))}::text`);
-  const type = optString(req, 'type');
-  if (type !== undefined) hasTrigger(c, 'w.definition', type);
-  const tags = optString(req, 'tags');
-  for (const tag of tags
-    ?.split(',')
-    .map((t) => t.trim())
-    .filter((t) => t !== '') ?? []) {
-    const sep = tag.search(/[:=]/);
-    if (sep < 0) c.add(`(w.tags -> ${c.param(tag)}::text) IS NOT NULL`);
-    else c.add(`(w.tags ->> ${c.param(tag.slice(0, sep).trim())}::text) = ${c.param(tag.slice(sep + 1).trim())}::text`);
-  }
-  const [{ total }] = await ctx.db.query(`SELECT count(*)::int AS total FROM workflows w ${c.where}`, c.params);
-  const rows = await ctx.db.query(
-    `SELECT ${WORKFLOW_COLUMNS} FROM ${WORKFLOW_FROM} ${c.where} ORDER BY w.created_at DESC, w.id LIMIT ${limit} OFFSET ${offset}`,
-    c.params,
+  const where = sql.where([...workflowScope(ctx, req), ...workflowFilters(req)]);
+  const [{ total }] = await query(ctx.db, sql`SELECT count(*)::int AS total FROM workflows w ${where}`);
+  const rows = await query(
+    ctx.db,
+    sql`SELECT ${WORKFLOW_COLUMNS} FROM ${WORKFLOW_FROM} ${where} ORDER BY w.created_at DESC, w.id${pageSql(limit, offset)}`,
   );
   const totalCount = Number(total);
   return {
@@ -194,29 +162,51 @@ export async function workflow_list(args: Args, ctx: ActionContext) {
   };
 }
 
-// --- Executions -----------------------------------------------------------------------------------
-
-const EXECUTION_FROM = 'workflow_executions e JOIN workflows w ON w.id = e.workflow_id';
-
-/** Executions of the tenant's workflows of the request's account. */
-function executionScope(ctx: ActionContext, req: Args): Conditions {
-  const c = workflowScope(ctx, req);
-  c.add('e.tenant_id = w.tenant_id');
+/** The filters of workflow_list: status, last_execution_status, name, type and tags. */
+function workflowFilters(req: Args): Sql[] {
+  const c: Sql[] = [];
+  const status = optString(req, 'status');
+  if (status !== undefined) c.push(sql`w.status = ${status}::text`);
+  const last = optString(req, 'last_execution_status');
+  if (last !== undefined) c.push(sql`w.last_execution_status = ${last}::text`);
+  const name = optString(req, 'name');
+  if (name !== undefined) c.push(sql`w.name ILIKE ${containsPattern(name)}::text`);
+  const type = optString(req, 'type');
+  if (type !== undefined) c.push(hasTrigger(type));
+  const tags = optString(req, 'tags');
+  for (const tag of tags
+    ?.split(',')
+    .map((t) => t.trim())
+    .filter((t) => t !== '') ?? []) {
+    const sep = tag.search(/[:=]/);
+    if (sep < 0) c.push(sql`(w.tags -> ${tag}::text) IS NOT NULL`);
+    else c.push(sql`(w.tags ->> ${tag.slice(0, sep).trim()}::text) = ${tag.slice(sep + 1).trim()}::text`);
+  }
   return c;
 }
 
-const SUMMARY_COLUMNS = `e.id::text AS id, e.workflow_id::text AS workflow_id, e.parent_workflow_id, e.status, e.trigger_type, e.triggered_by,
-  ${ts('e.start_time')} AS start_time, ${ts('e.close_time')} AS close_time`;
+// --- Executions -----------------------------------------------------------------------------------
+
+const EXECUTION_FROM = sql`workflow_executions e JOIN workflows w ON w.id = e.workflow_id`;
+
+/** Executions of the tenant's workflows of the request's account. */
+function executionScope(ctx: ActionContext, req: Args): Sql[] {
+  return [...workflowScope(ctx, req), sql`e.tenant_id = w.tenant_id`];
+}
+
+const SUMMARY_COLUMNS =
+  sql.text(`e.id::text AS id, e.workflow_id::text AS workflow_id, e.parent_workflow_id, e.status, e.trigger_type, e.triggered_by,
+  ${ts('e.start_time')} AS start_time, ${ts('e.close_time')} AS close_time`);
 
 export async function workflow_get_execution(args: Args, ctx: ActionContext) {
   const req = requestOf(args);
   const c = executionScope(ctx, req);
-  c.add(`e.workflow_id::text = ${c.param(idParam(req.workflow_id))}::text`);
-  c.add(`e.id::text = ${c.param(idParam(req.id))}::text`);
-  const rows = await ctx.db.query(
-    `SELECT ${SUMMARY_COLUMNS}, e.inputs::text AS inputs, e.tasks::text AS tasks, e.workflow_result::text AS workflow_result, e.error
-     FROM ${EXECUTION_FROM} ${c.where}`,
-    c.params,
+  c.push(sql`e.workflow_id::text = ${idParam(req.workflow_id)}::text`);
+  c.push(sql`e.id::text = ${idParam(req.id)}::text`);
+  const rows = await query(
+    ctx.db,
+    sql`SELECT ${SUMMARY_COLUMNS}, e.inputs::text AS inputs, e.tasks::text AS tasks, e.workflow_result::text AS workflow_result, e.error
+     FROM ${EXECUTION_FROM} ${sql.where(c)}`,
   );
   if (!rows.length) return null;
   const r = rows[0];
@@ -239,16 +229,16 @@ export async function workflow_get_execution_count(args: Args, ctx: ActionContex
   const req = requestOf(args);
   const c = executionScope(ctx, req);
   const workflow = optString(req, 'workflow_id');
-  if (workflow !== undefined) c.add(`e.workflow_id::text = ${c.param(idParam(workflow))}::text`);
+  if (workflow !== undefined) c.push(sql`e.workflow_id::text = ${idParam(workflow)}::text`);
   const status = optString(req, 'status');
-  if (status !== undefined) c.add(`e.status = ${c.param(status)}::text`);
+  if (status !== undefined) c.push(sql`e.status = ${status}::text`);
   const trigger = optString(req, 'trigger_type');
-  if (trigger !== undefined) c.add(`e.trigger_type = ${c.param(trigger)}::text`);
+  if (trigger !== undefined) c.push(sql`e.trigger_type = ${trigger}::text`);
   const start = optString(req, 'start_date');
-  if (start !== undefined) c.add(`e.start_time >= ${timestampSql(start, c.param(start))}`);
+  if (start !== undefined) c.push(sql`e.start_time >= ${timestampSql(start)}`);
   const end = optString(req, 'end_date');
-  if (end !== undefined) c.add(`e.start_time < ${timestampSql(end, c.param(end))}`);
-  const [row] = await ctx.db.query(`SELECT count(*)::int AS count FROM ${EXECUTION_FROM} ${c.where}`, c.params);
+  if (end !== undefined) c.push(sql`e.start_time < ${timestampSql(end)}`);
+  const [row] = await query(ctx.db, sql`SELECT count(*)::int AS count FROM ${EXECUTION_FROM} ${sql.where(c)}`);
   return { count: Number(row.count) };
 }
 
@@ -257,15 +247,15 @@ export async function workflow_list_executions(args: Args, ctx: ActionContext) {
   const limit = limitOf(req.limit, 'request.limit', DEFAULT_LIMIT, MAX_LIMIT)!;
   const offset = offsetOfToken(req.next_page_token, 'request.next_page_token');
   const c = executionScope(ctx, req);
-  c.add(`e.workflow_id::text = ${c.param(idParam(req.id))}::text`);
+  c.push(sql`e.workflow_id::text = ${idParam(req.id)}::text`);
   const status = optString(req, 'status');
-  if (status !== undefined) c.add(`e.status = ${c.param(status)}::text`);
+  if (status !== undefined) c.push(sql`e.status = ${status}::text`);
   const trigger = optString(req, 'trigger_type');
-  if (trigger !== undefined) c.add(`e.trigger_type = ${c.param(trigger)}::text`);
+  if (trigger !== undefined) c.push(sql`e.trigger_type = ${trigger}::text`);
   // One row more than the page tells whether there is a next page.
-  const rows = await ctx.db.query(
-    `SELECT ${SUMMARY_COLUMNS} FROM ${EXECUTION_FROM} ${c.where} ORDER BY e.start_time DESC, e.id LIMIT ${limit + 1} OFFSET ${offset}`,
-    c.params,
+  const rows = await query(
+    ctx.db,
+    sql`SELECT ${SUMMARY_COLUMNS} FROM ${EXECUTION_FROM} ${sql.where(c)} ORDER BY e.start_time DESC, e.id${pageSql(limit + 1, offset)}`,
   );
   const page = rows.slice(0, limit);
   return {
@@ -293,13 +283,12 @@ export async function workflow_list_taskdefinitions(args: Args, ctx: ActionConte
   const offset = params.offset ?? 0;
   if (typeof offset !== 'number' || !Number.isInteger(offset) || offset < 0)
     throw new RequestError('validation-failed', 'params.offset must be a non-negative integer', '$.params.offset');
-  const c = new Conditions();
   const name = optString(params, 'name');
-  if (name !== undefined) c.add(`d.name ILIKE ${c.param(containsPattern(name))}::text`);
-  const rows = await ctx.db.query(
-    `SELECT d.name, d.description, d.input_schema::text AS input_schema, d.output_schema::text AS output_schema
-     FROM workflow_task_definitions d ${c.where} ORDER BY d.name${limit === undefined ? '' : ` LIMIT ${limit}`} OFFSET ${offset}`,
-    c.params,
+  const c = name === undefined ? [] : [sql`d.name ILIKE ${containsPattern(name)}::text`];
+  const rows = await query(
+    ctx.db,
+    sql`SELECT d.name, d.description, d.input_schema::text AS input_schema, d.output_schema::text AS output_schema
+     FROM workflow_task_definitions d ${sql.where(c)} ORDER BY d.name${pageSql(limit, offset)}`,
   );
   return {
     tasks: rows.map((r) => ({
