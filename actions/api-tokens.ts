@@ -1,7 +1,5 @@
-import { createApiToken, deleteApiToken, listApiTokens } from './api';
+import { createApiToken, deleteApiToken, isUuid, listApiTokens, RequestError, tenantOf, uuidArg } from './api';
 import type { ActionContext } from './context';
-import { RequestError } from './api';
-import { tenantOf, uuidArg } from './api';
 
 /**
  * The signed-in user's API tokens (User Settings, API Tokens). Always the caller's own: the user and
@@ -10,7 +8,7 @@ import { tenantOf, uuidArg } from './api';
  */
 function userOf(ctx: ActionContext): string {
   const id = ctx.session.vars['x-hasura-user-id'];
-  if (!id || !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) {
+  if (!id || !isUuid(id)) {
     throw new RequestError('access-denied', 'this operation needs a signed-in user (x-hasura-user-id)');
   }
   return id.toLowerCase();
