@@ -64,68 +64,61 @@ export function planOperation(input: PlanInput): OperationIR {
   };
   const fields: OperationIR['fields'] = [];
   for (const [alias, nodes] of collectFields(rootType, [operation.selectionSet], ctx)) {
-    const node = nodes[0];
-    const path = `$.selectionSet.${alias}`;
-    if (node.name.value.startsWith('__')) {
-      fields.push({ kind: 'graphql', alias, nodes });
-      continue;
-    }
-    const def = fieldDef(rootType, node, path);
-    const m = meaningOf(def);
-    const target = objectTypeOf(def.type);
-    switch (m?.kind) {
-      case 'select': {
-        const rows = planRows(m.table, node, def, ctx, path, 'list');
-        fields.push({
-          kind: 'select',
-          alias,
-          rows,
-          fields: planFields(m.table, target, subSelections(nodes), ctx, path, 1),
-        });
-        break;
-      }
-      case 'aggregate': {
-        const rows = planRows(m.table, node, def, ctx, path, 'aggregate');
-        fields.push({
-          kind: 'aggregate',
-          alias,
-          rows,
-          fields: planAggregate(m.table, target, subSelections(nodes), ctx, path, 1),
-        });
-        break;
-      }
-      case 'selectByPk': {
-        const perm = role.perms.select(m.table)!;
-        const where = planBoolExp(m.table, pkArg(node, def, ctx, m.table, path), ctx, `${path}.args`);
-        fields.push({
-          kind: 'selectByPk',
-          alias,
-          table: m.table,
-          where: and(where, perm.filter),
-          fields: planFields(m.table, target, subSelections(nodes), ctx, path, 1),
-        });
-        break;
-      }
-      case 'nativeQuery':
-        fields.push(planNativeQuery(m.query, alias, nodes, def, ctx, path));
-        break;
-      case 'insert':
-      case 'update':
-      case 'delete':
-        fields.push(planMutation(m, alias, nodes, def, ctx, path));
-        break;
-      case 'action':
-        fields.push({ kind: 'graphql', alias, nodes });
-        break;
-      default:
-        throw new RequestError(
-          'validation-failed',
-          `field "${node.name.value}" not found in type: '${rootType.name}'`,
-          path,
-        );
-    }
+    // Introspection and __typename are graphql-js's to answer.
+    if (nodes[0].name.value.startsWith('__')) fields.push({ kind: 'graphql', alias, nodes });
+    else fields.push(planRootField(rootType, alias, nodes, ctx));
   }
   return { operation: operation.operation, fields, checks: ctx.checks };
+}
+
+/** One root field, by what its schema field means: a table read, a native query, a mutation, an action. */
+function planRootField(
+  rootType: GraphQLObjectType,
+  alias: string,
+  nodes: FieldNode[],
+  ctx: PlanContext,
+): RootField | GraphqlRootField {
+  const node = nodes[0];
+  const path = `$.selectionSet.${alias}`;
+  const def = fieldDef(rootType, node, path);
+  const m = meaningOf(def);
+  const target = objectTypeOf(def.type);
+  switch (m?.kind) {
+    case 'select': {
+      const rows = planRows(m.table, node, def, ctx, path, 'list');
+      return { kind: 'select', alias, rows, fields: planFields(m.table, target, subSelections(nodes), ctx, path, 1) };
+    }
+    case 'aggregate': {
+      const rows = planRows(m.table, node, def, ctx, path, 'aggregate');
+      const fields = planAggregate(m.table, target, subSelections(nodes), ctx, path, 1);
+      return { kind: 'aggregate', alias, rows, fields };
+    }
+    case 'selectByPk': {
+      const perm = ctx.perms.select(m.table)!;
+      const where = planBoolExp(m.table, pkArg(node, def, ctx, m.table, path), ctx, `${path}.args`);
+      return {
+        kind: 'selectByPk',
+        alias,
+        table: m.table,
+        where: and(where, perm.filter),
+        fields: planFields(m.table, target, subSelections(nodes), ctx, path, 1),
+      };
+    }
+    case 'nativeQuery':
+      return planNativeQuery(m.query, alias, nodes, def, ctx, path);
+    case 'insert':
+    case 'update':
+    case 'delete':
+      return planMutation(m, alias, nodes, def, ctx, path);
+    case 'action':
+      return { kind: 'graphql', alias, nodes };
+    default:
+      throw new RequestError(
+        'validation-failed',
+        `field "${node.name.value}" not found in type: '${rootType.name}'`,
+        path,
+      );
+  }
 }
 
 /** by_pk arguments as a where of `_eq` comparisons, so that one code path binds them. */

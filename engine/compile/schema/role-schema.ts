@@ -65,103 +65,109 @@ function queryFields(model: Model, types: TableTypes): Fields {
   return fields;
 }
 
+/** insert_T (many rows) and insert_T_one (a row, read back, so only for a role that may select). */
+function insertFields(table: Table, types: TableTypes, mt: MutationTypes, fields: Fields): void {
+  const names = table.rootFields;
+  const onConflict = mt.onConflict(table);
+  const conflictArg: GraphQLFieldConfigArgumentMap = onConflict
+    ? { on_conflict: { type: onConflict, description: 'upsert condition' } }
+    : {};
+  if (names.insert) {
+    fields[names.insert] = {
+      type: mt.response(table),
+      description: `insert data into the table: "${table.name}"`,
+      args: {
+        objects: {
+          type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(mt.insertInput(table)))),
+          description: 'the rows to be inserted',
+        },
+        ...conflictArg,
+      },
+      extensions: ext({ kind: 'insert', table, one: false }),
+    };
+  }
+  if (names.insert_one && types.perms.select(table)) {
+    fields[names.insert_one] = {
+      type: types.object(table),
+      description: `insert a single row into the table: "${table.name}"`,
+      args: {
+        object: { type: new GraphQLNonNull(mt.insertInput(table)), description: 'the row to be inserted' },
+        ...conflictArg,
+      },
+      extensions: ext({ kind: 'insert', table, one: true }),
+    };
+  }
+}
+
+/** update_T (by a where) and update_T_by_pk (a row, read back). */
+function updateFields(table: Table, types: TableTypes, mt: MutationTypes, fields: Fields): void {
+  const names = table.rootFields;
+  const inc = mt.incInput(table);
+  const setArgs: GraphQLFieldConfigArgumentMap = {
+    _set: { type: mt.setInput(table), description: 'sets the columns of the filtered rows to the given values' },
+    ...(inc
+      ? { _inc: { type: inc, description: 'increments the numeric columns with given value of the filtered values' } }
+      : {}),
+  };
+  if (names.update) {
+    fields[names.update] = {
+      type: mt.response(table),
+      description: `update data of the table: "${table.name}"`,
+      args: {
+        ...setArgs,
+        where: {
+          type: new GraphQLNonNull(types.boolExp(table)),
+          description: 'filter the rows which have to be updated',
+        },
+      },
+      extensions: ext({ kind: 'update', table, one: false }),
+    };
+  }
+  if (names.update_by_pk && byPk(table, types)) {
+    fields[names.update_by_pk] = {
+      type: types.object(table),
+      description: `update single row of the table: "${table.name}"`,
+      args: { ...setArgs, pk_columns: { type: new GraphQLNonNull(mt.pkColumnsInput(table)) } },
+      extensions: ext({ kind: 'update', table, one: true }),
+    };
+  }
+}
+
+/** delete_T (by a where) and delete_T_by_pk (a row, read back). */
+function deleteFields(table: Table, types: TableTypes, mt: MutationTypes, fields: Fields): void {
+  const names = table.rootFields;
+  if (names.delete) {
+    fields[names.delete] = {
+      type: mt.response(table),
+      description: `delete data from the table: "${table.name}"`,
+      args: {
+        where: {
+          type: new GraphQLNonNull(types.boolExp(table)),
+          description: 'filter the rows which have to be deleted',
+        },
+      },
+      extensions: ext({ kind: 'delete', table, one: false }),
+    };
+  }
+  if (names.delete_by_pk && byPk(table, types)) {
+    fields[names.delete_by_pk] = {
+      type: types.object(table),
+      description: `delete single row from the table: "${table.name}"`,
+      args: pkArgs(table, types),
+      extensions: ext({ kind: 'delete', table, one: true }),
+    };
+  }
+}
+
+/** A `_by_pk` mutation needs a primary key, and returns the row, so the role must be able to read it. */
+const byPk = (table: Table, types: TableTypes) => table.primaryKey.length > 0 && !!types.perms.select(table);
+
 function mutationFields(model: Model, types: TableTypes, mt: MutationTypes): Fields {
   const fields: Fields = {};
-  const { perms } = types;
   for (const table of model.tables) {
-    const names = table.rootFields;
-    const readable = !!perms.select(table);
-    const hasPk = table.primaryKey.length > 0;
-    if (perms.insert(table)) {
-      const onConflict = mt.onConflict(table);
-      const conflictArg: GraphQLFieldConfigArgumentMap = onConflict
-        ? { on_conflict: { type: onConflict, description: 'upsert condition' } }
-        : {};
-      if (names.insert) {
-        fields[names.insert] = {
-          type: mt.response(table),
-          description: `insert data into the table: "${table.name}"`,
-          args: {
-            objects: {
-              type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(mt.insertInput(table)))),
-              description: 'the rows to be inserted',
-            },
-            ...conflictArg,
-          },
-          extensions: ext({ kind: 'insert', table, one: false }),
-        };
-      }
-      if (names.insert_one && readable) {
-        fields[names.insert_one] = {
-          type: types.object(table),
-          description: `insert a single row into the table: "${table.name}"`,
-          args: {
-            object: { type: new GraphQLNonNull(mt.insertInput(table)), description: 'the row to be inserted' },
-            ...conflictArg,
-          },
-          extensions: ext({ kind: 'insert', table, one: true }),
-        };
-      }
-    }
-    if (perms.update(table)) {
-      const inc = mt.incInput(table);
-      const setArgs: GraphQLFieldConfigArgumentMap = {
-        _set: { type: mt.setInput(table), description: 'sets the columns of the filtered rows to the given values' },
-        ...(inc
-          ? {
-              _inc: {
-                type: inc,
-                description: 'increments the numeric columns with given value of the filtered values',
-              },
-            }
-          : {}),
-      };
-      if (names.update) {
-        fields[names.update] = {
-          type: mt.response(table),
-          description: `update data of the table: "${table.name}"`,
-          args: {
-            ...setArgs,
-            where: {
-              type: new GraphQLNonNull(types.boolExp(table)),
-              description: 'filter the rows which have to be updated',
-            },
-          },
-          extensions: ext({ kind: 'update', table, one: false }),
-        };
-      }
-      if (names.update_by_pk && hasPk && readable) {
-        fields[names.update_by_pk] = {
-          type: types.object(table),
-          description: `update single row of the table: "${table.name}"`,
-          args: { ...setArgs, pk_columns: { type: new GraphQLNonNull(mt.pkColumnsInput(table)) } },
-          extensions: ext({ kind: 'update', table, one: true }),
-        };
-      }
-    }
-    if (perms.delete(table)) {
-      if (names.delete) {
-        fields[names.delete] = {
-          type: mt.response(table),
-          description: `delete data from the table: "${table.name}"`,
-          args: {
-            where: {
-              type: new GraphQLNonNull(types.boolExp(table)),
-              description: 'filter the rows which have to be deleted',
-            },
-          },
-          extensions: ext({ kind: 'delete', table, one: false }),
-        };
-      }
-      if (names.delete_by_pk && hasPk && readable) {
-        fields[names.delete_by_pk] = {
-          type: types.object(table),
-          description: `delete single row from the table: "${table.name}"`,
-          args: pkArgs(table, types),
-          extensions: ext({ kind: 'delete', table, one: true }),
-        };
-      }
-    }
+    if (types.perms.insert(table)) insertFields(table, types, mt, fields);
+    if (types.perms.update(table)) updateFields(table, types, mt, fields);
+    if (types.perms.delete(table)) deleteFields(table, types, mt, fields);
   }
   return fields;
 }
