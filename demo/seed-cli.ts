@@ -8,12 +8,12 @@
  * with the same scale adds nothing; a larger scale adds only what is missing.
  */
 import postgres from 'postgres';
-import { loadConfig } from '../engine/core/config';
+import { loadConfig, type EngineConfig } from '../engine/core/config';
 import { connectDatabase } from '../engine/core/db/connect';
 import { migrate } from '../engine/core/db/migrate';
 import { copyTarget, formatReport, insertTarget, TerminalProgress } from './load';
-import { SHAPE } from './scale';
-import { seedDemoData, seedDemoScale } from './seed';
+import { SHAPE, type ScalePlan } from './scale';
+import { seedDemoData, seedDemoScale, type ScaleSeedResult, type SeedState } from './seed';
 import { DEMO } from './demo-data';
 
 const USAGE = `Usage: npm run seed -- [--scale N] [--tenants T] [--inserts] [--per-row-fk-checks]
@@ -80,20 +80,63 @@ function parseArgs(argv: readonly string[]): Args | 'help' {
   return args;
 }
 
-async function main(): Promise<void> {
+type Say = (line: string) => void;
+
+/** The arguments; null when the usage was asked for (and printed). A bad argument exits with the usage. */
+function argsOrUsage(argv: readonly string[]): Args | null {
   let args: Args | 'help';
   try {
-    args = parseArgs(process.argv.slice(2));
+    args = parseArgs(argv);
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n\n${USAGE}\n`);
     process.exit(2);
   }
   if (args === 'help') {
     process.stdout.write(`${USAGE}\n`);
-    return;
+    return null;
   }
+  return args;
+}
+
+function planLine(scale: number, plan: ScalePlan, state: SeedState | null, method: string): string {
+  const accounts = plan.toAccount - plan.fromAccount;
+  return (
+    `scale ${scale}: ${plan.tenants.length} tenants, generated accounts ${plan.fromAccount + 1} to ${plan.toAccount}` +
+    ` (${accounts.toLocaleString('en-US')} new${state ? `, ${state.accounts.toLocaleString('en-US')} there already` : ''}), with ${method === 'copy' ? 'COPY' : 'multi-row INSERTs'}`
+  );
+}
+
+function reportResult(say: Say, result: ScaleSeedResult): void {
+  if (result.foreignKeys?.mode === 'after-load') {
+    say(
+      `${'foreign keys'.padEnd(28)} ${String(result.foreignKeys.constraints).padStart(12)} checked after the load ${result.foreignKeys.seconds.toFixed(1).padStart(5)} s`,
+    );
+  } else if (result.foreignKeys) {
+    say('foreign keys checked row by row as the rows went in');
+  }
+  say(result.message);
+  if (result.seeded) {
+    const rows = result.tables.reduce((sum, t) => sum + t.rows, 0);
+    say(formatReport({ table: 'total (with ANALYZE)', rows, seconds: result.seconds }));
+  }
+}
+
+function sayHowToTry(say: Say, config: EngineConfig): void {
+  say('');
+  say(
+    `Try it: start the engine on this database (npm start${config.databaseUrl ? ' with the same DATABASE_URL' : ''}, with ADMIN_SECRET set) and send`,
+  );
+  say(
+    `x-hasura-role: tenant_admin (or tenant_admin_readonly) and x-hasura-tenant-id: ${DEMO.tenants.acme.id} (${DEMO.tenants.acme.name})`,
+  );
+  say(`or ${DEMO.tenants.globex.id} (${DEMO.tenants.globex.name}) with the admin secret; see the README.`);
+}
+
+async function main(): Promise<void> {
+  const args = argsOrUsage(process.argv.slice(2));
+  if (!args) return;
   const { scale, tenants, inserts, perRowChecks } = args;
-  const say = (line: string) => process.stderr.write(`${line}\n`);
+  const say: Say = (line) => process.stderr.write(`${line}\n`);
   const config = loadConfig();
   const where = config.databaseUrl ? 'PostgreSQL' : `the embedded PGlite in ${config.dataDir}`;
   say(`Seeding ${where}`);
@@ -117,34 +160,10 @@ async function main(): Promise<void> {
       target,
       foreignKeys: perRowChecks ? 'per-row' : 'after-load',
       progress: new TerminalProgress(process.stderr),
-      onPlan: (plan, state) => {
-        const accounts = plan.toAccount - plan.fromAccount;
-        say(
-          `scale ${scale}: ${plan.tenants.length} tenants, generated accounts ${plan.fromAccount + 1} to ${plan.toAccount}` +
-            ` (${accounts.toLocaleString('en-US')} new${state ? `, ${state.accounts.toLocaleString('en-US')} there already` : ''}), with ${target.method === 'copy' ? 'COPY' : 'multi-row INSERTs'}`,
-        );
-      },
+      onPlan: (plan, state) => say(planLine(scale, plan, state, target.method)),
     });
-    if (result.foreignKeys?.mode === 'after-load') {
-      say(
-        `${'foreign keys'.padEnd(28)} ${String(result.foreignKeys.constraints).padStart(12)} checked after the load ${result.foreignKeys.seconds.toFixed(1).padStart(5)} s`,
-      );
-    } else if (result.foreignKeys) {
-      say('foreign keys checked row by row as the rows went in');
-    }
-    say(result.message);
-    if (result.seeded) {
-      const rows = result.tables.reduce((sum, t) => sum + t.rows, 0);
-      say(formatReport({ table: 'total (with ANALYZE)', rows, seconds: result.seconds }));
-    }
-    say('');
-    say(
-      `Try it: start the engine on this database (npm start${config.databaseUrl ? ' with the same DATABASE_URL' : ''}, with ADMIN_SECRET set) and send`,
-    );
-    say(
-      `x-hasura-role: tenant_admin (or tenant_admin_readonly) and x-hasura-tenant-id: ${DEMO.tenants.acme.id} (${DEMO.tenants.acme.name})`,
-    );
-    say(`or ${DEMO.tenants.globex.id} (${DEMO.tenants.globex.name}) with the admin secret; see the README.`);
+    reportResult(say, result);
+    sayHowToTry(say, config);
   } finally {
     await raw?.end({ timeout: 5 });
     await db.close();

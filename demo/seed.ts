@@ -4,7 +4,7 @@ import { projectRoot } from '../engine/core/config';
 import type { Database, Queryable } from '../engine/core/db/database';
 import { DEMO, demoDataSql } from './demo-data';
 import { insertTarget, QuietProgress, type BulkTarget, type Progress, type TableReport } from './load';
-import { accountsForScale, generatedTables, planScale, type ScalePlan } from './scale';
+import { accountsForScale, generatedTables, planScale, type GeneratedTable, type ScalePlan } from './scale';
 
 /**
  * Loads the small demo data set, once: only when the platform's `tenant` table exists and is empty,
@@ -101,68 +101,8 @@ export async function seedDemoScale(db: Database, opts: ScaleSeedOptions = {}): 
   const target = opts.target ?? insertTarget(db);
   const progress = opts.progress ?? new QuietProgress();
   const started = performance.now();
-  const fixed = await db.query('SELECT count(*)::int AS n FROM public.tenant WHERE id = ANY($1::uuid[])', [
-    `{${DEMO.tenants.acme.id},${DEMO.tenants.globex.id}}`,
-  ]);
-  if (Number(fixed[0]!.n) !== 2) {
-    throw new Error(
-      'generated demo data goes on top of the demo set, and this database does not hold it (Acme and Globex): use an empty database',
-    );
-  }
-  const result = await target.transaction(async (tx, load) => {
-    await tx.query(`SELECT pg_advisory_xact_lock(${SEED_LOCK})`);
-    await tx.exec(`CREATE TABLE IF NOT EXISTS public.${SEED_STATE_TABLE} (
-      id integer PRIMARY KEY CHECK (id = 1),
-      scale double precision NOT NULL,
-      tenants integer NOT NULL,
-      accounts integer NOT NULL,
-      seeded_at timestamptz NOT NULL DEFAULT now())`);
-    const state = await readSeedState(tx);
-    const tenants = opts.tenants ?? state?.tenants ?? 2;
-    if (state && state.tenants !== tenants) {
-      throw new Error(
-        `this database holds generated data for ${state.tenants} tenants; seed it with --tenants ${state.tenants}, or start from an empty database`,
-      );
-    }
-    if (state && state.accounts >= wanted) {
-      return {
-        seeded: false,
-        state,
-        tables: [] as TableReport[],
-        message: `the generated data of scale ${state.scale} (${state.accounts} accounts, ${state.tenants} tenants) is there already; nothing to add`,
-      };
-    }
-    const plan = planScale({ scale, tenants }, state?.accounts ?? 0);
-    const generated = generatedTables(plan);
-    const names = generated.filter((t) => t.count > 0).map((t) => t.name);
-    const mode =
-      opts.foreignKeys === 'per-row' || !(await canLoadWithoutTriggers(tx, names)) ? 'per-row' : 'after-load';
-    opts.onPlan?.(plan, state);
-    if (mode === 'after-load') await tx.exec('SET LOCAL session_replication_role = replica');
-    const tables = await load(generated, progress);
-    let foreignKeys: ScaleSeedResult['foreignKeys'] = { mode, constraints: 0, seconds: 0 };
-    if (mode === 'after-load') {
-      await tx.exec('SET LOCAL session_replication_role = origin');
-      const t0 = performance.now();
-      const constraints = await verifyForeignKeys(tx, names);
-      foreignKeys = { mode, constraints, seconds: (performance.now() - t0) / 1000 };
-    }
-    const next: SeedState = { scale, tenants, accounts: plan.toAccount };
-    await tx.query(
-      `INSERT INTO public.${SEED_STATE_TABLE} (id, scale, tenants, accounts) VALUES (1, $1::float8, $2::int, $3::int)
-       ON CONFLICT (id) DO UPDATE SET scale = EXCLUDED.scale, tenants = EXCLUDED.tenants, accounts = EXCLUDED.accounts, seeded_at = now()`,
-      [String(next.scale), String(next.tenants), String(next.accounts)],
-    );
-    const rows = tables.reduce((sum, t) => sum + t.rows, 0);
-    return {
-      seeded: true,
-      state: next,
-      plan,
-      tables,
-      foreignKeys,
-      message: `added generated accounts ${plan.fromAccount + 1} to ${plan.toAccount} for ${tenants} tenants (scale ${scale}): ${rows.toLocaleString('en-US')} rows`,
-    };
-  });
+  await requireFixedSet(db);
+  const result = await target.transaction((tx, load) => seedInTransaction(tx, load, { scale, wanted, progress, opts }));
   if (result.seeded)
     await db.exec(
       `ANALYZE ${result.tables
@@ -171,6 +111,105 @@ export async function seedDemoScale(db: Database, opts: ScaleSeedOptions = {}): 
         .join(', ')}`,
     );
   return { ...result, seconds: (performance.now() - started) / 1000 };
+}
+
+async function requireFixedSet(db: Database): Promise<void> {
+  const fixed = await db.query('SELECT count(*)::int AS n FROM public.tenant WHERE id = ANY($1::uuid[])', [
+    `{${DEMO.tenants.acme.id},${DEMO.tenants.globex.id}}`,
+  ]);
+  if (Number(fixed[0]!.n) !== 2) {
+    throw new Error(
+      'generated demo data goes on top of the demo set, and this database does not hold it (Acme and Globex): use an empty database',
+    );
+  }
+}
+
+type LoadTables = (tables: readonly GeneratedTable[], progress: Progress) => Promise<TableReport[]>;
+
+interface SeedRun {
+  scale: number;
+  /** The accounts `scale` asks for. */
+  wanted: number;
+  progress: Progress;
+  opts: ScaleSeedOptions;
+}
+
+/** The seeding itself, inside the target's transaction: what is there, what to add, then the rows and the new state. */
+async function seedInTransaction(
+  tx: Queryable,
+  load: LoadTables,
+  run: SeedRun,
+): Promise<Omit<ScaleSeedResult, 'seconds'>> {
+  const { scale, wanted, opts } = run;
+  const state = await lockedSeedState(tx);
+  const tenants = opts.tenants ?? state?.tenants ?? 2;
+  if (state && state.tenants !== tenants) {
+    throw new Error(
+      `this database holds generated data for ${state.tenants} tenants; seed it with --tenants ${state.tenants}, or start from an empty database`,
+    );
+  }
+  if (state && state.accounts >= wanted) {
+    return {
+      seeded: false,
+      state,
+      tables: [] as TableReport[],
+      message: `the generated data of scale ${state.scale} (${state.accounts} accounts, ${state.tenants} tenants) is there already; nothing to add`,
+    };
+  }
+  const plan = planScale({ scale, tenants }, state?.accounts ?? 0);
+  const { tables, foreignKeys } = await loadPlan(tx, load, plan, state, run);
+  const next: SeedState = { scale, tenants, accounts: plan.toAccount };
+  await tx.query(
+    `INSERT INTO public.${SEED_STATE_TABLE} (id, scale, tenants, accounts) VALUES (1, $1::float8, $2::int, $3::int)
+       ON CONFLICT (id) DO UPDATE SET scale = EXCLUDED.scale, tenants = EXCLUDED.tenants, accounts = EXCLUDED.accounts, seeded_at = now()`,
+    [String(next.scale), String(next.tenants), String(next.accounts)],
+  );
+  const rows = tables.reduce((sum, t) => sum + t.rows, 0);
+  return {
+    seeded: true,
+    state: next,
+    plan,
+    tables,
+    foreignKeys,
+    message: `added generated accounts ${plan.fromAccount + 1} to ${plan.toAccount} for ${tenants} tenants (scale ${scale}): ${rows.toLocaleString('en-US')} rows`,
+  };
+}
+
+/** Takes the seeders' lock, creates the state table when missing, and reads it. */
+async function lockedSeedState(tx: Queryable): Promise<SeedState | null> {
+  await tx.query(`SELECT pg_advisory_xact_lock(${SEED_LOCK})`);
+  await tx.exec(`CREATE TABLE IF NOT EXISTS public.${SEED_STATE_TABLE} (
+      id integer PRIMARY KEY CHECK (id = 1),
+      scale double precision NOT NULL,
+      tenants integer NOT NULL,
+      accounts integer NOT NULL,
+      seeded_at timestamptz NOT NULL DEFAULT now())`);
+  return readSeedState(tx);
+}
+
+/** Loads the tables of `plan`, checking foreign keys per row or after the load (see ScaleSeedOptions.foreignKeys). */
+async function loadPlan(
+  tx: Queryable,
+  load: LoadTables,
+  plan: ScalePlan,
+  state: SeedState | null,
+  run: SeedRun,
+): Promise<{ tables: TableReport[]; foreignKeys: ScaleSeedResult['foreignKeys'] }> {
+  const generated = generatedTables(plan);
+  const names = generated.filter((t) => t.count > 0).map((t) => t.name);
+  const mode =
+    run.opts.foreignKeys === 'per-row' || !(await canLoadWithoutTriggers(tx, names)) ? 'per-row' : 'after-load';
+  run.opts.onPlan?.(plan, state);
+  if (mode === 'after-load') await tx.exec('SET LOCAL session_replication_role = replica');
+  const tables = await load(generated, run.progress);
+  let foreignKeys: ScaleSeedResult['foreignKeys'] = { mode, constraints: 0, seconds: 0 };
+  if (mode === 'after-load') {
+    await tx.exec('SET LOCAL session_replication_role = origin');
+    const t0 = performance.now();
+    const constraints = await verifyForeignKeys(tx, names);
+    foreignKeys = { mode, constraints, seconds: (performance.now() - t0) / 1000 };
+  }
+  return { tables, foreignKeys };
 }
 
 /** Whether `tables` can be loaded in replica mode: a superuser, and no INSERT triggers but the foreign keys'. */
