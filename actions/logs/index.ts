@@ -1,9 +1,8 @@
 import type { ActionContext } from '../context';
-import { RequestError } from '../api';
+import { isTenantAccount, query, RequestError, tenantOf, uuidArg } from '../api';
 import { queryLoki, type LogLine } from './loki';
 import { parseSelector } from './selector';
-import { logsStatement, rangeStatement, type StoreQuery } from './store';
-import { tenantOf, uuidArg } from '../api';
+import { rangeLines, recentLines, type StoreQuery } from './store';
 
 /**
  * logs_query: a Loki-style selector over the account's log lines, newest first. The built-in store
@@ -68,11 +67,7 @@ export async function logs_query(args: Record<string, unknown>, ctx: ActionConte
     );
   const loki = ctx.config.logs.lokiUrl;
   if (loki) {
-    const owned = await ctx.db.query('SELECT 1 FROM cloud_accounts WHERE id = $1::uuid AND tenant = $2::uuid', [
-      account,
-      tenant,
-    ]);
-    if (!owned.length) throw notOwned();
+    if (!(await isTenantAccount(ctx.db, tenant, account))) throw notOwned();
     return queryLoki(
       { lokiUrl: loki, lokiTenant: ctx.config.logs.lokiTenant, lokiTimeoutMs: ctx.config.logs.lokiTimeoutMs },
       { account, selector, start, end, limit },
@@ -80,12 +75,10 @@ export async function logs_query(args: Record<string, unknown>, ctx: ActionConte
   }
   // Both statements are planned with their values every time: a prepared statement's generic plan
   // cannot tell how many lines the account has in the range, and sorts them all.
-  const query: StoreQuery = { tenant, account, selector, start, end, limit };
-  const recent = logsStatement(query);
-  const [row] = await ctx.db.query(recent.text, recent.params, { prepare: false });
+  const q: StoreQuery = { tenant, account, selector, start, end, limit };
+  const [row] = await query(ctx.db, recentLines(q), { prepare: false });
   if (row.owned !== true && row.owned !== 't') throw notOwned();
   if (row.complete === true || row.complete === 't') return JSON.parse(String(row.lines)) as LogLine[];
-  const range = rangeStatement(query);
-  const [all] = await ctx.db.query(range.text, range.params, { prepare: false });
+  const [all] = await query(ctx.db, rangeLines(q), { prepare: false });
   return JSON.parse(String(all.lines)) as LogLine[];
 }

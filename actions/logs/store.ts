@@ -1,3 +1,4 @@
+import { render, sql, type Sql, type Statement } from '../api';
 import type { LogSelector } from './selector';
 
 /**
@@ -8,18 +9,13 @@ import type { LogSelector } from './selector';
  *   logs_account_ts_id_idx (the account and the order in one btree), the selector checked on each and
  *   the walk stopped at the limit: a selector that matches often is answered in milliseconds;
  * - when that window yields fewer than the limit and older lines exist, a second statement over the
- *   whole range, where every `=` matcher is one jsonb containment, `labels @> $n::jsonb`, answered by
+ *   whole range, where every `=` matcher is one jsonb containment, `labels @> <value>::jsonb`, answered by
  *   the GIN jsonb_path_ops index on labels (a bitmap of the lines carrying all those labels);
  * - the other matchers, the regular expressions and the line filters are checked on the lines those
  *   indexes yield: none can use an index without pg_trgm, which PGlite does not have.
- * All values, regular expressions included, are bound parameters; the text only depends on the
- * selector's shape.
+ * All values, regular expressions included, are bound parameters (the `sql` builder of actions/api.ts
+ * numbers them); the text only depends on the selector's shape.
  */
-export interface LogsStatement {
-  text: string;
-  params: (string | null)[];
-}
-
 export interface StoreQuery {
   tenant: string;
   account: string;
@@ -29,34 +25,43 @@ export interface StoreQuery {
   limit: number;
 }
 
-/** `WHERE` conditions of the selector, binding into `params`. */
-export function selectorConditions(sel: LogSelector, params: (string | null)[]): string[] {
-  const bind = (v: string, cast: string) => `$${params.push(v)}::${cast}`;
-  const where: string[] = [];
+/** `WHERE` conditions of the selector, its values bound. */
+export function selectorConditions(sel: LogSelector): Sql[] {
+  const where: Sql[] = [];
   const equal: Record<string, string> = {};
   for (const m of sel.matchers) if (m.op === '=' && m.value !== '') equal[m.label] = m.value;
   // Two = matchers on one label with different values cannot both hold; containment of the last alone would say they can.
   const conflicting = sel.matchers.some((m) => m.op === '=' && m.value !== '' && equal[m.label] !== m.value);
-  if (conflicting) where.push('false');
-  if (Object.keys(equal).length) where.push(`labels @> ${bind(JSON.stringify(equal), 'jsonb')}`);
+  if (conflicting) where.push(sql`false`);
+  if (Object.keys(equal).length) where.push(sql`labels @> ${JSON.stringify(equal)}::jsonb`);
   for (const m of sel.matchers) {
-    // A label a line does not carry reads as the empty value, as in Loki.
-    const label = () => `coalesce(labels ->> ${bind(m.label, 'text')}, '')`;
-    if (m.op === '=' && m.value === '') where.push(`${label()} = ''`);
-    else if (m.op === '!=') where.push(`${label()} <> ${bind(m.value, 'text')}`);
-    else if (m.op === '=~')
-      where.push(`${label()} ~${m.regex!.insensitive ? '*' : ''} ${bind(m.regex!.pattern, 'text')}`);
-    else if (m.op === '!~')
-      where.push(`${label()} !~${m.regex!.insensitive ? '*' : ''} ${bind(m.regex!.pattern, 'text')}`);
+    const condition = matcherCondition(m);
+    if (condition) where.push(condition);
   }
-  for (const f of sel.filters) {
-    // strpos, not LIKE: the needle needs no escaping of % and _.
-    if (f.op === '|=') where.push(`strpos(message, ${bind(f.value, 'text')}) > 0`);
-    else if (f.op === '!=') where.push(`strpos(message, ${bind(f.value, 'text')}) = 0`);
-    else if (f.op === '|~') where.push(`message ~${f.regex!.insensitive ? '*' : ''} ${bind(f.regex!.pattern, 'text')}`);
-    else where.push(`message !~${f.regex!.insensitive ? '*' : ''} ${bind(f.regex!.pattern, 'text')}`);
-  }
+  for (const f of sel.filters) where.push(filterCondition(f));
   return where;
+}
+
+/** `~` or `~*` (case-insensitive), negated by `!`. */
+const regexOp = (negated: boolean, insensitive: boolean): Sql =>
+  sql.text(`${negated ? '!' : ''}~${insensitive ? '*' : ''}`);
+
+/** A label matcher other than a non-empty `=` (those are the one containment above). */
+function matcherCondition(m: LogSelector['matchers'][number]): Sql | undefined {
+  // A label a line does not carry reads as the empty value, as in Loki.
+  const label = () => sql`coalesce(labels ->> ${m.label}::text, '')`;
+  if (m.op === '=' && m.value === '') return sql`${label()} = ''`;
+  if (m.op === '!=') return sql`${label()} <> ${m.value}::text`;
+  if (m.op === '=~' || m.op === '!~')
+    return sql`${label()} ${regexOp(m.op === '!~', m.regex!.insensitive)} ${m.regex!.pattern}::text`;
+  return undefined;
+}
+
+function filterCondition(f: LogSelector['filters'][number]): Sql {
+  // strpos, not LIKE: the needle needs no escaping of % and _.
+  if (f.op === '|=') return sql`strpos(message, ${f.value}::text) > 0`;
+  if (f.op === '!=') return sql`strpos(message, ${f.value}::text) = 0`;
+  return sql`message ${regexOp(f.op === '!~', f.regex!.insensitive)} ${f.regex!.pattern}::text`;
 }
 
 /**
@@ -71,54 +76,56 @@ export function selectorConditions(sel: LogSelector, params: (string | null)[]):
 export const RECENT_WINDOW = 20000;
 
 interface Built {
-  params: (string | null)[];
-  scope: string[];
-  selector: string[];
-  limit: string;
+  scope: Sql[];
+  selector: Sql[];
+  limit: Sql;
 }
 
 function build(q: StoreQuery): Built {
-  const params: (string | null)[] = [q.tenant, q.account];
-  const scope = ['tenant_id = $1::uuid', 'cloud_account_id = $2::uuid'];
-  if (q.start) scope.push(`ts >= $${params.push(q.start)}::timestamptz`);
-  if (q.end) scope.push(`ts <= $${params.push(q.end)}::timestamptz`);
-  const selector = selectorConditions(q.selector, params);
-  return { params, scope, selector, limit: `$${params.push(String(q.limit))}::int` };
+  const scope = [sql`tenant_id = ${q.tenant}::uuid`, sql`cloud_account_id = ${q.account}::uuid`];
+  if (q.start) scope.push(sql`ts >= ${q.start}::timestamptz`);
+  if (q.end) scope.push(sql`ts <= ${q.end}::timestamptz`);
+  return { scope, selector: selectorConditions(q.selector), limit: sql`${String(q.limit)}::int` };
 }
 
-const and = (conds: string[]) => (conds.length ? conds.join('\n     AND ') : 'true');
-const NEWEST = 'ORDER BY ts DESC, id DESC';
+const and = (conds: Sql[]): Sql => (conds.length ? sql.join(conds, '\n     AND ') : sql`true`);
+const NEWEST = sql`ORDER BY ts DESC, id DESC`;
+const WINDOW = sql.text(String(RECENT_WINDOW));
 /** The lines of `from` as the answer's JSON text, newest first. */
 const linesJson = (
-  from: string,
-) => `(SELECT coalesce(json_agg(json_build_object('timestamp', to_char(l.ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+  from: Sql,
+) => sql`(SELECT coalesce(json_agg(json_build_object('timestamp', to_char(l.ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
      'severity', l.severity, 'message', l.message, 'labels', l.labels) ORDER BY l.ts DESC, l.id DESC), '[]')::text FROM ${from} l)`;
 
 /**
  * First statement, one row: `owned` (the account is the tenant's: folded in to save a round trip),
  * `lines` (JSON text, newest first) of the selector over the RECENT_WINDOW newest lines, and
  * `complete`: whether they are the answer (`limit` found, or the window held every line of the
- * range). When not, rangeStatement answers.
+ * range). When not, rangeLines answers.
  */
-export function logsStatement(q: StoreQuery): LogsStatement {
+export function recentLines(q: StoreQuery): Sql {
   const b = build(q);
-  const text = `WITH recent AS (
+  return sql`WITH recent AS (
   SELECT id, ts, severity, message, labels
-    FROM (SELECT id, ts, severity, message, labels FROM logs WHERE ${and(b.scope)} ${NEWEST} LIMIT ${RECENT_WINDOW}) r
+    FROM (SELECT id, ts, severity, message, labels FROM logs WHERE ${and(b.scope)} ${NEWEST} LIMIT ${WINDOW}) r
    WHERE ${and(b.selector)}
    ${NEWEST} LIMIT ${b.limit})
-SELECT EXISTS (SELECT 1 FROM cloud_accounts a WHERE a.id = $2::uuid AND a.tenant = $1::uuid) AS owned,
+SELECT EXISTS (SELECT 1 FROM cloud_accounts a WHERE a.id = ${q.account}::uuid AND a.tenant = ${q.tenant}::uuid) AS owned,
   CASE WHEN (SELECT count(*) FROM recent) >= ${b.limit} THEN true
-       ELSE (SELECT count(*) FROM (SELECT 1 FROM logs WHERE ${and(b.scope)} ${NEWEST} LIMIT ${RECENT_WINDOW}) w) < ${RECENT_WINDOW} END AS complete,
-  ${linesJson('recent')} AS lines`;
-  return { text, params: b.params };
+       ELSE (SELECT count(*) FROM (SELECT 1 FROM logs WHERE ${and(b.scope)} ${NEWEST} LIMIT ${WINDOW}) w) < ${WINDOW} END AS complete,
+  ${linesJson(sql`recent`)} AS lines`;
 }
 
 /** Second statement: the selector over the whole range, through the indexes the planner picks; one row, `lines`. */
-export function rangeStatement(q: StoreQuery): LogsStatement {
+export function rangeLines(q: StoreQuery): Sql {
   const b = build(q);
-  const text = `SELECT ${linesJson(`(SELECT id, ts, severity, message, labels FROM logs
+  return sql`SELECT ${linesJson(sql`(SELECT id, ts, severity, message, labels FROM logs
    WHERE ${and([...b.scope, ...b.selector])}
    ${NEWEST} LIMIT ${b.limit})`)} AS lines`;
-  return { text, params: b.params };
 }
+
+/** The first statement rendered (text and parameters), for the benchmark's EXPLAIN. */
+export const logsStatement = (q: StoreQuery): Statement => render(recentLines(q));
+
+/** The second statement rendered, for the benchmark's EXPLAIN. */
+export const rangeStatement = (q: StoreQuery): Statement => render(rangeLines(q));
