@@ -1,7 +1,5 @@
 import type { ActionContext } from '../context';
-import type { Param } from '../api';
-import { RequestError } from '../api';
-import { tenantOf, uuidArg } from '../api';
+import { RequestError, sql, tenantAccount, tenantOf, uuidArg, type Sql } from '../api';
 
 /**
  * What every ai_* catalogue operation shares: reading its `request`, confining it to the session's
@@ -49,13 +47,7 @@ export interface Scope {
  */
 export async function accountScope(ctx: ActionContext, req: Args, path = 'request.account_id'): Promise<Scope> {
   const tenant = tenantOf(ctx).toLowerCase();
-  const account = uuidArg(req.account_id, path);
-  const owned = await ctx.db.query('SELECT 1 FROM cloud_accounts WHERE id = $1::uuid AND tenant = $2::uuid', [
-    account,
-    tenant,
-  ]);
-  if (!owned.length)
-    throw new RequestError('validation-failed', `${path} is not a cloud account of your tenant`, `$.${path}`);
+  const account = await tenantAccount(ctx.db, tenant, req.account_id, path);
   return { tenant, account };
 }
 
@@ -73,23 +65,14 @@ export function pageOf(req: Args): { limit: number; offset: number } {
   return { limit: Math.min(limit, MAX_PAGE), offset };
 }
 
-/** A timestamptz column as the reference's `timestamp` text: ISO 8601 in UTC, no zone suffix. */
-export const ts = (column: string): string => `(to_json(${column} AT TIME ZONE 'UTC') #>> '{}')`;
+/** A timestamptz column (named by code) as the reference's `timestamp` text: ISO 8601 in UTC, no zone suffix. */
+export const ts = (column: string): Sql => sql.text(`(to_json(${column} AT TIME ZONE 'UTC') #>> '{}')`);
 
 /** A jsonb value read as text (both drivers then agree), parsed back. */
 export const json = (value: unknown): unknown => (typeof value === 'string' ? JSON.parse(value) : (value ?? null));
 
 /** A number column (double precision, count) as a number, whatever the driver made of it. */
 export const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
-
-/** Parameters and their placeholders, built together so they cannot drift apart. */
-export class Params {
-  readonly values: Param[] = [];
-  add(value: string): string {
-    this.values.push(value);
-    return `$${this.values.length}`;
-  }
-}
 
 export const notFound = (what: string, id: string): ApiError => ({
   code: 'not-found',

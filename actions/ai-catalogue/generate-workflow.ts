@@ -1,5 +1,5 @@
 import type { ActionContext } from '../context';
-import { RequestError } from '../api';
+import { query, RequestError, sql } from '../api';
 import { accountScope, json, optString, optUuid, requestOf, type Args, type Scope } from './common';
 import { readParam, triggers, words, type ParamSchema, type Trigger } from './workflow-text';
 
@@ -51,8 +51,9 @@ interface Task {
 }
 
 async function taskDefinitions(ctx: ActionContext): Promise<TaskDefinition[]> {
-  const rows = await ctx.db.query(
-    'SELECT name, description, input_schema::text AS input_schema FROM workflow_task_definitions ORDER BY name',
+  const rows = await query(
+    ctx.db,
+    sql`SELECT name, description, input_schema::text AS input_schema FROM workflow_task_definitions ORDER BY name`,
   );
   return rows.map((r) => ({
     name: String(r.name),
@@ -182,9 +183,9 @@ async function checkRequest(
   optUuid(req, 'user_id');
   const agentId = optUuid(req, 'agent_id');
   if (agentId) {
-    const found = await ctx.db.query(
-      'SELECT 1 FROM ai_agent WHERE id = $1::uuid AND tenant_id = $2::uuid AND cloud_account_id = $3::uuid',
-      [agentId, scope.tenant, scope.account],
+    const found = await query(
+      ctx.db,
+      sql`SELECT 1 FROM ai_agent WHERE id = ${agentId}::uuid AND tenant_id = ${scope.tenant}::uuid AND cloud_account_id = ${scope.account}::uuid`,
     );
     if (!found.length)
       throw new RequestError(

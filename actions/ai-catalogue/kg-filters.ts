@@ -1,7 +1,6 @@
 import type { ActionContext } from '../context';
-import { RequestError } from '../api';
-import { tenantOf, uuidArg } from '../api';
-import { json, Params, type Args } from './common';
+import { query, RequestError, sql, tenantAccount, tenantOf, uuidArg, type Sql } from '../api';
+import { json, type Args } from './common';
 
 /**
  * Filters of the knowledge-graph view, from the tenant's active nodes (knowledge_graph_node,
@@ -19,15 +18,16 @@ import { json, Params, type Args } from './common';
 
 export const MAX_VALUES = 1000;
 
-/** A jsonb object column, or an empty object when a row holds anything else (keys of it only). */
-const objectOf = (column: string) => `CASE WHEN jsonb_typeof(${column}) = 'object' THEN ${column} ELSE '{}'::jsonb END`;
+/** A jsonb object column (named by code), or an empty object when a row holds anything else (keys of it only). */
+const objectOf = (column: string): Sql =>
+  sql.text(`CASE WHEN jsonb_typeof(${column}) = 'object' THEN ${column} ELSE '{}'::jsonb END`);
 
 /**
  * The keys of a jsonb object column over the nodes `n` that hold a value: a key that is JSON null on
  * every node has no value for kg_get_filter_values (->> gives SQL NULL), so it is not offered.
  */
-const keysWithValues = (column: string) =>
-  `SELECT DISTINCT e.key AS v FROM n, jsonb_each(${objectOf(`n.${column}`)}) e WHERE jsonb_typeof(e.value) <> 'null'`;
+const keysWithValues = (column: string): Sql =>
+  sql`SELECT DISTINCT e.key AS v FROM n, jsonb_each(${objectOf(`n.${column}`)}) e WHERE jsonb_typeof(e.value) <> 'null'`;
 
 /** A list of strings in the options request, or undefined. */
 function stringList(req: Args, key: string): string[] | undefined {
@@ -54,50 +54,34 @@ function optionsRequest(args: Args): { accounts?: string[]; nodeTypes?: string[]
   return { accounts, nodeTypes: stringList(req as Args, 'node_types') };
 }
 
-/** Each account must be one of the tenant's, or the request is refused (as an account_id elsewhere). */
+/** Each account must be one of the tenant's, or the request is refused (as an account_id elsewhere): the first that is not. */
 async function checkAccounts(ctx: ActionContext, tenant: string, accounts: string[]): Promise<void> {
-  if (!accounts.length) return;
-  const p = new Params();
-  const rows = await ctx.db.query(
-    `SELECT id::text AS id FROM cloud_accounts WHERE tenant = ${p.add(tenant)}::uuid AND id IN (${inList(p, accounts, 'uuid')})`,
-    p.values,
-  );
-  const owned = new Set(rows.map((r) => r.id));
-  const i = accounts.findIndex((a) => !owned.has(a));
-  if (i >= 0)
-    throw new RequestError(
-      'validation-failed',
-      `request.account_ids[${i}] is not a cloud account of your tenant`,
-      `$.request.account_ids[${i}]`,
-    );
+  for (const [i, account] of accounts.entries())
+    await tenantAccount(ctx.db, tenant, account, `request.account_ids[${i}]`);
 }
 
-/** Placeholders of a list of values, for IN (...). */
-const inList = (p: Params, values: string[], type: string): string =>
-  values.map((v) => `${p.add(v)}::${type}`).join(', ');
-
 /** Sorted, distinct text values of a subquery's column `v`, as a JSON array text. */
-const sortedArray = (subquery: string) =>
-  `(SELECT coalesce(json_agg(v ORDER BY v COLLATE "C"), '[]')::text FROM (${subquery}) s)`;
+const sortedArray = (subquery: Sql): Sql =>
+  sql`(SELECT coalesce(json_agg(v ORDER BY v COLLATE "C"), '[]')::text FROM (${subquery}) s)`;
 
 export async function kg_get_filter_options(args: Args, ctx: ActionContext) {
   const tenant = tenantOf(ctx).toLowerCase();
   const { accounts, nodeTypes } = optionsRequest(args);
   if (accounts) await checkAccounts(ctx, tenant, accounts);
-  const p = new Params();
-  const conds = [`tenant_id = ${p.add(tenant)}::uuid`];
-  // An empty list narrows to nothing, as IN () would if SQL allowed it.
-  if (accounts) conds.push(accounts.length ? `cloud_account_id IN (${inList(p, accounts, 'uuid')})` : 'false');
-  const metaWhere = conds.join(' AND ');
-  if (nodeTypes) conds.push(nodeTypes.length ? `node_type IN (${inList(p, nodeTypes, 'text')})` : 'false');
-  const [row] = await ctx.db.query(
-    `WITH n AS (SELECT * FROM knowledge_graph_node WHERE is_active AND ${conds.join(' AND ')})
-     SELECT ${sortedArray('SELECT DISTINCT cloud_account_id::text AS v FROM n')} AS account_ids,
+  // The tenant and the accounts: of the nodes and of the sync records. An empty list narrows to
+  // nothing (= ANY of an empty array is false).
+  const scope = [sql`tenant_id = ${tenant}::uuid`];
+  if (accounts) scope.push(sql`cloud_account_id = ANY(${accounts}::uuid[])`);
+  const metaWhere = sql.join(scope, ' AND ');
+  const nodeWhere = nodeTypes ? sql.join([...scope, sql`node_type = ANY(${nodeTypes}::text[])`], ' AND ') : metaWhere;
+  const [row] = await query(
+    ctx.db,
+    sql`WITH n AS (SELECT * FROM knowledge_graph_node WHERE is_active AND ${nodeWhere})
+     SELECT ${sortedArray(sql`SELECT DISTINCT cloud_account_id::text AS v FROM n`)} AS account_ids,
        ${sortedArray(keysWithValues('labels'))} AS label_keys,
        ${sortedArray(keysWithValues('query_attributes'))} AS attribute_keys,
-       ${sortedArray('SELECT DISTINCT node_type AS v FROM n WHERE node_type IS NOT NULL')} AS node_types,
+       ${sortedArray(sql`SELECT DISTINCT node_type AS v FROM n WHERE node_type IS NOT NULL`)} AS node_types,
        (to_json(GREATEST((SELECT max(updated_at) FROM n), (SELECT max(last_sync_at) FROM knowledge_graph_metadata WHERE ${metaWhere}))) #>> '{}') AS last_sync`,
-    p.values,
   );
   return {
     data: {
@@ -110,12 +94,12 @@ export async function kg_get_filter_options(args: Args, ctx: ActionContext) {
   };
 }
 
-/** The value expression of each filter type; label and attribute read the key from $2. */
-const VALUE_OF: Record<string, string> = {
-  label: `labels ->> $2::text`,
-  attribute: `query_attributes ->> $2::text`,
-  node_type: 'node_type',
-  account: 'cloud_account_id::text',
+/** The value expression of each filter type; label and attribute read the key. */
+const VALUE_OF: Record<string, (key: string) => Sql> = {
+  label: (key) => sql`labels ->> ${key}::text`,
+  attribute: (key) => sql`query_attributes ->> ${key}::text`,
+  node_type: () => sql`node_type`,
+  account: () => sql`cloud_account_id::text`,
 };
 
 export async function kg_get_filter_values(args: Args, ctx: ActionContext) {
@@ -133,12 +117,12 @@ export async function kg_get_filter_values(args: Args, ctx: ActionContext) {
   if (typeof key !== 'string' || ((type === 'label' || type === 'attribute') && key === '')) {
     throw new RequestError('validation-failed', `request.filter_key must name the ${type} key`, '$.request.filter_key');
   }
-  // Only label and attribute read the key ($2): an unused parameter would have no type.
-  const keyed = type === 'label' || type === 'attribute';
-  const [row] = await ctx.db.query(
-    `SELECT ${sortedArray(`SELECT DISTINCT (${VALUE_OF[type]}) COLLATE "C" AS v FROM knowledge_graph_node
-        WHERE tenant_id = $1::uuid AND is_active AND (${VALUE_OF[type]}) IS NOT NULL ORDER BY 1 LIMIT ${MAX_VALUES}`)} AS vals`,
-    keyed ? [tenant, key] : [tenant],
+  // Only label and attribute bind the key: an unused parameter would have no type.
+  const value = VALUE_OF[type]!(key);
+  const [row] = await query(
+    ctx.db,
+    sql`SELECT ${sortedArray(sql`SELECT DISTINCT (${value}) COLLATE "C" AS v FROM knowledge_graph_node
+        WHERE tenant_id = ${tenant}::uuid AND is_active AND (${value}) IS NOT NULL ORDER BY 1 LIMIT ${MAX_VALUES}::int`)} AS vals`,
   );
   return { data: { filter_key: key, filter_type: type, values: json(row.vals) } };
 }

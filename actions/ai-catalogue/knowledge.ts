@@ -1,6 +1,5 @@
 import type { ActionContext } from '../context';
-import type { Row } from '../api';
-import { uuidArg } from '../api';
+import { query, sql, uuidArg, type Row, type Sql } from '../api';
 import { accountScope, notFound, num, requestOf, ts, type Args } from './common';
 
 /**
@@ -11,7 +10,7 @@ import { accountScope, notFound, num, requestOf, ts, type Args } from './common'
  */
 
 /** Columns both tables share, as the reference's output fields. */
-const DOCUMENT_COLUMNS = `d.id::text AS id, d.tenant_id::text AS tenant_id, d.cloud_account_id::text AS account_id, d.name, d.description,
+const DOCUMENT_COLUMNS = sql`d.id::text AS id, d.tenant_id::text AS tenant_id, d.cloud_account_id::text AS account_id, d.name, d.description,
   d.data, d.data_filename, d.data_format, d.data_size_bytes, d.status, d.created_by, d.updated_by,
   ${ts('d.created_at')} AS created_at, ${ts('d.updated_at')} AS updated_at`;
 
@@ -41,13 +40,17 @@ const kbOf = (r: Row) => ({
   kb_type: r.kb_type,
 });
 
-const KB_SELECT = `SELECT ${DOCUMENT_COLUMNS}, d.kb_type, d.kb_source, d.integration_id::text AS integration_id FROM ai_knowledgebase d
-  WHERE d.tenant_id = $1::uuid AND d.cloud_account_id = $2::uuid`;
-const GC_SELECT = `SELECT ${DOCUMENT_COLUMNS} FROM ai_global_context d WHERE d.tenant_id = $1::uuid AND d.cloud_account_id = $2::uuid`;
+/** Knowledge bases of the tenant and account, as `d`. */
+const kbSelect = (tenant: string, account: string): Sql =>
+  sql`SELECT ${DOCUMENT_COLUMNS}, d.kb_type, d.kb_source, d.integration_id::text AS integration_id FROM ai_knowledgebase d
+  WHERE d.tenant_id = ${tenant}::uuid AND d.cloud_account_id = ${account}::uuid`;
+/** Global contexts of the tenant and account, as `d`. */
+const gcSelect = (tenant: string, account: string): Sql =>
+  sql`SELECT ${DOCUMENT_COLUMNS} FROM ai_global_context d WHERE d.tenant_id = ${tenant}::uuid AND d.cloud_account_id = ${account}::uuid`;
 
 export async function ai_list_kb(args: Args, ctx: ActionContext) {
   const { tenant, account } = await accountScope(ctx, requestOf(args));
-  const rows = await ctx.db.query(`${KB_SELECT} ORDER BY d.name, d.id`, [tenant, account]);
+  const rows = await query(ctx.db, sql`${kbSelect(tenant, account)} ORDER BY d.name, d.id`);
   return { data: rows.map(kbOf), errors: null };
 }
 
@@ -55,13 +58,13 @@ export async function ai_get_kb(args: Args, ctx: ActionContext) {
   const req = requestOf(args);
   const { tenant, account } = await accountScope(ctx, req);
   const id = uuidArg(req.id, 'request.id');
-  const [row] = await ctx.db.query(`${KB_SELECT} AND d.id = $3::uuid`, [tenant, account, id]);
+  const [row] = await query(ctx.db, sql`${kbSelect(tenant, account)} AND d.id = ${id}::uuid`);
   return row ? { data: kbOf(row), errors: null } : { data: null, errors: [notFound('knowledge base', id)] };
 }
 
 export async function ai_list_gc(args: Args, ctx: ActionContext) {
   const { tenant, account } = await accountScope(ctx, requestOf(args));
-  const rows = await ctx.db.query(`${GC_SELECT} ORDER BY d.name, d.id`, [tenant, account]);
+  const rows = await query(ctx.db, sql`${gcSelect(tenant, account)} ORDER BY d.name, d.id`);
   return { data: rows.map(documentOf), errors: null };
 }
 
@@ -69,6 +72,6 @@ export async function ai_get_gc(args: Args, ctx: ActionContext) {
   const req = requestOf(args);
   const { tenant, account } = await accountScope(ctx, req);
   const id = uuidArg(req.id, 'request.id');
-  const [row] = await ctx.db.query(`${GC_SELECT} AND d.id = $3::uuid`, [tenant, account, id]);
+  const [row] = await query(ctx.db, sql`${gcSelect(tenant, account)} AND d.id = ${id}::uuid`);
   return row ? { data: documentOf(row), errors: null } : { data: null, errors: [notFound('global context', id)] };
 }

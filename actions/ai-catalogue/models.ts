@@ -1,5 +1,5 @@
 import type { ActionContext } from '../context';
-import type { Row } from '../api';
+import { query, sql, type Row } from '../api';
 import { accountScope, num, optUuid, requestOf, type Args, type Scope } from './common';
 
 /**
@@ -55,12 +55,12 @@ const builtin = (): Model => ({
 
 /** Rows of the shared catalogue and of the tenant (for all its accounts, or this one). */
 async function modelRows(ctx: ActionContext, scope: Scope): Promise<Row[]> {
-  return ctx.db.query(
-    `SELECT id::text AS id, provider, name, display_name, description, context_window, max_output_tokens, enabled, is_default,
+  return query(
+    ctx.db,
+    sql`SELECT id::text AS id, provider, name, display_name, description, context_window, max_output_tokens, enabled, is_default,
        CASE WHEN tenant_id IS NULL THEN 'platform' WHEN cloud_account_id IS NULL THEN 'tenant' ELSE 'account' END AS source
-     FROM ai_model WHERE tenant_id IS NULL OR (tenant_id = $1::uuid AND (cloud_account_id IS NULL OR cloud_account_id = $2::uuid))
+     FROM ai_model WHERE tenant_id IS NULL OR (tenant_id = ${scope.tenant}::uuid AND (cloud_account_id IS NULL OR cloud_account_id = ${scope.account}::uuid))
      ORDER BY (tenant_id IS NULL), (cloud_account_id IS NULL), provider, name, id`,
-    [scope.tenant, scope.account],
   );
 }
 
@@ -131,10 +131,10 @@ async function conversationConfig(
   scope: Scope,
   id: string,
 ): Promise<Record<string, unknown> | null> {
-  const [row] = await ctx.db.query(
-    `SELECT model_config::text AS config FROM ai_conversation
-     WHERE id = $1::uuid AND tenant_id = $2::uuid AND (cloud_account_id IS NULL OR cloud_account_id = $3::uuid)`,
-    [id, scope.tenant, scope.account],
+  const [row] = await query(
+    ctx.db,
+    sql`SELECT model_config::text AS config FROM ai_conversation
+     WHERE id = ${id}::uuid AND tenant_id = ${scope.tenant}::uuid AND (cloud_account_id IS NULL OR cloud_account_id = ${scope.account}::uuid)`,
   );
   return row ? (JSON.parse(String(row.config)) as Record<string, unknown>) : null;
 }

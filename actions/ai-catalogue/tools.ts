@@ -1,4 +1,5 @@
 import type { ActionContext } from '../context';
+import { query, sql } from '../api';
 import { accountScope, json, requestOf, type Args } from './common';
 
 /**
@@ -8,16 +9,16 @@ import { accountScope, json, requestOf, type Args } from './common';
  */
 export async function ai_list_tools(args: Args, ctx: ActionContext) {
   const { tenant, account } = await accountScope(ctx, requestOf(args));
-  const rows = await ctx.db.query(
-    `SELECT t.id::text AS id, t.name, t.description, t.input_schema::text AS input_schema, t.enabled,
+  const rows = await query(
+    ctx.db,
+    sql`SELECT t.id::text AS id, t.name, t.description, t.input_schema::text AS input_schema, t.enabled,
        CASE WHEN t.tenant_id IS NULL THEN 'platform' ELSE 'account' END AS scope,
        (SELECT coalesce(json_agg(json_build_object('id', a.id::text, 'name', a.name) ORDER BY a.name, a.id), '[]')::text
           FROM ai_agent_tool at JOIN ai_agent a ON a.id = at.agent_id
-          WHERE at.tool_id = t.id AND at.tenant_id = $1::uuid AND a.tenant_id = $1::uuid AND a.cloud_account_id = $2::uuid) AS agents
+          WHERE at.tool_id = t.id AND at.tenant_id = ${tenant}::uuid AND a.tenant_id = ${tenant}::uuid AND a.cloud_account_id = ${account}::uuid) AS agents
      FROM ai_tool t
-     WHERE t.tenant_id IS NULL OR (t.tenant_id = $1::uuid AND t.cloud_account_id = $2::uuid)
+     WHERE t.tenant_id IS NULL OR (t.tenant_id = ${tenant}::uuid AND t.cloud_account_id = ${account}::uuid)
      ORDER BY t.name, (t.tenant_id IS NULL), t.id`,
-    [tenant, account],
   );
   const tools = rows.map((r) => ({
     id: r.id,
