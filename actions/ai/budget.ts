@@ -1,5 +1,5 @@
 import type { ActionContext } from '../context';
-import { tenantOf, uuidArg } from '../api';
+import { isTenantAccount, tenantOf, uuidArg } from '../api';
 import { currentPeriod, moduleBudget, MODULES } from './usage';
 
 /**
@@ -11,11 +11,8 @@ export async function ai_budget_status(args: Record<string, unknown>, ctx: Actio
   const tenant = tenantOf(ctx);
   const request = (args.request ?? {}) as { account_id?: unknown };
   const account = uuidArg(request.account_id, 'request.account_id');
-  const owned = await ctx.db.query('SELECT 1 FROM cloud_accounts WHERE id = $1::uuid AND tenant = $2::uuid', [
-    account,
-    tenant,
-  ]);
-  if (!owned.length) return { data: null, err: { code: 'not_found', message: `account ${account} not found` } };
+  if (!(await isTenantAccount(ctx.db, tenant, account)))
+    return { data: null, err: { code: 'not_found', message: `account ${account} not found` } };
   const data: Record<string, unknown> = { account_id: account, tenant_id: tenant, period: await currentPeriod(ctx.db) };
   for (const module of MODULES) data[module] = await moduleBudget(ctx.db, ctx.config.ai, tenant, account, module);
   return { data, err: null };

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Queryable } from '../api';
+import { query, sql, type Queryable, type Sql } from '../api';
 import type { LogsConfig } from '../logs/config';
 import { queryLoki, type LogLine } from '../logs/loki';
 import type { LogSelector } from '../logs/selector';
@@ -13,21 +13,21 @@ import type { Evidence, EventRow, EvidenceItem } from './types';
  */
 
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS"Z"'`;
-/** A `timestamp` column (stored as UTC) as ISO text; both drivers then return the same string. */
-const isoTs = (col: string) => `to_char(${col}, ${ISO})`;
-/** A `timestamptz` column as ISO text in UTC. */
-const isoTz = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', ${ISO})`;
+/** A `timestamp` column (named by code, stored as UTC) as ISO text; both drivers then return the same string. */
+const isoTs = (col: string): Sql => sql.text(`to_char(${col}, ${ISO})`);
+/** A `timestamptz` column (named by code) as ISO text in UTC. */
+const isoTz = (col: string): Sql => sql.text(`to_char(${col} AT TIME ZONE 'UTC', ${ISO})`);
 
 /** Limits that keep the evidence small enough for a model's context and a quick answer. */
 const LIMITS = { related: 20, logs: 40, recommendations: 10, anomalies: 10, knowledge: 5 };
 
 export async function loadEvent(db: Queryable, tenant: string, eventId: string): Promise<EventRow | null> {
-  const [row] = await db.query(
-    `SELECT id::text, cloud_account_id::text AS account_id, cloud_resource_id::text AS resource_id, title, description, failure,
+  const [row] = await query(
+    db,
+    sql`SELECT id::text, cloud_account_id::text AS account_id, cloud_resource_id::text AS resource_id, title, description, failure,
             severity, status, source, category, finding_type, aggregation_key, cluster, subject_name, subject_namespace,
             subject_node, subject_owner, subject_type, labels, evidences, ${isoTs('coalesce(starts_at, created_at)')} AS created_at
-       FROM events WHERE id = $1::uuid AND tenant = $2::uuid`,
-    [eventId, tenant],
+       FROM events WHERE id = ${eventId}::uuid AND tenant = ${tenant}::uuid`,
   );
   return (row as unknown as EventRow) ?? null;
 }
@@ -98,10 +98,11 @@ function eventItem(e: EventRow, role: 'event' | 'related_event' | 'change'): Evi
 /** The pod the event names, when it names one: it tells the workload and the node. */
 async function podOfEvent(db: Queryable, tenant: string, e: EventRow) {
   if (!e.account_id || !e.subject_namespace) return null;
-  const [row] = await db.query(
-    `SELECT name, workload_name, node_name FROM k8s_pods
-      WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND namespace = $3::text AND name = $4::text LIMIT 1`,
-    [tenant, e.account_id, e.subject_namespace, e.subject_name],
+  const [row] = await query(
+    db,
+    sql`SELECT name, workload_name, node_name FROM k8s_pods
+      WHERE tenant_id = ${tenant}::uuid AND cloud_account_id = ${e.account_id}::uuid
+        AND namespace = ${e.subject_namespace}::text AND name = ${e.subject_name}::text LIMIT 1`,
   );
   return row ?? null;
 }
@@ -126,30 +127,21 @@ async function relatedEvents(
   workload: string | null,
   node: string | null,
 ): Promise<EvidenceItem[]> {
-  const rows = await db.query(
-    `SELECT id::text, cloud_account_id::text AS account_id, cloud_resource_id::text AS resource_id, title, description, failure, severity, status,
+  const at = e.created_at.replace('Z', '');
+  const rows = await query(
+    db,
+    sql`SELECT id::text, cloud_account_id::text AS account_id, cloud_resource_id::text AS resource_id, title, description, failure, severity, status,
             source, category, finding_type, aggregation_key, cluster, subject_name, subject_namespace, subject_node, subject_owner, subject_type,
             labels, evidences, ${isoTs('coalesce(starts_at, created_at)')} AS created_at
        FROM events
-      WHERE tenant = $1::uuid AND cloud_account_id = $2::uuid AND id <> $3::uuid
-        AND coalesce(starts_at, created_at) BETWEEN $4::timestamp - interval '6 hours' AND $4::timestamp + interval '6 hours'
-        AND ((cluster = $5::text AND subject_namespace = $6::text AND (subject_name IN ($7::text, $8::text) OR subject_owner = $7::text OR $7::text IS NULL))
-          OR (cluster = $5::text AND $9::text IS NOT NULL AND (subject_node = $9::text OR subject_name = $9::text))
-          OR ($10::uuid IS NOT NULL AND cloud_resource_id = $10::uuid))
-      ORDER BY abs(extract(epoch FROM coalesce(starts_at, created_at) - $4::timestamp)), id
-      LIMIT ${LIMITS.related}`,
-    [
-      tenant,
-      account,
-      e.id,
-      e.created_at.replace('Z', ''),
-      e.cluster,
-      e.subject_namespace,
-      workload,
-      e.subject_name,
-      node,
-      e.resource_id,
-    ],
+      WHERE tenant = ${tenant}::uuid AND cloud_account_id = ${account}::uuid AND id <> ${e.id}::uuid
+        AND coalesce(starts_at, created_at) BETWEEN ${at}::timestamp - interval '6 hours' AND ${at}::timestamp + interval '6 hours'
+        AND ((cluster = ${e.cluster}::text AND subject_namespace = ${e.subject_namespace}::text
+              AND (subject_name IN (${workload}::text, ${e.subject_name}::text) OR subject_owner = ${workload}::text OR ${workload}::text IS NULL))
+          OR (cluster = ${e.cluster}::text AND ${node}::text IS NOT NULL AND (subject_node = ${node}::text OR subject_name = ${node}::text))
+          OR (${e.resource_id}::uuid IS NOT NULL AND cloud_resource_id = ${e.resource_id}::uuid))
+      ORDER BY abs(extract(epoch FROM coalesce(starts_at, created_at) - ${at}::timestamp)), id
+      LIMIT ${LIMITS.related}::int`,
   );
   return rows.map((r) => {
     const ev = r as unknown as EventRow;
@@ -175,17 +167,17 @@ const NOTABLE = ['error', 'fatal', 'critical', 'warn', 'warning'];
 /** Log lines of the workload (or node) from two hours before the event to one hour after, errors first. */
 async function logs(db: Queryable, tenant: string, q: LogSubject): Promise<EvidenceItem[]> {
   if (!q.ns && !q.node) return [];
-  const rows = await db.query(
-    `SELECT id::text, ${isoTz('ts')} AS at, severity, message, labels FROM logs
-      WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid
-        AND ts BETWEEN $3::timestamptz - interval '2 hours' AND $3::timestamptz + interval '1 hour'
-        AND (($4::text IS NOT NULL AND labels->>'namespace' = $4::text
-              AND ($5::text IS NULL OR labels->>'app' = $5::text OR labels->>'workload' = $5::text
-                   OR labels->>'pod' LIKE $5::text || '-%' OR labels->>'pod' = $6::text))
-          OR ($7::text IS NOT NULL AND (labels->>'node' = $7::text OR labels->>'host' = $7::text)))
-      ORDER BY (lower(severity) IN (${NOTABLE.map((n) => `'${n}'`).join(', ')})) DESC, ts DESC, id DESC
-      LIMIT ${LIMITS.logs}`,
-    [tenant, q.account, q.at, q.ns, q.workload, q.subject, q.node],
+  const rows = await query(
+    db,
+    sql`SELECT id::text, ${isoTz('ts')} AS at, severity, message, labels FROM logs
+      WHERE tenant_id = ${tenant}::uuid AND cloud_account_id = ${q.account}::uuid
+        AND ts BETWEEN ${q.at}::timestamptz - interval '2 hours' AND ${q.at}::timestamptz + interval '1 hour'
+        AND ((${q.ns}::text IS NOT NULL AND labels->>'namespace' = ${q.ns}::text
+              AND (${q.workload}::text IS NULL OR labels->>'app' = ${q.workload}::text OR labels->>'workload' = ${q.workload}::text
+                   OR labels->>'pod' LIKE ${q.workload}::text || '-%' OR labels->>'pod' = ${q.subject}::text))
+          OR (${q.node}::text IS NOT NULL AND (labels->>'node' = ${q.node}::text OR labels->>'host' = ${q.node}::text)))
+      ORDER BY (lower(severity) = ANY(${NOTABLE}::text[])) DESC, ts DESC, id DESC
+      LIMIT ${LIMITS.logs}::int`,
   );
   return rows.map((r) => logItem(String(r.id), String(r.at), String(r.severity), String(r.message), r.labels));
 }
@@ -253,6 +245,13 @@ export function lokiLineId(l: LogLine): string {
     .slice(0, 24)}`;
 }
 
+/** Where a workload is: the tenant's account and the namespace. */
+interface WorkloadPlace {
+  tenant: string;
+  account: string;
+  ns: string;
+}
+
 /** The workload's state and its pods (status, restarts, last termination), and whether it changed lately. */
 async function workloadState(
   db: Queryable,
@@ -262,16 +261,29 @@ async function workloadState(
   workload: string,
   at: string,
 ): Promise<EvidenceItem[]> {
-  const items: EvidenceItem[] = [];
-  const [w] = await db.query(
-    `SELECT id::text, name, namespace, kind, status, replicas, ready_pods, total_pods, cpu_request::float8, cpu_limit::float8,
+  const place = { tenant, account, ns };
+  return [...(await workloadItems(db, place, workload, at)), ...(await podItems(db, place, workload))];
+}
+
+/** The workload row, and a change when it was updated within a day before the event. */
+async function workloadItems(
+  db: Queryable,
+  { tenant, account, ns }: WorkloadPlace,
+  workload: string,
+  at: string,
+): Promise<EvidenceItem[]> {
+  const before = at.replace('Z', '');
+  const [w] = await query(
+    db,
+    sql`SELECT id::text, name, namespace, kind, status, replicas, ready_pods, total_pods, cpu_request::float8, cpu_limit::float8,
             memory_request::float8, memory_limit::float8, meta, ${isoTs('updated_at')} AS updated_at,
-            (updated_at BETWEEN $5::timestamp - interval '1 day' AND $5::timestamp) AS changed_before
-       FROM k8s_workloads WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND namespace = $3::text AND name = $4::text LIMIT 1`,
-    [tenant, account, ns, workload, at.replace('Z', '')],
+            (updated_at BETWEEN ${before}::timestamp - interval '1 day' AND ${before}::timestamp) AS changed_before
+       FROM k8s_workloads WHERE tenant_id = ${tenant}::uuid AND cloud_account_id = ${account}::uuid
+        AND namespace = ${ns}::text AND name = ${workload}::text LIMIT 1`,
   );
-  if (w) {
-    items.push({
+  if (!w) return [];
+  const items: EvidenceItem[] = [
+    {
       ref: { type: 'k8s_workload', id: String(w.id), title: `${w.kind} ${w.namespace}/${w.name}` },
       role: 'workload',
       text: `${w.kind} ${w.namespace}/${w.name} status ${w.status}, ${w.ready_pods}/${w.total_pods} pods ready; ${JSON.stringify(w.meta ?? {})}`,
@@ -284,42 +296,50 @@ async function workloadState(
         memory_request: w.memory_request,
         memory_limit: w.memory_limit,
       },
-    });
-    if (w.changed_before) {
-      items.push({
-        ref: { type: 'k8s_workload', id: String(w.id), title: `${w.kind} ${w.namespace}/${w.name} changed` },
-        role: 'change',
-        text: `${w.kind} ${w.namespace}/${w.name} was updated at ${w.updated_at}, within a day before the event`,
-        at: String(w.updated_at),
-      });
-    }
-  }
-  const pods = await db.query(
-    `SELECT cloud_resource_id::text AS id, name, status, node_name, restart_count, meta FROM k8s_pods
-      WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND namespace = $3::text AND workload_name = $4::text
-      ORDER BY name LIMIT 10`,
-    [tenant, account, ns, workload],
-  );
-  for (const p of pods) {
-    const restarts = Object.values((p.restart_count ?? {}) as Record<string, number>).reduce(
-      (a, b) => a + Number(b || 0),
-      0,
-    );
+    },
+  ];
+  if (w.changed_before) {
     items.push({
-      ref: { type: 'k8s_pod', id: String(p.id), title: `pod ${ns}/${p.name}` },
-      role: 'pod',
-      text: `pod ${ns}/${p.name} status ${p.status}, ${restarts} restarts, node ${p.node_name ?? 'none'}; ${JSON.stringify(p.meta ?? {})}`,
-      facts: { status: p.status, restarts, node: p.node_name },
+      ref: { type: 'k8s_workload', id: String(w.id), title: `${w.kind} ${w.namespace}/${w.name} changed` },
+      role: 'change',
+      text: `${w.kind} ${w.namespace}/${w.name} was updated at ${w.updated_at}, within a day before the event`,
+      at: String(w.updated_at),
     });
   }
   return items;
 }
 
+/** The workload's pods: status, restarts (summed over containers), node. */
+async function podItems(
+  db: Queryable,
+  { tenant, account, ns }: WorkloadPlace,
+  workload: string,
+): Promise<EvidenceItem[]> {
+  const pods = await query(
+    db,
+    sql`SELECT cloud_resource_id::text AS id, name, status, node_name, restart_count, meta FROM k8s_pods
+      WHERE tenant_id = ${tenant}::uuid AND cloud_account_id = ${account}::uuid AND namespace = ${ns}::text AND workload_name = ${workload}::text
+      ORDER BY name LIMIT 10`,
+  );
+  return pods.map((p) => {
+    const restarts = Object.values((p.restart_count ?? {}) as Record<string, number>).reduce(
+      (a, b) => a + Number(b || 0),
+      0,
+    );
+    return {
+      ref: { type: 'k8s_pod', id: String(p.id), title: `pod ${ns}/${p.name}` },
+      role: 'pod' as const,
+      text: `pod ${ns}/${p.name} status ${p.status}, ${restarts} restarts, node ${p.node_name ?? 'none'}; ${JSON.stringify(p.meta ?? {})}`,
+      facts: { status: p.status, restarts, node: p.node_name },
+    };
+  });
+}
+
 async function nodeState(db: Queryable, tenant: string, account: string, node: string): Promise<EvidenceItem[]> {
-  const rows = await db.query(
-    `SELECT cloud_resource_id::text AS id, name, conditions, taints, cpu_allocatable::float8, memory_allocatable FROM k8s_nodes
-      WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND name = $3::text LIMIT 1`,
-    [tenant, account, node],
+  const rows = await query(
+    db,
+    sql`SELECT cloud_resource_id::text AS id, name, conditions, taints, cpu_allocatable::float8, memory_allocatable FROM k8s_nodes
+      WHERE tenant_id = ${tenant}::uuid AND cloud_account_id = ${account}::uuid AND name = ${node}::text LIMIT 1`,
   );
   return rows.map((n) => ({
     ref: { type: 'k8s_node', id: String(n.id), title: `node ${n.name}` },
@@ -331,10 +351,10 @@ async function nodeState(db: Queryable, tenant: string, account: string, node: s
 
 /** The event's own history (status changes): what changed on it, and when. */
 async function history(db: Queryable, tenant: string, eventId: string): Promise<EvidenceItem[]> {
-  const rows = await db.query(
-    `SELECT id::text, change_type, change_reason, new_value, ${isoTz('changed_at')} AS at FROM event_history
-      WHERE tenant_id = $1::uuid AND event_id = $2::uuid ORDER BY changed_at DESC LIMIT 5`,
-    [tenant, eventId],
+  const rows = await query(
+    db,
+    sql`SELECT id::text, change_type, change_reason, new_value, ${isoTz('changed_at')} AS at FROM event_history
+      WHERE tenant_id = ${tenant}::uuid AND event_id = ${eventId}::uuid ORDER BY changed_at DESC LIMIT 5`,
   );
   return rows.map((h) => ({
     ref: { type: 'event_history', id: String(h.id), title: `${h.change_type}: ${h.change_reason}` },
@@ -346,10 +366,10 @@ async function history(db: Queryable, tenant: string, eventId: string): Promise<
 
 async function resourceNameOf(db: Queryable, tenant: string, resourceId: string | null): Promise<string | null> {
   if (!resourceId) return null;
-  const [r] = await db.query('SELECT name FROM cloud_resourses WHERE id = $1::uuid AND tenant = $2::uuid', [
-    resourceId,
-    tenant,
-  ]);
+  const [r] = await query(
+    db,
+    sql`SELECT name FROM cloud_resourses WHERE id = ${resourceId}::uuid AND tenant = ${tenant}::uuid`,
+  );
   return (r?.name as string) ?? null;
 }
 
@@ -361,13 +381,13 @@ async function recommendations(
   resourceId: string | null,
   names: string[],
 ): Promise<EvidenceItem[]> {
-  const rows = await db.query(
-    `SELECT id::text, rule_name, category, severity, status, estimated_savings::float8 AS savings, recommendation FROM recommendation
-      WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND NOT is_dismissed
+  const rows = await query(
+    db,
+    sql`SELECT id::text, rule_name, category, severity, status, estimated_savings::float8 AS savings, recommendation FROM recommendation
+      WHERE tenant_id = ${tenant}::uuid AND cloud_account_id = ${account}::uuid AND NOT is_dismissed
         AND coalesce(status, 'Open') NOT IN ('Closed', 'Dismissed', 'Archive')
-        AND (resource_id = $3::uuid OR account_object_id = ANY($4::text[]) OR recommendation->>'resource' = ANY($4::text[]))
-      ORDER BY estimated_savings DESC NULLS LAST, id LIMIT ${LIMITS.recommendations}`,
-    [tenant, account, resourceId, pgArray(names)],
+        AND (resource_id = ${resourceId}::uuid OR account_object_id = ANY(${names}::text[]) OR recommendation->>'resource' = ANY(${names}::text[]))
+      ORDER BY estimated_savings DESC NULLS LAST, id LIMIT ${LIMITS.recommendations}::int`,
   );
   return rows.map((r) => {
     const body = (r.recommendation ?? {}) as Record<string, unknown>;
@@ -391,15 +411,16 @@ async function anomalies(
   workload: string | null,
 ): Promise<EvidenceItem[]> {
   if (!names.length) return [];
-  const rows = await db.query(
-    `SELECT id::text, anomaly_type, name, namespace, pod_name, current_value::float8 AS current_value, reference_value, ${isoTs('evaluated_at')} AS at
+  const around = at.replace('Z', '');
+  const rows = await query(
+    db,
+    sql`SELECT id::text, anomaly_type, name, namespace, pod_name, current_value::float8 AS current_value, reference_value, ${isoTs('evaluated_at')} AS at
        FROM anomaly
-      WHERE tenant = $1::uuid AND account_id = $2::uuid AND is_anomaly
-        AND evaluated_at BETWEEN $3::timestamp - interval '1 day' AND $3::timestamp + interval '1 day'
-        AND (name = ANY($4::text[]) OR ($5::text IS NOT NULL AND pod_name LIKE $5::text || '-%'))
-        AND ($6::text IS NULL OR namespace IS NULL OR namespace = $6::text)
-      ORDER BY evaluated_at DESC, id LIMIT ${LIMITS.anomalies}`,
-    [tenant, account, at.replace('Z', ''), pgArray(names), workload, ns],
+      WHERE tenant = ${tenant}::uuid AND account_id = ${account}::uuid AND is_anomaly
+        AND evaluated_at BETWEEN ${around}::timestamp - interval '1 day' AND ${around}::timestamp + interval '1 day'
+        AND (name = ANY(${names}::text[]) OR (${workload}::text IS NOT NULL AND pod_name LIKE ${workload}::text || '-%'))
+        AND (${ns}::text IS NULL OR namespace IS NULL OR namespace = ${ns}::text)
+      ORDER BY evaluated_at DESC, id LIMIT ${LIMITS.anomalies}::int`,
   );
   return rows.map((a) => ({
     ref: { type: 'anomaly', id: String(a.id), title: `${a.anomaly_type} anomaly on ${a.name}` },
@@ -418,12 +439,13 @@ async function spends(
   at: string,
   name: string,
 ): Promise<EvidenceItem[]> {
-  const rows = await db.query(
-    `SELECT to_char(date_trunc('day', date), 'YYYY-MM-DD') AS day, sum(amount)::float8 AS amount, min(id::text) AS id FROM spends
-      WHERE tenant = $1::uuid AND cloud_resource_id = $2::uuid
-        AND date BETWEEN $3::timestamp - interval '14 days' AND $3::timestamp
+  const until = at.replace('Z', '');
+  const rows = await query(
+    db,
+    sql`SELECT to_char(date_trunc('day', date), 'YYYY-MM-DD') AS day, sum(amount)::float8 AS amount, min(id::text) AS id FROM spends
+      WHERE tenant = ${tenant}::uuid AND cloud_resource_id = ${resourceId}::uuid
+        AND date BETWEEN ${until}::timestamp - interval '14 days' AND ${until}::timestamp
       GROUP BY 1 ORDER BY 1`,
-    [tenant, resourceId, at.replace('Z', '')],
   );
   if (!rows.length) return [];
   const series = rows.map((r) => ({ day: String(r.day), amount: Number(r.amount) }));
@@ -438,19 +460,22 @@ async function spends(
   ];
 }
 
+/** The searchable text of a rule article (knowledge_base). */
+const ARTICLE_TEXT = sql`to_tsvector('english', rule_name || ' ' || description || ' ' || diagnosis || ' ' || mitigation)`;
+
 /** Rule articles (knowledge_base) and the tenant's own knowledge bases that speak of the event. */
 async function knowledge(db: Queryable, tenant: string, account: string | null, e: EventRow): Promise<EvidenceItem[]> {
   const terms = orTerms(`${e.title} ${e.description ?? ''} ${e.failure ?? ''} ${e.finding_type}`);
   const items: EvidenceItem[] = [];
   const ruleNames = [e.finding_type, e.aggregation_key.split(':')[0] ?? ''].filter(Boolean);
-  const kb = await db.query(
-    `SELECT id::text, rule_name, description, diagnosis, mitigation,
-            ts_rank(to_tsvector('english', rule_name || ' ' || description || ' ' || diagnosis || ' ' || mitigation), to_tsquery('english', $2::text)) AS rank
+  const kb = await query(
+    db,
+    sql`SELECT id::text, rule_name, description, diagnosis, mitigation,
+            ts_rank(${ARTICLE_TEXT}, to_tsquery('english', ${terms}::text)) AS rank
        FROM knowledge_base
-      WHERE rule_name = ANY($1::text[])
-         OR ($2::text <> '' AND to_tsvector('english', rule_name || ' ' || description || ' ' || diagnosis || ' ' || mitigation) @@ to_tsquery('english', $2::text))
-      ORDER BY (rule_name = ANY($1::text[])) DESC, rank DESC, rule_name LIMIT ${LIMITS.knowledge}`,
-    [pgArray(ruleNames), terms],
+      WHERE rule_name = ANY(${ruleNames}::text[])
+         OR (${terms}::text <> '' AND ${ARTICLE_TEXT} @@ to_tsquery('english', ${terms}::text))
+      ORDER BY (rule_name = ANY(${ruleNames}::text[])) DESC, rank DESC, rule_name LIMIT ${LIMITS.knowledge}::int`,
   );
   for (const k of kb) {
     items.push({
@@ -461,11 +486,12 @@ async function knowledge(db: Queryable, tenant: string, account: string | null, 
     });
   }
   if (terms && account) {
-    const docs = await db.query(
-      `SELECT id::text, name, left(data, 600) AS excerpt, ts_rank(search, to_tsquery('english', $3::text)) AS rank FROM ai_knowledgebase
-        WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND status = 'active' AND search @@ to_tsquery('english', $3::text)
-        ORDER BY rank DESC, name LIMIT ${LIMITS.knowledge}`,
-      [tenant, account, terms],
+    const docs = await query(
+      db,
+      sql`SELECT id::text, name, left(data, 600) AS excerpt, ts_rank(search, to_tsquery('english', ${terms}::text)) AS rank FROM ai_knowledgebase
+        WHERE tenant_id = ${tenant}::uuid AND cloud_account_id = ${account}::uuid AND status = 'active'
+          AND search @@ to_tsquery('english', ${terms}::text)
+        ORDER BY rank DESC, name LIMIT ${LIMITS.knowledge}::int`,
     );
     for (const d of docs) {
       items.push({
@@ -522,9 +548,4 @@ const STOP = new Set([
 export function orTerms(text: string, max = 16): string {
   const words = (text.toLowerCase().match(/[a-z][a-z0-9]{2,}/g) ?? []).filter((w) => !STOP.has(w));
   return [...new Set(words)].slice(0, max).join(' | ');
-}
-
-/** A text[] literal for a $n::text[] parameter (parameters travel as text). */
-export function pgArray(values: string[]): string {
-  return `{${values.map((v) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
 }

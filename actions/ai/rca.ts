@@ -1,6 +1,5 @@
 import type { ActionContext } from '../context';
-import { RequestError } from '../api';
-import { tenantOf, uuidArg } from '../api';
+import { query, RequestError, sql, tenantOf, uuidArg } from '../api';
 import { gatherEvidence, loadEvent } from './evidence';
 import { askModel, SYSTEM_PROMPT } from './model-answer';
 import { diagnose, type Diagnosis } from './reasoner';
@@ -73,10 +72,10 @@ async function eventOf(
 }
 
 async function storedAnalysis(ctx: ActionContext, tenant: string, eventId: string, kind: string) {
-  const [row] = await ctx.db.query(
-    `SELECT data, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS stored_at FROM ai_event_analysis
-      WHERE tenant_id = $1::uuid AND event_id = $2::uuid AND kind = $3::text`,
-    [tenant, eventId, kind],
+  const [row] = await query(
+    ctx.db,
+    sql`SELECT data, to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS stored_at FROM ai_event_analysis
+      WHERE tenant_id = ${tenant}::uuid AND event_id = ${eventId}::uuid AND kind = ${kind}::text`,
   );
   return row ? { ...(row.data as Record<string, unknown>), source: 'stored', stored_at: row.stored_at } : null;
 }
@@ -90,12 +89,12 @@ async function store(
   kind: string,
   data: Record<string, unknown>,
 ) {
-  const [row] = await ctx.db.query(
-    `INSERT INTO ai_event_analysis (tenant_id, cloud_account_id, event_id, kind, answered_by, data)
-     VALUES ($1::uuid, $2::uuid, $3::uuid, $4::text, $5::text, $6::jsonb)
+  const [row] = await query(
+    ctx.db,
+    sql`INSERT INTO ai_event_analysis (tenant_id, cloud_account_id, event_id, kind, answered_by, data)
+     VALUES (${tenant}::uuid, ${account}::uuid, ${eventId}::uuid, ${kind}::text, ${String(data.answered_by)}::text, ${JSON.stringify(data)}::jsonb)
      ON CONFLICT (tenant_id, event_id, kind) DO UPDATE SET answered_by = EXCLUDED.answered_by, data = EXCLUDED.data, updated_at = now()
      RETURNING to_char(updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS stored_at`,
-    [tenant, account, eventId, kind, String(data.answered_by), JSON.stringify(data)],
   );
   return { ...data, source: 'generated', stored_at: row.stored_at };
 }
@@ -177,46 +176,20 @@ function fixBody(ev: Evidence, dx: Diagnosis) {
   return { summary, suggestions, root_causes: dx.causes };
 }
 
+/** Log lines of one message shape. */
+interface LogGroup {
+  pattern: string;
+  count: number;
+  severity: string;
+  first_at: string;
+  last_at: string;
+  example: string;
+  log_ids: string[];
+}
+
 /** ai_get_recommendation "logs": the event's log lines grouped by message shape, each with what it suggests. */
 function logsBody(ev: Evidence, dx: Diagnosis) {
-  const groups = new Map<
-    string,
-    {
-      pattern: string;
-      count: number;
-      severity: string;
-      first_at: string;
-      last_at: string;
-      example: string;
-      log_ids: string[];
-    }
-  >();
-  for (const item of ev.items.filter((i) => i.role === 'log')) {
-    // Numbers, hex ids and quoted names vary between otherwise identical lines.
-    const pattern = item.text
-      .replace(/\b[0-9a-f]{8,}\b/gi, '<id>')
-      .replace(/\d+(\.\d+)?/g, '<n>')
-      .slice(0, 160);
-    const g = groups.get(pattern);
-    const at = item.at ?? '';
-    if (g) {
-      g.count++;
-      g.log_ids.push(item.ref.id);
-      if (at < g.first_at) g.first_at = at;
-      if (at > g.last_at) g.last_at = at;
-    } else {
-      groups.set(pattern, {
-        pattern,
-        count: 1,
-        severity: String(item.facts?.severity ?? ''),
-        first_at: at,
-        last_at: at,
-        example: item.text,
-        log_ids: [item.ref.id],
-      });
-    }
-  }
-  const patterns = [...groups.values()]
+  const patterns = [...logGroups(ev).values()]
     .sort((a, b) => severityRank(b.severity) - severityRank(a.severity) || b.count - a.count)
     .map((g) => {
       const rule = RULES.find((r) => [...r.strong, ...r.weak].some((p) => p.test(g.example)));
@@ -242,6 +215,37 @@ function logsBody(ev: Evidence, dx: Diagnosis) {
       (dx.causes[0] ? ` They point at ${dx.causes[0].title.toLowerCase()}.` : '')
     : `${dx.analyst[0]!.toUpperCase()}${dx.analyst.slice(1)}: no log lines of the workload were found around "${ev.event.title}".`;
   return { summary, log_patterns: patterns, suggestions, root_causes: dx.causes };
+}
+
+/** The evidence's log lines by message shape, in the order each shape first appears. */
+function logGroups(ev: Evidence): Map<string, LogGroup> {
+  const groups = new Map<string, LogGroup>();
+  for (const item of ev.items.filter((i) => i.role === 'log')) {
+    // Numbers, hex ids and quoted names vary between otherwise identical lines.
+    const pattern = item.text
+      .replace(/\b[0-9a-f]{8,}\b/gi, '<id>')
+      .replace(/\d+(\.\d+)?/g, '<n>')
+      .slice(0, 160);
+    const g = groups.get(pattern);
+    const at = item.at ?? '';
+    if (g) {
+      g.count++;
+      g.log_ids.push(item.ref.id);
+      if (at < g.first_at) g.first_at = at;
+      if (at > g.last_at) g.last_at = at;
+    } else {
+      groups.set(pattern, {
+        pattern,
+        count: 1,
+        severity: String(item.facts?.severity ?? ''),
+        first_at: at,
+        last_at: at,
+        example: item.text,
+        log_ids: [item.ref.id],
+      });
+    }
+  }
+  return groups;
 }
 
 const severityRank = (s: string) =>

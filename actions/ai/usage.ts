@@ -1,5 +1,5 @@
 import type { AiConfig } from './config';
-import type { Queryable } from '../api';
+import { query, sql, type Queryable } from '../api';
 
 /**
  * Token usage and budgets. Each answer of the model is recorded with the tokens it reported, per
@@ -24,19 +24,11 @@ export interface Usage {
 }
 
 export async function recordUsage(db: Queryable, u: Usage): Promise<void> {
-  await db.query(
-    `INSERT INTO ai_usage (tenant_id, cloud_account_id, module, operation, model, prompt_tokens, completion_tokens, subject_id)
-     VALUES ($1::uuid, $2::uuid, $3::text, $4::text, $5::text, $6::int, $7::int, $8::text)`,
-    [
-      u.tenant,
-      u.account,
-      u.module,
-      u.operation,
-      u.model,
-      String(u.promptTokens),
-      String(u.completionTokens),
-      u.subjectId,
-    ],
+  await query(
+    db,
+    sql`INSERT INTO ai_usage (tenant_id, cloud_account_id, module, operation, model, prompt_tokens, completion_tokens, subject_id)
+     VALUES (${u.tenant}::uuid, ${u.account}::uuid, ${u.module}::text, ${u.operation}::text, ${u.model}::text,
+             ${u.promptTokens}::int, ${u.completionTokens}::int, ${u.subjectId}::text)`,
   );
 }
 
@@ -55,7 +47,7 @@ export interface ModuleBudget {
 
 /** The month the budgets count, as 'YYYY-MM' (UTC). */
 export async function currentPeriod(db: Queryable): Promise<string> {
-  const [row] = await db.query(`SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM') AS period`);
+  const [row] = await query(db, sql`SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM') AS period`);
   return String(row.period);
 }
 
@@ -67,23 +59,23 @@ export async function moduleBudget(
   account: string,
   module: Module,
 ): Promise<ModuleBudget> {
-  const [row] = await db.query(
-    `WITH month AS (SELECT date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS start)
+  const [row] = await query(
+    db,
+    sql`WITH month AS (SELECT date_trunc('month', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS start)
      SELECT
        (SELECT coalesce(sum(total_tokens), 0)::float8 FROM ai_usage, month
-         WHERE tenant_id = $1::uuid AND module = $3::text AND created_at >= month.start) AS tenant_usage,
+         WHERE tenant_id = ${tenant}::uuid AND module = ${module}::text AND created_at >= month.start) AS tenant_usage,
        (SELECT coalesce(sum(total_tokens), 0)::float8 FROM ai_usage, month
-         WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND module = $3::text AND created_at >= month.start) AS account_usage,
+         WHERE tenant_id = ${tenant}::uuid AND cloud_account_id = ${account}::uuid AND module = ${module}::text AND created_at >= month.start) AS account_usage,
        (SELECT tenant_tokens::float8 FROM ai_budget
-         WHERE tenant_id = $1::uuid AND cloud_account_id IS NULL AND (module = $3::text OR module IS NULL) AND tenant_tokens IS NOT NULL
+         WHERE tenant_id = ${tenant}::uuid AND cloud_account_id IS NULL AND (module = ${module}::text OR module IS NULL) AND tenant_tokens IS NOT NULL
          ORDER BY module IS NULL LIMIT 1) AS tenant_limit,
        (SELECT account_tokens::float8 FROM ai_budget
-         WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid AND (module = $3::text OR module IS NULL) AND account_tokens IS NOT NULL
+         WHERE tenant_id = ${tenant}::uuid AND cloud_account_id = ${account}::uuid AND (module = ${module}::text OR module IS NULL) AND account_tokens IS NOT NULL
          ORDER BY module IS NULL LIMIT 1) AS account_limit,
        (SELECT account_tokens::float8 FROM ai_budget
-         WHERE tenant_id = $1::uuid AND cloud_account_id IS NULL AND (module = $3::text OR module IS NULL) AND account_tokens IS NOT NULL
+         WHERE tenant_id = ${tenant}::uuid AND cloud_account_id IS NULL AND (module = ${module}::text OR module IS NULL) AND account_tokens IS NOT NULL
          ORDER BY module IS NULL LIMIT 1) AS tenant_account_limit`,
-    [tenant, account, module],
   );
   const tenantLimit =
     row.tenant_limit == null
