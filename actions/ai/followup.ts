@@ -1,7 +1,5 @@
-import type { Queryable } from '../api';
 import type { ActionContext } from '../context';
-import { RequestError } from '../api';
-import { tenantOf, uuidArg } from '../api';
+import { isTenantAccount, isUuid, query, RequestError, sql, tenantOf, uuidArg, type Queryable } from '../api';
 import { gatherEvidence, loadEvent } from './evidence';
 import { askModel, SYSTEM_PROMPT } from './model-answer';
 import { diagnose } from './reasoner';
@@ -28,45 +26,17 @@ interface FollowupInput {
 export async function ai_followup_response(args: Record<string, unknown>, ctx: ActionContext) {
   const tenant = tenantOf(ctx);
   const input = (args.request ?? {}) as FollowupInput;
-  const message = typeof input.message === 'string' ? input.message.trim() : '';
-  if (!message) throw new RequestError('validation-failed', 'request.message must not be empty', '$.request.message');
-  if (message.length > MAX_MESSAGE)
-    throw new RequestError(
-      'validation-failed',
-      `request.message is longer than ${MAX_MESSAGE} characters`,
-      '$.request.message',
-    );
-  const accountId = uuidArg(input.account_id, 'request.account_id');
-  const [acct] = await ctx.db.query(
-    'SELECT id::text, account_name, cloud_provider FROM cloud_accounts WHERE id = $1::uuid AND tenant = $2::uuid',
-    [accountId, tenant],
-  );
-  if (!acct) throw new RequestError('validation-failed', `account ${accountId} not found`, '$.request.account_id');
-  const account = { id: accountId, name: String(acct.account_name), provider: (acct.cloud_provider as string) ?? null };
-  const userId = /^[0-9a-f-]{36}$/i.test(ctx.session.vars['x-hasura-user-id'] ?? '')
-    ? ctx.session.vars['x-hasura-user-id']!
-    : null;
-
-  // The question is stored with its conversation before the model is asked, each write in a short
-  // transaction of its own: waiting on the model holds no connection. clock_timestamp, not now():
-  // inside a request's transaction (a mutation that also changes tables) now() is one instant, and
-  // the history sent to the model must keep the question before its answer.
-  const { conversationId, questionId } = await ctx.transaction(async (tx) => {
-    const conversationId = await conversationOf(tx, tenant, accountId, input.conversation_id, message, userId);
-    const [question] = await tx.query(
-      `INSERT INTO ai_message (tenant_id, conversation_id, role, content, created_at)
-       VALUES ($1::uuid, $2::uuid, 'user', $3::text, clock_timestamp()) RETURNING id::text`,
-      [tenant, conversationId, message],
-    );
-    return { conversationId, questionId: String(question.id) };
-  });
+  const message = messageOf(input);
+  const account = await accountOf(ctx, tenant, input.account_id);
+  const userId = isUuid(ctx.session.vars['x-hasura-user-id'] ?? '') ? ctx.session.vars['x-hasura-user-id']! : null;
+  const { conversationId, questionId } = await storeQuestion(ctx, tenant, account.id, input, message, userId);
   const found = await retrieve(ctx.db, tenant, account, message, conversationId, questionId);
   const offline = await builtinAnswer(ctx, tenant, message, found);
   const refs = dedupe([...offline.refs, ...allFound(found).map((f) => f.ref)]);
 
   const outcome = await askModel(ctx, {
     tenant,
-    account: accountId,
+    account: account.id,
     module: 'user_investigation',
     operation: 'ai_followup_response',
     subjectId: conversationId,
@@ -76,37 +46,8 @@ export async function ai_followup_response(args: Record<string, unknown>, ctx: A
   const response =
     outcome.kind === 'model' ? outcome.content : outcome.notice ? `${outcome.notice}\n\n${offline.text}` : offline.text;
   const answeredBy = outcome.kind === 'model' ? `model:${outcome.model}` : 'builtin';
-
-  const answerId = await ctx.transaction(async (tx) => {
-    const [answer] = await tx.query(
-      `INSERT INTO ai_message (tenant_id, conversation_id, role, content, refs, status, answered_by, created_at)
-       VALUES ($1::uuid, $2::uuid, 'assistant', $3::text, $4::jsonb, 'completed', $5::text, clock_timestamp()) RETURNING id::text`,
-      [tenant, conversationId, response, JSON.stringify(refs), answeredBy],
-    );
-    for (const r of refs) {
-      await tx.query(
-        `INSERT INTO ai_reference (tenant_id, cloud_account_id, conversation_id, message_id, reference_id, type, content)
-         VALUES ($1::uuid, $2::uuid, $3::uuid, $4::uuid, $5::text, $6::text, $7::text)`,
-        [tenant, accountId, conversationId, String(answer.id), r.id, r.type, r.title],
-      );
-    }
-    await tx.query(
-      `INSERT INTO ai_memory (tenant_id, cloud_account_id, conversation_id, message_id, memory_type, content)
-       VALUES ($1::uuid, $2::uuid, $3::uuid, $4::uuid, 'exchange', $5::text)`,
-      [
-        tenant,
-        accountId,
-        conversationId,
-        String(answer.id),
-        `Q: ${message}\nA (${answeredBy}): ${response.slice(0, 600)}`,
-      ],
-    );
-    await tx.query('UPDATE ai_conversation SET updated_at = now() WHERE id = $1::uuid AND tenant_id = $2::uuid', [
-      conversationId,
-      tenant,
-    ]);
-    return String(answer.id);
-  });
+  const answer: Answer = { tenant, account: account.id, conversationId, message, response, answeredBy, refs };
+  const answerId = await ctx.transaction((tx) => storeAnswer(tx, answer));
   return {
     conversation_id: conversationId,
     message_id: answerId,
@@ -115,6 +56,97 @@ export async function ai_followup_response(args: Record<string, unknown>, ctx: A
     status: 'completed',
     answered_by: answeredBy,
   };
+}
+
+/** The question, trimmed: not empty, at most MAX_MESSAGE characters. */
+function messageOf(input: FollowupInput): string {
+  const message = typeof input.message === 'string' ? input.message.trim() : '';
+  if (!message) throw new RequestError('validation-failed', 'request.message must not be empty', '$.request.message');
+  if (message.length > MAX_MESSAGE)
+    throw new RequestError(
+      'validation-failed',
+      `request.message is longer than ${MAX_MESSAGE} characters`,
+      '$.request.message',
+    );
+  return message;
+}
+
+/** The request's account, one of the tenant's (else not found, as one that does not exist), with its name. */
+async function accountOf(ctx: ActionContext, tenant: string, given: unknown): Promise<Retrieved['account']> {
+  const accountId = uuidArg(given, 'request.account_id');
+  if (!(await isTenantAccount(ctx.db, tenant, accountId)))
+    throw new RequestError('validation-failed', `account ${accountId} not found`, '$.request.account_id');
+  const [acct] = await query(
+    ctx.db,
+    sql`SELECT account_name, cloud_provider FROM cloud_accounts WHERE id = ${accountId}::uuid AND tenant = ${tenant}::uuid`,
+  );
+  return { id: accountId, name: String(acct.account_name), provider: (acct.cloud_provider as string) ?? null };
+}
+
+/**
+ * The question is stored with its conversation before the model is asked, each write in a short
+ * transaction of its own: waiting on the model holds no connection. clock_timestamp, not now():
+ * inside a request's transaction (a mutation that also changes tables) now() is one instant, and
+ * the history sent to the model must keep the question before its answer.
+ */
+async function storeQuestion(
+  ctx: ActionContext,
+  tenant: string,
+  accountId: string,
+  input: FollowupInput,
+  message: string,
+  userId: string | null,
+): Promise<{ conversationId: string; questionId: string }> {
+  return ctx.transaction(async (tx) => {
+    const conversationId = await conversationOf(tx, tenant, accountId, input.conversation_id, message, userId);
+    const [question] = await query(
+      tx,
+      sql`INSERT INTO ai_message (tenant_id, conversation_id, role, content, created_at)
+       VALUES (${tenant}::uuid, ${conversationId}::uuid, 'user', ${message}::text, clock_timestamp()) RETURNING id::text`,
+    );
+    return { conversationId, questionId: String(question.id) };
+  });
+}
+
+/** An answer to store: what was asked, what was answered, by whom, and on what records. */
+interface Answer {
+  tenant: string;
+  account: string;
+  conversationId: string;
+  message: string;
+  response: string;
+  answeredBy: string;
+  refs: Reference[];
+}
+
+/** Stores the answer with its references and the memory of the exchange; the id of the answer's message. */
+async function storeAnswer(tx: Queryable, a: Answer): Promise<string> {
+  const { tenant, account, conversationId } = a;
+  const [answer] = await query(
+    tx,
+    sql`INSERT INTO ai_message (tenant_id, conversation_id, role, content, refs, status, answered_by, created_at)
+       VALUES (${tenant}::uuid, ${conversationId}::uuid, 'assistant', ${a.response}::text, ${JSON.stringify(a.refs)}::jsonb,
+               'completed', ${a.answeredBy}::text, clock_timestamp()) RETURNING id::text`,
+  );
+  const answerId = String(answer.id);
+  for (const r of a.refs) {
+    await query(
+      tx,
+      sql`INSERT INTO ai_reference (tenant_id, cloud_account_id, conversation_id, message_id, reference_id, type, content)
+         VALUES (${tenant}::uuid, ${account}::uuid, ${conversationId}::uuid, ${answerId}::uuid, ${r.id}::text, ${r.type}::text, ${r.title}::text)`,
+    );
+  }
+  const memory = `Q: ${a.message}\nA (${a.answeredBy}): ${a.response.slice(0, 600)}`;
+  await query(
+    tx,
+    sql`INSERT INTO ai_memory (tenant_id, cloud_account_id, conversation_id, message_id, memory_type, content)
+       VALUES (${tenant}::uuid, ${account}::uuid, ${conversationId}::uuid, ${answerId}::uuid, 'exchange', ${memory}::text)`,
+  );
+  await query(
+    tx,
+    sql`UPDATE ai_conversation SET updated_at = now() WHERE id = ${conversationId}::uuid AND tenant_id = ${tenant}::uuid`,
+  );
+  return answerId;
 }
 
 /** The conversation to add to: the caller's own (another tenant's is not found), or a new one. */
@@ -128,16 +160,18 @@ async function conversationOf(
 ): Promise<string> {
   if (given !== null && given !== undefined && given !== '') {
     const id = uuidArg(given, 'request.conversation_id');
-    const [row] = await db.query(
-      `SELECT id::text FROM ai_conversation WHERE id = $1::uuid AND tenant_id = $2::uuid AND (cloud_account_id IS NULL OR cloud_account_id = $3::uuid)`,
-      [id, tenant, account],
+    const [row] = await query(
+      db,
+      sql`SELECT id::text FROM ai_conversation
+           WHERE id = ${id}::uuid AND tenant_id = ${tenant}::uuid AND (cloud_account_id IS NULL OR cloud_account_id = ${account}::uuid)`,
     );
     if (!row) throw new RequestError('validation-failed', `conversation ${id} not found`, '$.request.conversation_id');
     return id;
   }
-  const [row] = await db.query(
-    `INSERT INTO ai_conversation (tenant_id, cloud_account_id, user_id, title) VALUES ($1::uuid, $2::uuid, $3::uuid, $4::text) RETURNING id::text`,
-    [tenant, account, userId, message.slice(0, 120)],
+  const [row] = await query(
+    db,
+    sql`INSERT INTO ai_conversation (tenant_id, cloud_account_id, user_id, title)
+        VALUES (${tenant}::uuid, ${account}::uuid, ${userId}::uuid, ${message.slice(0, 120)}::text) RETURNING id::text`,
   );
   return String(row.id);
 }
@@ -159,6 +193,9 @@ function dedupe(refs: Reference[]): Reference[] {
   });
 }
 
+/** A found record as a line of an answer, its reference kept for the answer's references. */
+type Cite = (x: Found) => string;
+
 /** The built-in analyst's answer: what retrieval found, laid out by what the question asks. */
 async function builtinAnswer(
   ctx: ActionContext,
@@ -166,50 +203,21 @@ async function builtinAnswer(
   message: string,
   f: Retrieved,
 ): Promise<{ text: string; refs: Reference[] }> {
-  const parts: string[] = [];
   const refs: Reference[] = [];
   const acct = `${f.account.name}${f.account.provider ? ` (${f.account.provider})` : ''}`;
-  const cite = (x: Found) => {
+  const cite: Cite = (x) => {
     refs.push(x.ref);
     return `${x.line} [${x.ref.type}:${x.ref.id}]`;
   };
-  if (f.topRecommendations.length) {
-    const total = f.topRecommendations.reduce((s, r) => s + Number(r.facts?.savings ?? 0), 0);
-    parts.push(
-      `Top cost recommendations for ${acct}, by estimated monthly savings:\n` +
-        f.topRecommendations.map((r, i) => `${i + 1}. ${cite(r)}`).join('\n') +
-        `\nTogether they would save about ${money(total)} a month.`,
-    );
-  } else if (f.intents.has('recommendations')) {
-    parts.push(`${acct} has no open recommendations with estimated savings.`);
-  }
-  if (f.spendByService.length && f.spendPeriod) {
-    parts.push(
-      `Spend of ${acct} from ${f.spendPeriod.from} to ${f.spendPeriod.to}, by service:\n` +
-        f.spendByService.map((s, i) => `${i + 1}. ${cite(s)}`).join('\n'),
-    );
-  }
+  const parts = costParts(f, acct, cite);
   if (f.events.length && (f.intents.has('incident') || !parts.length)) {
     parts.push(
       `Events of ${acct} that match your question:\n` + f.events.map((e, i) => `${i + 1}. ${cite(e)}`).join('\n'),
     );
-    if (f.intents.has('incident')) {
-      // The same analysis as ai_get_rca, on the best match: a "why" question gets a cause, not a list.
-      const event = await loadEvent(ctx.db, tenant, f.events[0]!.ref.id);
-      if (event) {
-        const dx = diagnose(await gatherEvidence(ctx.db, tenant, event, ctx.config.logs));
-        const top = dx.causes[0];
-        parts.push(
-          dx.summary +
-            (top
-              ? `\nSuggested actions:\n${top.actions
-                  .slice(0, 3)
-                  .map((a) => `- ${a}`)
-                  .join('\n')}`
-              : ''),
-        );
-        if (top) refs.push(...top.evidence.slice(0, 5).map(({ type, id, title }) => ({ type, id, title })));
-      }
+    const cause = f.intents.has('incident') ? await likelyCause(ctx, tenant, f.events[0]!) : null;
+    if (cause) {
+      parts.push(cause.text);
+      refs.push(...cause.refs);
     }
   }
   if (!f.topRecommendations.length && f.recommendations.length && !f.intents.has('spend')) {
@@ -236,6 +244,51 @@ async function builtinAnswer(
   };
 }
 
+/** The answer's first parts: the top recommendations by savings (or that there are none), and spend by service. */
+function costParts(f: Retrieved, acct: string, cite: Cite): string[] {
+  const parts: string[] = [];
+  if (f.topRecommendations.length) {
+    const total = f.topRecommendations.reduce((s, r) => s + Number(r.facts?.savings ?? 0), 0);
+    parts.push(
+      `Top cost recommendations for ${acct}, by estimated monthly savings:\n` +
+        f.topRecommendations.map((r, i) => `${i + 1}. ${cite(r)}`).join('\n') +
+        `\nTogether they would save about ${money(total)} a month.`,
+    );
+  } else if (f.intents.has('recommendations')) {
+    parts.push(`${acct} has no open recommendations with estimated savings.`);
+  }
+  if (f.spendByService.length && f.spendPeriod) {
+    parts.push(
+      `Spend of ${acct} from ${f.spendPeriod.from} to ${f.spendPeriod.to}, by service:\n` +
+        f.spendByService.map((s, i) => `${i + 1}. ${cite(s)}`).join('\n'),
+    );
+  }
+  return parts;
+}
+
+/**
+ * The same analysis as ai_get_rca, on the best matching event: a "why" question gets a cause, not a
+ * list. The diagnosis's summary with the actions of its leading cause, and that cause's evidence.
+ */
+async function likelyCause(
+  ctx: ActionContext,
+  tenant: string,
+  best: Found,
+): Promise<{ text: string; refs: Reference[] } | null> {
+  const event = await loadEvent(ctx.db, tenant, best.ref.id);
+  if (!event) return null;
+  const dx = diagnose(await gatherEvidence(ctx.db, tenant, event, ctx.config.logs));
+  const top = dx.causes[0];
+  const actions = top
+    ? `\nSuggested actions:\n${top.actions
+        .slice(0, 3)
+        .map((a) => `- ${a}`)
+        .join('\n')}`
+    : '';
+  const refs = top ? top.evidence.slice(0, 5).map(({ type, id, title }) => ({ type, id, title })) : [];
+  return { text: dx.summary + actions, refs };
+}
+
 /** The conversation so far, and the question with the records retrieved for it. */
 async function modelMessages(
   ctx: ActionContext,
@@ -246,11 +299,12 @@ async function modelMessages(
   f: Retrieved,
   offline: string,
 ): Promise<ChatMessage[]> {
-  const history = await ctx.db.query(
-    `SELECT role, content FROM (SELECT role, content, created_at, id FROM ai_message
-       WHERE tenant_id = $1::uuid AND conversation_id = $2::uuid AND id <> $3::uuid ORDER BY created_at DESC, id DESC LIMIT 10) m
+  const history = await query(
+    ctx.db,
+    sql`SELECT role, content FROM (SELECT role, content, created_at, id FROM ai_message
+       WHERE tenant_id = ${tenant}::uuid AND conversation_id = ${conversationId}::uuid AND id <> ${questionId}::uuid
+       ORDER BY created_at DESC, id DESC LIMIT 10) m
      ORDER BY created_at, id`,
-    [tenant, conversationId, questionId],
   );
   const records = allFound(f).map((x) => ({ ref: `${x.ref.type}:${x.ref.id}`, text: x.text.slice(0, 600) }));
   return [
