@@ -17,6 +17,9 @@ export { RequestError, type ErrorCode } from '../engine/core/errors';
 export { httpUrl, int, positive, type Env } from '../engine/core/env';
 export { isUuid } from '../engine/core/uuid';
 export { createApiToken, deleteApiToken, listApiTokens } from '../engine/serve/auth/api-tokens';
+export type { SignedInPage } from '../engine/serve/web/routes';
+export { when } from '../engine/serve/web/pages';
+export { html } from 'hono/html';
 export type { EngineActionContext };
 
 /** The caller's tenant. Handlers never take it from arguments: it comes from the session only. */

@@ -3,7 +3,8 @@
  * that tsc and the dependency rules see them. The composition root (engine/main.ts) hands this to the
  * engine; a family added to the catalogue is added here once.
  */
-import type { ActionModules } from './api';
+import type { ActionModules, SignedInPage } from './api';
+import { ticketPage } from './tickets/page';
 import * as ai from './ai';
 import * as aiCatalogue from './ai-catalogue';
 import * as anomalies from './anomalies';
@@ -33,3 +34,6 @@ export const ACTION_MODULES: ActionModules = {
   tickets,
   workflows,
 };
+
+/** Pages of the families behind sign-in, served by the web room: the platform's own ticket URLs. */
+export const ACTION_PAGES: readonly SignedInPage[] = [ticketPage];

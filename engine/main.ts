@@ -14,7 +14,7 @@ import { readLicense, type License } from './serve/saml/license';
 import { samlAvailable } from './serve/saml/health';
 import { seedDemoData, seedDemoScale } from '../demo/seed';
 import { loadActionsConfig, type ActionsConfig } from '../actions/config';
-import { ACTION_MODULES } from '../actions/registry';
+import { ACTION_MODULES, ACTION_PAGES } from '../actions/registry';
 import { jsonLogger, type Logger } from './core/logger';
 /**
  * The composition root: configuration -> database -> migrations -> demo data -> model -> engine ->
@@ -88,6 +88,7 @@ export async function startEngine(
       resolveSession,
       auth: config.auth,
       saml: { config, license: () => license, log },
+      pages: ACTION_PAGES,
     });
     const close = async () => {
       await revocations.stop();

@@ -11,7 +11,7 @@ import { errorBody } from '../../core/errors';
 import type { AuthConfig } from '../../core/config';
 import { samlAvailable } from '../saml/health';
 import { mountSamlRoutes, type SamlDeps } from '../saml/routes';
-import { mountWebRoutes } from '../web/routes';
+import { mountWebRoutes, type SignedInPage } from '../web/routes';
 import { mountAuthRoutes } from './auth-routes';
 import { adminSecretSessions } from '../auth/admin-secret';
 import type { SessionResolver } from '../../core/session';
@@ -27,6 +27,8 @@ export interface AppOptions {
   auth?: AuthConfig;
   /** SAML settings and the license: with them (and `auth`), the /api/auth/saml routes are served. */
   saml?: Omit<SamlDeps, 'db'>;
+  /** Pages other rooms add behind sign-in (served with `auth`). */
+  pages?: readonly SignedInPage[];
 }
 
 /** The HTTP surface: health, the token exchange, and GraphQL at /api/graphql (and Hasura's /v1/graphql). */
@@ -48,6 +50,7 @@ export function createApp(opts: AppOptions): Hono {
       db: opts.db,
       config: { auth: opts.auth },
       samlEnabled: () => (saml ? samlAvailable(saml.config) : false),
+      pages: opts.pages,
     });
   }
   const handler = graphqlRoute(

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { AuthConfig } from '../../core/config';
-import type { Database } from '../../core/db/database';
+import type { Database, Queryable } from '../../core/db/database';
 import { readSessionCookie } from '../auth/session-cookie';
 import type { UserSession } from '../auth/users';
 import { csrfToken, csrfValid } from './csrf';
@@ -11,6 +11,24 @@ export interface WebDeps {
   config: { auth: AuthConfig };
   /** Whether the SAML button is shown (SAML enabled in an edition that has it). */
   samlEnabled: () => boolean;
+  /** Pages other rooms add behind sign-in (the tickets family's ticket page). */
+  pages?: readonly SignedInPage[];
+}
+
+/**
+ * A page behind sign-in that another room contributes (the composition root hands them over), so
+ * that the web room serves, say, the tickets family's page without knowing its table. Without a
+ * session the visitor goes to the sign-in page first.
+ */
+export interface SignedInPage {
+  /** A Hono route path, e.g. `/tickets/:ticketId`. */
+  path: string;
+  answer(request: {
+    db: Queryable;
+    user: UserSession;
+    /** A path parameter's value ('' when absent). */
+    param(name: string): string;
+  }): Promise<{ status: number; title: string; content: unknown }>;
 }
 
 /** The pages are one user's at one moment: no cache keeps them. */

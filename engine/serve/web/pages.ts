@@ -9,7 +9,8 @@ export interface TokenRow {
   lastUsedAt: string | Date | null;
 }
 
-const when = (d: string | Date | null) =>
+/** A time as the pages show it: `2026-02-21 14:05 UTC`, or `Never`. */
+export const when = (d: string | Date | null) =>
   d ? new Date(d).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : 'Never';
 
 /** The sign-in page: built-in credentials, and the SAML button where SAML is enabled. */
@@ -175,45 +176,10 @@ export function consolePage(o: { csrf: string }) {
   );
 }
 
-export interface TicketView {
-  ticketId: string;
-  title: string;
-  description: string | null;
-  severity: string | null;
-  status: string | null;
-  projectKey: string | null;
-  source: string | null;
-  assignee: string | null;
-  platform: string;
-  externalUrl: string | null;
-  createdAt: string;
-}
-
 /**
- * A ticket of the signed-in user's tenant: where the platform's own ticket URLs ({NEXTAUTH_URL}/tickets/OPS-1,
- * answered by tickets_insert_one) lead. A Jira ticket links to Jira.
+ * A page of the signed-in application (sidebar and sign-out form) around `content`: what pages that
+ * other rooms add (SignedInPage) are shown in.
  */
-export function ticketPage(o: { csrf: string; ticket?: TicketView; ticketId: string }) {
-  const t = o.ticket;
-  return page(
-    t ? `${t.ticketId}: ${t.title}` : 'Ticket not found',
-    shell(
-      { csrf: o.csrf, active: 'home' },
-      t
-        ? html`<h1 id="ticket-title"><span class="muted">${t.ticketId}</span> ${t.title}</h1>
-  <div class="card" style="width:auto;max-width:720px">
-    <table id="ticket"><tbody>
-      <tr><th>Status</th><td>${t.status ?? ''}</td></tr>
-      <tr><th>Severity</th><td>${t.severity ?? ''}</td></tr>
-      <tr><th>Project</th><td>${t.projectKey ?? ''}</td></tr>
-      <tr><th>Assignee</th><td>${t.assignee ?? 'Unassigned'}</td></tr>
-      <tr><th>Source</th><td>${t.source ?? ''}</td></tr>
-      <tr><th>Created</th><td>${when(t.createdAt)}</td></tr>
-      ${t.platform !== 'platform' && t.externalUrl ? html`<tr><th>In ${t.platform}</th><td><a href="${t.externalUrl}">${t.externalUrl}</a></td></tr>` : ''}
-    </tbody></table>
-    ${t.description ? html`<h2 style="margin-top:18px">Description</h2><p id="ticket-description" style="white-space:pre-wrap">${t.description}</p>` : ''}
-  </div>`
-        : html`<h1>Ticket not found</h1><p class="error" role="alert">There is no ticket ${o.ticketId} in your organisation.</p>`,
-    ),
-  );
+export function appPage(o: { csrf: string; title: string; content: unknown }) {
+  return page(o.title, shell({ csrf: o.csrf, active: 'home' }, o.content));
 }

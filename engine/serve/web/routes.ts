@@ -1,6 +1,6 @@
 /**
  * The web room: server-rendered pages for people in a browser (sign-in, User Settings with the API
- * tokens, the GraphQL console, the ticket page) and the console's static assets. It may import
+ * tokens, the GraphQL console, pages other rooms contribute) and the console's static assets. It may import
  * serve/auth (sessions, credentials, tokens), serve/http's request helpers and engine/core; never the
  * SAML room, which uses these pages rather than the other way round.
  */
@@ -9,11 +9,11 @@ import * as path from 'node:path';
 import type { Context, Hono } from 'hono';
 import { projectRoot } from '../../core/config';
 import { NO_STORE, pageSession, type WebDeps } from './page-session';
-import { consolePage, homePage, ticketPage, type TicketView } from './pages';
+import { appPage, consolePage, homePage } from './pages';
 import { mountSettingsRoutes } from './settings-routes';
 import { mountSignInRoutes } from './sign-in-routes';
 
-export type { WebDeps } from './page-session';
+export type { SignedInPage, WebDeps } from './page-session';
 
 /** GraphiQL's browser bundles, served from node_modules so the console needs no network. */
 const ASSETS: Record<string, { module: string; type: string }> = {
@@ -31,7 +31,10 @@ function serveAsset(c: Context, file: string) {
   return c.body(body, 200, { 'content-type': asset.type, 'cache-control': 'public, max-age=86400' });
 }
 
-/** Server-rendered pages: sign-in, sign-out, User Settings (API tokens) and the GraphQL console. */
+/**
+ * Server-rendered pages: sign-in, sign-out, User Settings (API tokens), the GraphQL console, and the
+ * signed-in pages other rooms add (`deps.pages`).
+ */
 export function mountWebRoutes(app: Hono, deps: WebDeps): void {
   const page = pageSession(deps);
   const { csrf, withUser } = page;
@@ -50,33 +53,20 @@ export function mountWebRoutes(app: Hono, deps: WebDeps): void {
     withUser((c) => c.html(consolePage({ csrf: csrf(c) }), 200, NO_STORE)),
   );
 
-  // The platform's own tickets (tickets_insert_one answers this URL): only the user's tenant's.
-  app.get(
-    '/tickets/:ticketId',
-    withUser(async (c, user) => {
-      const ticketId = c.req.param('ticketId') ?? '';
-      const [row] = await deps.db.query(
-        `SELECT ticket_id, title, description, severity, status, project_key, source, assignee, platform, url,
-              to_char(created_at, 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at
-         FROM tickets WHERE tenant = $1::uuid AND ticket_id = $2::text ORDER BY created_at DESC LIMIT 1`,
-        [user.tenantId, ticketId],
-      );
-      const ticket: TicketView | undefined = row && {
-        ticketId: String(row.ticket_id),
-        title: String(row.title),
-        description: row.description as string | null,
-        severity: row.severity as string | null,
-        status: row.status as string | null,
-        projectKey: row.project_key as string | null,
-        source: row.source as string | null,
-        assignee: row.assignee as string | null,
-        platform: String(row.platform),
-        externalUrl: row.url as string | null,
-        createdAt: String(row.created_at),
-      };
-      return c.html(ticketPage({ csrf: csrf(c), ticket, ticketId }), ticket ? 200 : 404, NO_STORE);
-    }),
-  );
+  for (const extra of deps.pages ?? []) {
+    app.get(
+      extra.path,
+      withUser(async (c, user) => {
+        const param = (name: string) => c.req.param(name) ?? '';
+        const answer = await extra.answer({ db: deps.db, user, param });
+        return c.html(
+          appPage({ csrf: csrf(c), title: answer.title, content: answer.content }),
+          answer.status as 200,
+          NO_STORE,
+        );
+      }),
+    );
+  }
 
   app.get('/assets/:file', (c) => serveAsset(c, c.req.param('file')));
 }
