@@ -47,13 +47,7 @@ export async function startEngine(
   const db = existingDb ?? (await connectDatabase(config));
   try {
     await migrate(db, config.migrationsDir, (msg) => log({ level: 'info', msg }));
-    if (config.seedDemo && (await seedDemoData(db))) {
-      log({ level: 'info', msg: 'seeded the demo data set' });
-      if (config.seedDemoScale > 0) {
-        const r = await seedDemoScale(db, { scale: config.seedDemoScale });
-        log({ level: 'info', msg: `generated demo data: ${r.message}`, seconds: Math.round(r.seconds * 10) / 10 });
-      }
-    }
+    await seedWhenAsked(db, config, log);
     const model = await buildModel(db, loadMetadata(config.metadataDir));
     const engine = new Engine(model, db, config, log, actions);
     if (config.auth.sessionSecretGenerated) {
@@ -64,21 +58,7 @@ export async function startEngine(
     }
     const revocations = new Revocations(db, config.auth, log);
     await revocations.start();
-    // SAML: the license (on-premise) and configuration problems, told once at start-up.
-    let license: License | undefined;
-    if (config.edition !== 'community' && config.deploymentMode === 'onprem' && config.saml.enabled)
-      license = await readLicense(config.saml);
-    if (samlAvailable(config)) {
-      if (config.saml.missing.length > 0)
-        log({ level: 'error', msg: `SAML not configured: ${config.saml.missing.join(', ')} missing` });
-      for (const problem of config.saml.problems) log({ level: 'warn', msg: problem });
-      if (license && !license.ok) log({ level: 'warn', msg: `license: ${license.problem}` });
-    } else if (config.saml.enabled) {
-      log({
-        level: 'warn',
-        msg: 'SAML_ENABLED is set, but SAML single sign-on is not available in the Community edition',
-      });
-    }
+    const license = await samlLicense(config, log);
     const resolveSession = createSessionResolver({ auth: config.auth, revocations, adminSecret: config.adminSecret });
     const app = createApp({
       engine,
@@ -99,6 +79,35 @@ export async function startEngine(
     if (!existingDb) await db.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** The demo data set (and its generated scale) when configured and the tables are empty. */
+async function seedWhenAsked(db: Database, config: EngineConfig, log: Logger): Promise<void> {
+  if (!config.seedDemo || !(await seedDemoData(db))) return;
+  log({ level: 'info', msg: 'seeded the demo data set' });
+  if (config.seedDemoScale > 0) {
+    const r = await seedDemoScale(db, { scale: config.seedDemoScale });
+    log({ level: 'info', msg: `generated demo data: ${r.message}`, seconds: Math.round(r.seconds * 10) / 10 });
+  }
+}
+
+/** SAML: the license (on-premise) and configuration problems, told once at start-up. */
+async function samlLicense(config: EngineConfig, log: Logger): Promise<License | undefined> {
+  let license: License | undefined;
+  if (config.edition !== 'community' && config.deploymentMode === 'onprem' && config.saml.enabled)
+    license = await readLicense(config.saml);
+  if (samlAvailable(config)) {
+    if (config.saml.missing.length > 0)
+      log({ level: 'error', msg: `SAML not configured: ${config.saml.missing.join(', ')} missing` });
+    for (const problem of config.saml.problems) log({ level: 'warn', msg: problem });
+    if (license && !license.ok) log({ level: 'warn', msg: `license: ${license.problem}` });
+  } else if (config.saml.enabled) {
+    log({
+      level: 'warn',
+      msg: 'SAML_ENABLED is set, but SAML single sign-on is not available in the Community edition',
+    });
+  }
+  return license;
 }
 
 async function main(): Promise<void> {

@@ -6,6 +6,7 @@ import { loadConfig } from '../core/config';
 import { connectDatabase } from '../core/db/connect';
 import type { Database, Queryable } from '../core/db/database';
 import { migrate } from '../core/db/migrate';
+import { isUuid } from '../core/uuid';
 
 /**
  * Operators' commands: `npm run admin -- <command> [options]`. Each works on the database of the
@@ -15,7 +16,6 @@ import { migrate } from '../core/db/migrate';
 
 /** created_by of rows an operator makes from the command line: nobody in particular. */
 export const OPERATOR_ID = '00000000-0000-0000-0000-000000000000';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
 export class AdminError extends Error {}
@@ -37,7 +37,7 @@ export async function createTenant(
 
 async function tenantId(db: Queryable, idOrName: string): Promise<string> {
   if (!idOrName) throw new AdminError('--tenant is required (a tenant id or name)');
-  const rows = UUID.test(idOrName)
+  const rows = isUuid(idOrName)
     ? await db.query('SELECT id::text AS id FROM tenant WHERE id = $1::uuid', [idOrName])
     : await db.query('SELECT id::text AS id FROM tenant WHERE lower(name) = lower($1::text)', [idOrName]);
   if (!rows.length) throw new AdminError(`no tenant "${idOrName}"`);

@@ -167,20 +167,12 @@ export function normaliseCertificate(raw: string): string {
 
 const TENANT_ROLE_NAMES = ['tenant_admin', 'tenant_admin_readonly'];
 
-function samlConfig(env: Env, baseUrl: string): SamlConfig {
-  const problems: string[] = [];
-  const text = (name: string) => (env[name] ?? '').trim() || undefined;
-  const required = {
-    SAML_ENTRY_POINT: text('SAML_ENTRY_POINT'),
-    SAML_ISSUER: text('SAML_ISSUER'),
-    SAML_CERT: text('SAML_CERT'),
-    SAML_AUDIENCE: text('SAML_AUDIENCE'),
-  };
-  const missing = Object.entries(required)
-    .filter(([, v]) => v === undefined)
-    .map(([k]) => k);
+/**
+ * SAML_GROUP_MAPPING: IdP group to tenant role. An invalid value maps nothing and an entry naming
+ * another role is dropped; both are reported (log and health) rather than stopping start-up.
+ */
+function groupMappingOf(rawMapping: string | undefined, problems: string[]): Record<string, string> {
   let groupMapping: Record<string, string> = {};
-  const rawMapping = text('SAML_GROUP_MAPPING');
   if (rawMapping) {
     try {
       const parsed: unknown = JSON.parse(rawMapping);
@@ -199,11 +191,12 @@ function samlConfig(env: Env, baseUrl: string): SamlConfig {
       );
     }
   }
-  const defaultRole = text('AUTH_DEFAULT_ROLE') ?? 'tenant_admin_readonly';
-  if (!TENANT_ROLE_NAMES.includes(defaultRole))
-    throw new Error(`AUTH_DEFAULT_ROLE must be one of ${TENANT_ROLE_NAMES.join(', ')}, got "${defaultRole}"`);
-  let licensePublicKey = text('LICENSE_PUBLIC_KEY')?.replace(/\\n/g, '\n');
-  const keyFile = text('LICENSE_PUBLIC_KEY_FILE');
+  return groupMapping;
+}
+
+/** The license's public key: given inline (with \\n for newlines) or in a file. */
+function licensePublicKeyOf(inline: string | undefined, keyFile: string | undefined, problems: string[]) {
+  let licensePublicKey = inline?.replace(/\\n/g, '\n');
   if (!licensePublicKey && keyFile) {
     try {
       licensePublicKey = fs.readFileSync(keyFile, 'utf8');
@@ -211,6 +204,26 @@ function samlConfig(env: Env, baseUrl: string): SamlConfig {
       problems.push(`LICENSE_PUBLIC_KEY_FILE cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
     }
   }
+  return licensePublicKey;
+}
+
+function samlConfig(env: Env, baseUrl: string): SamlConfig {
+  const problems: string[] = [];
+  const text = (name: string) => (env[name] ?? '').trim() || undefined;
+  const required = {
+    SAML_ENTRY_POINT: text('SAML_ENTRY_POINT'),
+    SAML_ISSUER: text('SAML_ISSUER'),
+    SAML_CERT: text('SAML_CERT'),
+    SAML_AUDIENCE: text('SAML_AUDIENCE'),
+  };
+  const missing = Object.entries(required)
+    .filter(([, v]) => v === undefined)
+    .map(([k]) => k);
+  const groupMapping = groupMappingOf(text('SAML_GROUP_MAPPING'), problems);
+  const defaultRole = text('AUTH_DEFAULT_ROLE') ?? 'tenant_admin_readonly';
+  if (!TENANT_ROLE_NAMES.includes(defaultRole))
+    throw new Error(`AUTH_DEFAULT_ROLE must be one of ${TENANT_ROLE_NAMES.join(', ')}, got "${defaultRole}"`);
+  const licensePublicKey = licensePublicKeyOf(text('LICENSE_PUBLIC_KEY'), text('LICENSE_PUBLIC_KEY_FILE'), problems);
   return {
     enabled: bool(env, 'SAML_ENABLED', false),
     entryPoint: required.SAML_ENTRY_POINT,

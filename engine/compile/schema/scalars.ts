@@ -10,6 +10,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import { GraphQLJSON } from 'graphql-scalars';
+import { isUuid } from '../../core/uuid';
 
 /**
  * The scalars of generated schemas, named as Hasura names them. Every one checks its input, so that a
@@ -63,7 +64,6 @@ function scalar(name: string, description: string, check: Check): GraphQLScalarT
   return new GraphQLScalarType(config);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIMESTAMP =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?\s*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
@@ -82,7 +82,7 @@ const string =
     typeof v === 'string' ? v : invalid(type, v, 'expected a string');
 
 const checks: Record<string, [string, Check]> = {
-  uuid: ['A UUID', (v) => (typeof v === 'string' && UUID.test(v) ? v.toLowerCase() : invalid('uuid', v))],
+  uuid: ['A UUID', (v) => (typeof v === 'string' && isUuid(v) ? v.toLowerCase() : invalid('uuid', v))],
   bigint: [
     'A 64-bit integer (a number, or a string of digits beyond 2^53)',
     (v) => {

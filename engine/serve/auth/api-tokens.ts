@@ -4,6 +4,7 @@ import { RequestError } from '../../core/errors';
 import { sameSecret } from '../../core/secrets';
 import { hintTokenDeleted } from './revocation';
 import { normaliseEmail, ROLE_ORDER_SQL } from './users';
+import { isUuid } from '../../core/uuid';
 
 /**
  * API tokens: the secret is `plat_` and 43 base64url characters (256 random bits). Only its SHA-256
@@ -41,7 +42,6 @@ export const looksLikeApiToken = (value: string) => value.startsWith(API_TOKEN_P
 
 /** Timestamps as ISO 8601 text in UTC, the same from both database drivers. */
 const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The name, trimmed; a validation error when it is empty, too long or holds control characters. */
 export function tokenName(name: unknown): string {
@@ -90,7 +90,7 @@ export async function createApiToken(
 
 /** The user's tokens that are not deleted, newest first; never their secrets or hashes. */
 export async function listApiTokens(db: Queryable, userId: string): Promise<ApiTokenInfo[]> {
-  if (!UUID.test(userId)) return [];
+  if (!isUuid(userId)) return [];
   const rows = await db.query(
     `SELECT id::text AS id, name, prefix, ${iso('created_at')} AS created_at, ${iso('last_used_at')} AS last_used_at
      FROM api_tokens WHERE user_id = $1::uuid AND deleted_at IS NULL ORDER BY created_at DESC, id`,
@@ -111,7 +111,7 @@ export async function listApiTokens(db: Queryable, userId: string): Promise<ApiT
  * transaction commits; the instances of this process are told at once as well.
  */
 export async function deleteApiToken(db: Queryable, userId: string, id: string): Promise<boolean> {
-  if (!UUID.test(userId) || !UUID.test(id)) return false;
+  if (!isUuid(userId) || !isUuid(id)) return false;
   const rows = await db.query(
     'UPDATE api_tokens SET deleted_at = now() WHERE id = $1::uuid AND user_id = $2::uuid AND deleted_at IS NULL RETURNING id::text AS id',
     [id, userId],

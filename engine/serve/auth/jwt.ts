@@ -3,6 +3,7 @@ import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { AuthConfig } from '../../core/config';
 import { RequestError } from '../../core/errors';
 import { purposeKey } from '../../core/secrets';
+import { isUuid } from '../../core/uuid';
 
 /**
  * The JWTs of the token exchange. HS256 only: the algorithm is pinned on verification (a token that
@@ -76,8 +77,6 @@ function explain(err: unknown): RequestError {
   return invalid('the JWT could not be verified');
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Verifies a JWT with `key` (HS256 only, issuer, audience, expiry); throws 401 invalid-jwt saying why. */
 export async function verifyHs256(
   token: string,
@@ -111,7 +110,7 @@ export async function verifyApiJwt(auth: AuthConfig, token: string): Promise<Api
     email: payload.email,
   };
   for (const [name, v] of Object.entries(claims)) {
-    if (typeof v !== 'string' || (name !== 'role' && name !== 'email' && !UUID.test(v)))
+    if (typeof v !== 'string' || (name !== 'role' && name !== 'email' && !isUuid(v)))
       throw invalid(`the JWT lacks a valid ${name} claim`);
   }
   if (h?.['x-hasura-user-id'] !== payload.sub) throw invalid('the JWT names two different users');

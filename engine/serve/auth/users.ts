@@ -1,5 +1,6 @@
 import type { Queryable } from '../../core/db/database';
 import { decoyHash, verifyPassword } from './passwords';
+import { isUuid } from '../../core/uuid';
 
 /** A signed-in user as every sign-in method ends up with: who, in which tenant, with which role. */
 export interface UserSession {
@@ -69,11 +70,9 @@ export async function verifyCredentials(db: Queryable, email: string, password: 
   return toSession(row);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The session of a user in a tenant, as it stands now; null when the user is not active or has no role there. */
 export async function loadUserSession(db: Queryable, userId: string, tenantId: string): Promise<UserSession | null> {
-  if (!UUID.test(userId) || !UUID.test(tenantId)) return null;
+  if (!isUuid(userId) || !isUuid(tenantId)) return null;
   const rows = (await db.query(SESSION_SQL('u.id = $1::uuid'), [userId, tenantId])) as unknown as SessionRow[];
   return rows[0] ? toSession(rows[0]) : null;
 }

@@ -2,6 +2,7 @@ import { createPublicKey, type KeyObject } from 'node:crypto';
 import * as fs from 'node:fs';
 import { jwtVerify } from 'jose';
 import type { SamlConfig } from '../../core/config';
+import { isUuid } from '../../core/uuid';
 
 /**
  * The on-premise license: a JWT signed by the vendor (RS256, ES256 or EdDSA) in the file LICENSE_FILE,
@@ -10,8 +11,6 @@ import type { SamlConfig } from '../../core/config';
  */
 export type License =
   { ok: true; tenantId: string; licensee?: string; expiresAt?: string } | { ok: false; problem: string };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function readLicense(saml: Pick<SamlConfig, 'licenseFile' | 'licensePublicKey'>): Promise<License> {
   if (!saml.licenseFile)
@@ -42,7 +41,7 @@ export async function readLicense(saml: Pick<SamlConfig, 'licenseFile' | 'licens
   try {
     const { payload } = await jwtVerify(token, key, { algorithms: ['RS256', 'ES256', 'EdDSA'] });
     const tenantId = payload.tenant_id;
-    if (typeof tenantId !== 'string' || !UUID.test(tenantId))
+    if (typeof tenantId !== 'string' || !isUuid(tenantId))
       return { ok: false, problem: 'the license names no tenant (claim tenant_id)' };
     return {
       ok: true,
