@@ -1,3 +1,8 @@
+/*
+ * demo/: the demo data set (demo-data.ts, columns.ts, the .sql files) and its generated scale
+ * (scale.ts, load.ts), loaded by the composition root on a first start and by `npm run seed`
+ * (seed-cli.ts). Imports engine/core only.
+ */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { projectRoot } from '../engine/core/config';

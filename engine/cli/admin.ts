@@ -1,3 +1,7 @@
+/*
+ * engine/cli: the operators' command line (`npm run admin`). Imports engine/serve's auth pieces and
+ * engine/core.
+ */
 import { parseArgs } from 'node:util';
 import { createApiToken, type CreatedApiToken } from '../serve/auth/api-tokens';
 import { hashPassword, MAX_PASSWORD_LENGTH } from '../serve/auth/passwords';

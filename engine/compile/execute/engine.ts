@@ -1,3 +1,8 @@
+/*
+ * engine/compile/execute: the Engine. Plan cache (role, document, operation, variable shape), binding
+ * of parameters, running the one statement and the action handlers, errors in Hasura's shape.
+ * Imports the compile stages below it and engine/core; handlers arrive from the composition root.
+ */
 import {
   execute,
   getVariableValues,

@@ -1,3 +1,9 @@
+/*
+ * engine/compile/model: the first stage of the compiler. Metadata (Hasura's config v3 YAML, checked
+ * against its JSON Schema) joined with the database catalog into the Model: tables, columns,
+ * relationships, permissions, native queries, the boolean-expression types and the one operator
+ * table (operators.ts). Imports engine/core only.
+ */
 import type { Queryable } from '../../core/db/database';
 import { ADMIN_ROLE } from '../../core/session';
 import { readCatalog, type CatalogTable } from './catalog';

@@ -1,3 +1,8 @@
+/*
+ * engine/compile/plan: a validated operation to the intermediate representation (ir.ts), with the
+ * role's permission filters folded in and every value kept as a source (literal, variable, session)
+ * rather than a value. Imports compile/schema, compile/model and engine/core.
+ */
 import {
   Kind,
   type DocumentNode,

@@ -1,3 +1,8 @@
+/*
+ * engine/compile/schema: a GraphQL schema per role, built from the model (a column the role may not
+ * read does not exist for it), with meaning.ts telling the planner what each field means. Imports
+ * compile/model and engine/core.
+ */
 import {
   GraphQLList,
   GraphQLNonNull,

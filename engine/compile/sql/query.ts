@@ -1,3 +1,8 @@
+/*
+ * engine/compile/sql: the IR to SQL text, in one place (select, bool-exp, mutation, native queries);
+ * values are placeholders bound later, so the text depends on the document and role only. Imports
+ * compile/plan, compile/model and engine/core.
+ */
 import type { RootField } from '../plan/ir';
 import { aggregateJson, listJson, singleRowJson } from './select';
 import { SqlWriter } from './writer';
