@@ -23,8 +23,13 @@ export default tseslint.config(
   },
   {
     // Test suites are long describe blocks by nature; their helpers may print.
-    files: ['tests/**/*.ts', 'bench/**/*.ts'],
+    files: ['tests/**/*.ts'],
     rules: { 'max-lines-per-function': 'off', 'no-console': 'off' },
+  },
+  {
+    // The bench prints its report; its functions are held to the house limit like the engine's.
+    files: ['bench/**/*.ts'],
+    rules: { 'no-console': 'off' },
   },
   {
     files: ['**/*.js', '**/*.cjs'],

@@ -32,7 +32,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import postgres from 'postgres';
-import type { EngineStart, EngineStarted } from './engine-server';
+import type { EngineStart, EngineStarted, Explained } from './engine-server';
 import type { FloorStart } from './floor-server';
 import { forkChild, type Child } from './ipc';
 import { summarize, type LoadResult, type LoadRun } from './load';
@@ -210,66 +210,71 @@ function table(head: string[], rows: string[][]): string {
   return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
 }
 
-function report(
-  rows: Row[],
-  started: EngineStarted,
-  memory: { before: NodeJS.MemoryUsage; after: NodeJS.MemoryUsage; collected: NodeJS.MemoryUsage },
-  compilations: number,
-  pgVersion: string,
-): void {
-  const out: string[] = [];
-  out.push('');
-  out.push(
+type Memory = { before: NodeJS.MemoryUsage; after: NodeJS.MemoryUsage; collected: NodeJS.MemoryUsage };
+
+/** The report's opening: where it ran, on what, and with which settings. */
+function headerLines(started: EngineStarted, pgVersion: string): string[] {
+  return [
+    '',
     `PostgreSQL ${pgVersion} at ${where(settings.baseUrl)}; ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}); node ${process.version}`,
-  );
-  out.push(
     `${settings.connections} connections, ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s measured` +
       `${settings.rounds > 1 ? ` x ${settings.rounds} rounds` : ''}; pool size ${started.poolSize} (engine and floor); spends rows: ${started.spendsRows}` +
       `${settings.logLines > 0 ? `; log lines: ${started.logsRows}` : ''}`,
-  );
-  out.push('');
+  ];
+}
+
+/** A table row of one server's results for one workload. */
+function targetRow(workload: string, t: Target, x: LoadResult): string[] {
+  return [
+    workload,
+    TARGET_LABEL[t],
+    fmt(x.rps, 0),
+    fmt(x.p50),
+    fmt(x.p90),
+    fmt(x.p99),
+    fmt(cpuPerRequest(x), 0),
+    String(x.ok),
+    String(x.errors + x.non2xx),
+  ];
+}
+
+/** A table row comparing two servers; `aim` marks a throughput below 0.8 of the floor's. */
+function ratioRow(name: string, a: LoadResult, b: LoadResult, workload: string, aim: boolean): string[] {
+  const tp = a.rps / b.rps;
+  return [
+    workload,
+    name,
+    `${fmt(tp)}x${aim && tp < 0.8 ? ' (<0.8)' : ''}`,
+    `${fmt(a.p50 / b.p50)}x`,
+    `${fmt(a.p90 / b.p90)}x`,
+    `${fmt(a.p99 / b.p99)}x`,
+    `${fmt(cpuPerRequest(a) / cpuPerRequest(b))}x`,
+    '',
+    '',
+  ];
+}
+
+/** The results table: each server's numbers per workload, then the ratios to the floor. */
+function resultsTable(rows: Row[]): string {
   const body: string[][] = [];
-  const ratio = (name: string, a: LoadResult, b: LoadResult, workload: string, aim: boolean) => {
-    const tp = a.rps / b.rps;
-    return [
-      workload,
-      name,
-      `${fmt(tp)}x${aim && tp < 0.8 ? ' (<0.8)' : ''}`,
-      `${fmt(a.p50 / b.p50)}x`,
-      `${fmt(a.p90 / b.p90)}x`,
-      `${fmt(a.p99 / b.p99)}x`,
-      `${fmt(cpuPerRequest(a) / cpuPerRequest(b))}x`,
-      '',
-      '',
-    ];
-  };
   for (const r of rows) {
     for (const t of ['engine', 'floor', 'engine.run'] as const) {
       const x = r.results[t];
-      if (x)
-        body.push([
-          r.workload.name,
-          TARGET_LABEL[t],
-          fmt(x.rps, 0),
-          fmt(x.p50),
-          fmt(x.p90),
-          fmt(x.p99),
-          fmt(cpuPerRequest(x), 0),
-          String(x.ok),
-          String(x.errors + x.non2xx),
-        ]);
+      if (x) body.push(targetRow(r.workload.name, t, x));
     }
-    body.push(ratio('engine/floor', r.results.engine!, r.results.floor!, r.workload.name, true));
+    body.push(ratioRow('engine/floor', r.results.engine!, r.results.floor!, r.workload.name, true));
     if (r.results['engine.run'])
-      body.push(ratio('engine.run/floor', r.results['engine.run'], r.results.floor!, r.workload.name, false));
+      body.push(ratioRow('engine.run/floor', r.results['engine.run'], r.results.floor!, r.workload.name, false));
   }
-  out.push(
-    table(
-      ['workload', 'server', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'server CPU µs/req', 'requests', 'failed'],
-      body,
-    ),
+  return table(
+    ['workload', 'server', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'server CPU µs/req', 'requests', 'failed'],
+    body,
   );
-  out.push('');
+}
+
+/** The notes under the table: the CPU column, each workload's answer, the engine's memory and plan compilations, the seeding. */
+function noteLines(rows: Row[], started: EngineStarted, memory: Memory, compilations: number): string[] {
+  const out: string[] = [];
   out.push(
     'server CPU µs/req: user + system CPU time of the server process during the measured runs, per answered request.',
   );
@@ -285,50 +290,70 @@ function report(
   out.push(`engine plan compilations during the whole run: ${compilations} (plan cache hits for everything else)`);
   if (started.seeded) out.push(`BENCH_SCALE=${settings.scale}: ${started.seeded}`);
   if (started.logsSeeded) out.push(`BENCH_LOG_LINES=${settings.logLines}: ${started.logsSeeded}`);
-  for (const x of started.explains) {
-    const uses = (plan: string) => [
-      ...new Set(
-        [...plan.matchAll(/(?:Index|Index Only|Bitmap Index) Scan (?:Backward )?(?:using|on) (\w+)/g)].map((m) => m[1]),
-      ),
-    ];
-    const seq = (plan: string) => [...new Set([...plan.matchAll(/Seq Scan on (\w+)/g)].map((m) => m[1]))];
-    const describe = (plan: string) =>
-      `indexes used: ${uses(plan).join(', ') || 'none'}${seq(plan).length ? `; sequential scans: ${seq(plan).join(', ')}` : ''}`;
-    out.push('');
-    out.push(`${x.name}, the engine's statement (${x.source} for the same request):`);
-    out.push(x.engineSql);
-    out.push(`EXPLAIN (ANALYZE, BUFFERS), ${describe(x.engine)}:`);
-    out.push(x.engine);
-    if (x.engineGeneric) {
-      out.push(
-        `${x.name}, the engine's statement, generic plan (plan_cache_mode = force_generic_plan), EXPLAIN (ANALYZE, BUFFERS) EXECUTE, ${describe(x.engineGeneric)}:`,
-      );
-      out.push(x.engineGeneric);
-    }
-    out.push('');
-    const floorSql = x.engineGeneric ? workloadNamed(x.name)?.floor?.sql : undefined;
-    if (floorSql)
-      out.push(
-        `${x.name}, the floor's hand-written statement:`,
-        floorSql,
-        `EXPLAIN (ANALYZE, BUFFERS), ${describe(x.floor)}:`,
-      );
-    else out.push(`${x.name}, the floor's hand-written statement, EXPLAIN (ANALYZE, BUFFERS), ${describe(x.floor)}:`);
-    out.push(x.floor);
-    if (x.floorGeneric) {
-      out.push(
-        `${x.name}, the floor's statement, generic plan, EXPLAIN (ANALYZE, BUFFERS) EXECUTE, ${describe(x.floorGeneric)}:`,
-      );
-      out.push(x.floorGeneric);
-    }
+  return out;
+}
+
+/** A plan's indexes and sequential scans, in one line. */
+function describePlan(plan: string): string {
+  const uses = [
+    ...new Set(
+      [...plan.matchAll(/(?:Index|Index Only|Bitmap Index) Scan (?:Backward )?(?:using|on) (\w+)/g)].map((m) => m[1]),
+    ),
+  ];
+  const seq = [...new Set([...plan.matchAll(/Seq Scan on (\w+)/g)].map((m) => m[1]))];
+  return `indexes used: ${uses.join(', ') || 'none'}${seq.length ? `; sequential scans: ${seq.join(', ')}` : ''}`;
+}
+
+/** One workload's EXPLAIN section: the engine's statement and plans, then the floor's. */
+function explainLines(x: Explained): string[] {
+  const out: string[] = [];
+  out.push('');
+  out.push(`${x.name}, the engine's statement (${x.source} for the same request):`);
+  out.push(x.engineSql);
+  out.push(`EXPLAIN (ANALYZE, BUFFERS), ${describePlan(x.engine)}:`);
+  out.push(x.engine);
+  if (x.engineGeneric) {
+    out.push(
+      `${x.name}, the engine's statement, generic plan (plan_cache_mode = force_generic_plan), EXPLAIN (ANALYZE, BUFFERS) EXECUTE, ${describePlan(x.engineGeneric)}:`,
+    );
+    out.push(x.engineGeneric);
   }
   out.push('');
+  const floorSql = x.engineGeneric ? workloadNamed(x.name)?.floor?.sql : undefined;
+  if (floorSql)
+    out.push(
+      `${x.name}, the floor's hand-written statement:`,
+      floorSql,
+      `EXPLAIN (ANALYZE, BUFFERS), ${describePlan(x.floor)}:`,
+    );
+  else out.push(`${x.name}, the floor's hand-written statement, EXPLAIN (ANALYZE, BUFFERS), ${describePlan(x.floor)}:`);
+  out.push(x.floor);
+  if (x.floorGeneric) {
+    out.push(
+      `${x.name}, the floor's statement, generic plan, EXPLAIN (ANALYZE, BUFFERS) EXECUTE, ${describePlan(x.floorGeneric)}:`,
+    );
+    out.push(x.floorGeneric);
+  }
+  return out;
+}
+
+function report(rows: Row[], started: EngineStarted, memory: Memory, compilations: number, pgVersion: string): void {
+  const out = [
+    ...headerLines(started, pgVersion),
+    '',
+    resultsTable(rows),
+    '',
+    ...noteLines(rows, started, memory, compilations),
+    ...started.explains.flatMap(explainLines),
+    '',
+  ];
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
 const workloadNamed = (name: string) => WORKLOADS.find((w) => w.name === name);
 
-async function main(): Promise<number> {
+/** The workloads of BENCH_WORKLOADS (or the default ones); the logs_query ones need BENCH_LOG_LINES. */
+function selectedWorkloads(): Workload[] {
   const selected = WORKLOADS.filter((w) => settings.workloads.includes(w.name));
   if (!selected.length) throw new Error(`BENCH_WORKLOADS names none of: ${WORKLOADS.map((w) => w.name).join(', ')}`);
   const logsWorkloads = selected.filter((w) => w.logs).map((w) => w.name);
@@ -336,11 +361,32 @@ async function main(): Promise<number> {
     throw new Error(
       `the workloads ${logsWorkloads.join(', ')} read generated log lines: set BENCH_LOG_LINES (e.g. 3000000)`,
     );
+  return selected;
+}
+
+/** The scratch database on the server and the child processes that use it. */
+interface Scratch {
+  admin: postgres.Sql;
+  dbName: string;
+  children: Child[];
+  /** Creates the database; answers the server's version. */
+  create(): Promise<string>;
+  /** Stops the children and drops the database, once however often called. */
+  cleanup(): Promise<void>;
+}
+
+function scratchDatabase(): Scratch {
   const admin = postgres(settings.baseUrl, { max: 1, onnotice: () => undefined });
   const dbName = `bench_${randomBytes(6).toString('hex')}`;
   const children: Child[] = [];
   let created = false;
   let cleaning: Promise<void> | undefined;
+  const create = async () => {
+    const [{ server_version: pgVersion }] = await admin.unsafe('SHOW server_version');
+    await admin.unsafe(`CREATE DATABASE ${dbName}`);
+    created = true;
+    return pgVersion as string;
+  };
   const cleanup = () =>
     (cleaning ??= (async () => {
       for (const c of children) c.kill();
@@ -351,126 +397,177 @@ async function main(): Promise<number> {
       }
       await admin.end({ timeout: 5 });
     })());
+  return { admin, dbName, children, create, cleanup };
+}
+
+/** Runs `body` with a scratch database that is cleaned up at the end, or on SIGINT or SIGTERM. */
+async function withScratch<T>(body: (scratch: Scratch) => Promise<T>): Promise<T> {
+  const scratch = scratchDatabase();
   const onSignal = () => {
     log('interrupted, cleaning up');
-    cleanup().finally(() => process.exit(130));
+    scratch.cleanup().finally(() => process.exit(130));
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
-    const [{ server_version: pgVersion }] = await admin.unsafe('SHOW server_version');
-    await admin.unsafe(`CREATE DATABASE ${dbName}`);
-    created = true;
-    const databaseUrl = withDatabase(settings.baseUrl, dbName);
-    const adminSecret = randomBytes(16).toString('hex');
-    const headers = sessionHeaders(adminSecret);
-    log(
-      `created database ${dbName} on ${where(settings.baseUrl)}; starting the engine (migrations, demo data, ${settings.extraSpendDays} extra spend days` +
-        `${settings.scale > 0 ? `, generated data of scale ${settings.scale} through COPY` : ''}` +
-        `${settings.logLines > 0 ? `, ${settings.logLines} generated log lines` : ''})`,
-    );
+    return await body(scratch);
+  } finally {
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    await scratch.cleanup();
+  }
+}
 
-    const profArgs = settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [];
-    const engine = forkChild('engine-server.js', [...profArgs, '--expose-gc']);
-    children.push(engine);
-    const started = await engine.call<EngineStarted>('start', {
-      databaseUrl,
-      adminSecret,
-      extraSpendDays: settings.extraSpendDays,
-      direct: settings.diagnose,
-      scale: settings.scale,
-      logLines: settings.logLines,
-      workloads: selected.map((w) => w.name),
-    } satisfies EngineStart);
-    const floor = forkChild('floor-server.js', profArgs);
-    children.push(floor);
-    if (settings.cpuProfDir) log(`CPU profiles: engine process ${engine.pid}, floor process ${floor.pid}`);
-    const { port: floorPort } = await floor.call<{ port: number }>('start', {
-      databaseUrl,
-      poolSize: started.poolSize,
-      statementTimeoutMs: started.statementTimeoutMs,
-      workloads: started.workloads,
-      handWritten: selected.filter((w) => w.floor).map((w) => w.name),
-    } satisfies FloorStart);
-    const load = forkChild('load.js');
-    children.push(load);
+/** The running children: the engine (which migrated and seeded the database), the floor and the load generator. */
+interface Servers {
+  engine: Child;
+  floor: Child;
+  load: Child;
+  started: EngineStarted;
+  headers: Record<string, string>;
+  urlOf: (t: Target, w: Workload) => string;
+}
 
-    const engineUrl = `http://127.0.0.1:${started.port}/api/graphql`;
-    const floorUrl = (w: Workload) => `http://127.0.0.1:${floorPort}/floor/${w.name}`;
-    const directUrl = `http://127.0.0.1:${started.directPort}/`;
-    const urlOf = (t: Target, w: Workload) => (t === 'engine' ? engineUrl : t === 'floor' ? floorUrl(w) : directUrl);
-    const targets: Target[] = settings.diagnose ? ['engine', 'floor', 'engine.run'] : ['engine', 'floor'];
-    const answers = new Map<string, { bytes: number; rows?: number }>();
-    for (const w of selected) {
-      answers.set(w.name, await verifySameBodies(w, engineUrl, floorUrl(w), headers));
-      if (settings.diagnose) await verifySameBodies(w, directUrl, floorUrl(w), headers);
-    }
+/** Starts the engine on the scratch database, then the floor with the engine's pool size and statements, then the load generator. */
+async function startServers(scratch: Scratch, selected: Workload[]): Promise<Servers> {
+  const databaseUrl = withDatabase(settings.baseUrl, scratch.dbName);
+  const adminSecret = randomBytes(16).toString('hex');
+  const headers = sessionHeaders(adminSecret);
+  log(
+    `created database ${scratch.dbName} on ${where(settings.baseUrl)}; starting the engine (migrations, demo data, ${settings.extraSpendDays} extra spend days` +
+      `${settings.scale > 0 ? `, generated data of scale ${settings.scale} through COPY` : ''}` +
+      `${settings.logLines > 0 ? `, ${settings.logLines} generated log lines` : ''})`,
+  );
+
+  const profArgs = settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [];
+  const engine = forkChild('engine-server.js', [...profArgs, '--expose-gc']);
+  scratch.children.push(engine);
+  const started = await engine.call<EngineStarted>('start', {
+    databaseUrl,
+    adminSecret,
+    extraSpendDays: settings.extraSpendDays,
+    direct: settings.diagnose,
+    scale: settings.scale,
+    logLines: settings.logLines,
+    workloads: selected.map((w) => w.name),
+  } satisfies EngineStart);
+  const floor = forkChild('floor-server.js', profArgs);
+  scratch.children.push(floor);
+  if (settings.cpuProfDir) log(`CPU profiles: engine process ${engine.pid}, floor process ${floor.pid}`);
+  const { port: floorPort } = await floor.call<{ port: number }>('start', {
+    databaseUrl,
+    poolSize: started.poolSize,
+    statementTimeoutMs: started.statementTimeoutMs,
+    workloads: started.workloads,
+    handWritten: selected.filter((w) => w.floor).map((w) => w.name),
+  } satisfies FloorStart);
+  const load = forkChild('load.js');
+  scratch.children.push(load);
+
+  const engineUrl = `http://127.0.0.1:${started.port}/api/graphql`;
+  const floorUrl = (w: Workload) => `http://127.0.0.1:${floorPort}/floor/${w.name}`;
+  const directUrl = `http://127.0.0.1:${started.directPort}/`;
+  const urlOf = (t: Target, w: Workload) => (t === 'engine' ? engineUrl : t === 'floor' ? floorUrl(w) : directUrl);
+  return { engine, floor, load, started, headers, urlOf };
+}
+
+type Answer = { bytes: number; rows?: number };
+
+/** Every workload's answer from the engine (and engine.run, with BENCH_DIAGNOSE) equals the floor's; answers each one's size. */
+async function verifyAnswers(selected: Workload[], s: Servers): Promise<Map<string, Answer>> {
+  const answers = new Map<string, Answer>();
+  for (const w of selected) {
+    answers.set(w.name, await verifySameBodies(w, s.urlOf('engine', w), s.urlOf('floor', w), s.headers));
+    if (settings.diagnose) await verifySameBodies(w, s.urlOf('engine.run', w), s.urlOf('floor', w), s.headers);
+  }
+  return answers;
+}
+
+/** One load run of one server: the warm-up, then the measured period with the server's CPU time. */
+async function measureRun(
+  w: Workload,
+  target: Target,
+  round: number,
+  s: Servers,
+  scratch: Scratch,
+): Promise<LoadResult> {
+  log(`${w.name}: loading ${TARGET_LABEL[target]} (round ${round + 1}/${settings.rounds})`);
+  const server = target === 'floor' ? s.floor : s.engine;
+  const run = { url: s.urlOf(target, w), headers: s.headers, body: requestBody(w), connections: settings.connections };
+  if (settings.warmupSeconds > 0)
+    await s.load.call<LoadResult>('run', {
+      ...run,
+      seconds: settings.warmupSeconds,
+      measure: false,
+    } satisfies LoadRun);
+  if (w.logs) await settle(scratch.admin, scratch.dbName);
+  const cpu0 = await server.call<NodeJS.CpuUsage>('cpu');
+  const r = await s.load.call<LoadResult>('run', {
+    ...run,
+    seconds: settings.durationSeconds,
+    measure: true,
+  } satisfies LoadRun);
+  const cpu1 = await server.call<NodeJS.CpuUsage>('cpu');
+  r.serverCpuMicros = cpu1.user - cpu0.user + cpu1.system - cpu0.system;
+  log(
+    `${w.name}: ${target} ${r.rps.toFixed(0)} req/s, p50 ${(r.p50 ?? NaN).toFixed(2)} ms, p99 ${(r.p99 ?? NaN).toFixed(2)} ms` +
+      `${r.errors + r.non2xx ? `, ${r.errors} errors/timeouts, ${r.non2xx} non-2xx` : ''}`,
+  );
+  if (w.logs) {
+    const waited = await settle(scratch.admin, scratch.dbName);
+    if (waited > 0.5) log(`${w.name}: waited ${waited.toFixed(1)} s for the run's statements to end`);
+  }
+  return r;
+}
+
+/** One workload's rounds, each starting with another server, merged per server into a report row. */
+async function measureWorkload(w: Workload, answer: Answer, s: Servers, scratch: Scratch): Promise<Row> {
+  const targets: Target[] = settings.diagnose ? ['engine', 'floor', 'engine.run'] : ['engine', 'floor'];
+  const results = new Map<Target, LoadResult[]>(targets.map((t) => [t, []]));
+  for (let round = 0; round < settings.rounds; round++) {
+    const order = [...targets.slice(round % targets.length), ...targets.slice(0, round % targets.length)];
+    for (const target of order) results.get(target)!.push(await measureRun(w, target, round, s, scratch));
+  }
+  return {
+    workload: w,
+    bytes: answer.bytes,
+    answerRows: answer.rows,
+    results: Object.fromEntries([...results].map(([t, rs]) => [t, merge(rs)])),
+  };
+}
+
+/** Stops the engine and the floor, so that they write their CPU profiles when asked to. */
+async function stopServers(s: Servers): Promise<void> {
+  await Promise.all([s.engine.call('stop'), s.floor.call('stop')]);
+  await Promise.all([s.engine.exited, s.floor.exited]);
+  if (settings.cpuProfDir) log(`CPU profiles written to ${settings.cpuProfDir}`);
+}
+
+async function main(): Promise<number> {
+  const selected = selectedWorkloads();
+  return withScratch(async (scratch) => {
+    const pgVersion = await scratch.create();
+    const s = await startServers(scratch, selected);
+    const answers = await verifyAnswers(selected, s);
     log(
       'engine and floor give the same answers for every workload (identical bodies; the same rows and values for hand-written floors)',
     );
 
-    const before = (await engine.call<{ memory: NodeJS.MemoryUsage }>('stats')).memory;
+    const before = (await s.engine.call<{ memory: NodeJS.MemoryUsage }>('stats')).memory;
     const rows: Row[] = [];
-    for (const w of selected) {
-      const results = new Map<Target, LoadResult[]>(targets.map((t) => [t, []]));
-      for (let round = 0; round < settings.rounds; round++) {
-        const order = [...targets.slice(round % targets.length), ...targets.slice(0, round % targets.length)];
-        for (const target of order) {
-          const url = urlOf(target, w);
-          log(`${w.name}: loading ${TARGET_LABEL[target]} (round ${round + 1}/${settings.rounds})`);
-          const server = target === 'floor' ? floor : engine;
-          const run = { url, headers, body: requestBody(w), connections: settings.connections };
-          if (settings.warmupSeconds > 0)
-            await load.call<LoadResult>('run', {
-              ...run,
-              seconds: settings.warmupSeconds,
-              measure: false,
-            } satisfies LoadRun);
-          if (w.logs) await settle(admin, dbName);
-          const cpu0 = await server.call<NodeJS.CpuUsage>('cpu');
-          const r = await load.call<LoadResult>('run', {
-            ...run,
-            seconds: settings.durationSeconds,
-            measure: true,
-          } satisfies LoadRun);
-          const cpu1 = await server.call<NodeJS.CpuUsage>('cpu');
-          r.serverCpuMicros = cpu1.user - cpu0.user + cpu1.system - cpu0.system;
-          log(
-            `${w.name}: ${target} ${r.rps.toFixed(0)} req/s, p50 ${(r.p50 ?? NaN).toFixed(2)} ms, p99 ${(r.p99 ?? NaN).toFixed(2)} ms` +
-              `${r.errors + r.non2xx ? `, ${r.errors} errors/timeouts, ${r.non2xx} non-2xx` : ''}`,
-          );
-          results.get(target)!.push(r);
-          if (w.logs) {
-            const waited = await settle(admin, dbName);
-            if (waited > 0.5) log(`${w.name}: waited ${waited.toFixed(1)} s for the run's statements to end`);
-          }
-        }
-      }
-      rows.push({
-        workload: w,
-        bytes: answers.get(w.name)!.bytes,
-        answerRows: answers.get(w.name)!.rows,
-        results: Object.fromEntries([...results].map(([t, rs]) => [t, merge(rs)])),
-      });
-    }
-    const stats = await engine.call<{ memory: NodeJS.MemoryUsage; compilations: number }>('stats');
-    const collected = (await engine.call<{ memory: NodeJS.MemoryUsage }>('stats', { gc: true })).memory;
+    for (const w of selected) rows.push(await measureWorkload(w, answers.get(w.name)!, s, scratch));
+    const stats = await s.engine.call<{ memory: NodeJS.MemoryUsage; compilations: number }>('stats');
+    const collected = (await s.engine.call<{ memory: NodeJS.MemoryUsage }>('stats', { gc: true })).memory;
     // Still the same answers after the load.
-    for (const w of selected) await verifySameBodies(w, engineUrl, floorUrl(w), headers);
+    for (const w of selected) await verifySameBodies(w, s.urlOf('engine', w), s.urlOf('floor', w), s.headers);
 
-    await Promise.all([engine.call('stop'), floor.call('stop')]);
-    await Promise.all([engine.exited, floor.exited]);
-    if (settings.cpuProfDir) log(`CPU profiles written to ${settings.cpuProfDir}`);
-    report(rows, started, { before, after: stats.memory, collected }, stats.compilations, pgVersion);
+    await stopServers(s);
+    report(rows, s.started, { before, after: stats.memory, collected }, stats.compilations, pgVersion);
     const failed = rows.filter((r) => Object.values(r.results).some((x) => x.errors + x.non2xx > 0));
     if (failed.length)
       throw new Error(`requests failed under load in: ${failed.map((r) => r.workload.name).join(', ')}`);
     return 0;
-  } finally {
-    process.removeListener('SIGINT', onSignal);
-    process.removeListener('SIGTERM', onSignal);
-    await cleanup();
-  }
+  });
 }
 
 main().then(
