@@ -11,7 +11,7 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     rules: {
-      // A function a reader takes in at once; data tables and tests are exempt below.
+      // A function a reader takes in at once; test suites are exempt below.
       'max-lines-per-function': ['error', { max: 60, skipBlankLines: true, skipComments: true }],
       '@typescript-eslint/no-unused-vars': [
         'error',
