@@ -48,7 +48,9 @@ export async function startEngine(
   try {
     await migrate(db, config.migrationsDir, (msg) => log({ level: 'info', msg }));
     await seedWhenAsked(db, config, log);
-    const model = await buildModel(db, loadMetadata(config.metadataDir));
+    const metadata = loadMetadata(config.metadataDir);
+    for (const w of metadata.warnings) log({ level: 'warn', msg: w.message, file: w.file, feature: w.feature });
+    const model = await buildModel(db, metadata);
     const engine = new Engine(model, db, config, log, actions);
     if (config.auth.sessionSecretGenerated) {
       log({

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { loadConfig } from '../../engine/core/config';
+import type { Logger } from '../../engine/core/logger';
 import { startEngine, type Started } from '../../engine/main';
 import { createTestDatabase, type TestDatabase } from './database';
 
@@ -33,6 +34,8 @@ export interface ServerOptions {
   seed?: boolean;
   /** Reuse a database (for restarts); otherwise a fresh one is made and dropped by close(). */
   database?: TestDatabase;
+  /** Receives the engine's log lines (by default they are dropped). */
+  log?: Logger;
 }
 
 /** POST to a server at `url`: the status, the parsed body (undefined when not JSON) and the raw text. */
@@ -63,7 +66,7 @@ export async function startTestServer(opts: ServerOptions = {}): Promise<TestSer
     ...database.env,
     ...opts.env,
   });
-  const started = await startEngine(config, () => undefined);
+  const started = await startEngine(config, opts.log ?? (() => undefined));
   const server = serve({ fetch: started.app.fetch, port: 0, hostname: '127.0.0.1' });
   await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -145,12 +145,127 @@ function readSourceList<T>(value: unknown, validate: ValidateFunction, from: str
   });
 }
 
+/** Something the metadata holds that the engine does not implement: told once at start-up, then left aside. */
+export interface MetadataWarning {
+  file: string;
+  feature: string;
+  message: string;
+}
+
 export interface LoadedMetadata extends MetadataJson {
   /** The file each table came from, by `schema.name`. */
   tableFiles: Map<string, string>;
   /** Logical models and native queries of every source, with where each was written. */
   logicalModels: Located<LogicalModelJson>[];
   nativeQueries: Located<NativeQueryJson>[];
+  /** One per file and feature the engine leaves aside (cron triggers, remote schemas, ...). */
+  warnings: MetadataWarning[];
+}
+
+/**
+ * The files of `hasura metadata export` that hold features this engine does not implement. Empty (as
+ * the export writes them when unused) they are accepted silently; holding something, they are
+ * accepted with a warning naming the file and the feature.
+ */
+const UNIMPLEMENTED_FILES: [file: string, feature: string][] = [
+  ['allow_list.yaml', 'the allow list of operations'],
+  ['api_limits.yaml', 'API limits'],
+  ['backend_configs.yaml', 'backend (data connector) configurations'],
+  ['cron_triggers.yaml', 'cron triggers'],
+  ['graphql_schema_introspection.yaml', 'introspection disabled for roles'],
+  ['inherited_roles.yaml', 'inherited roles'],
+  ['metrics_config.yaml', 'the metrics configuration'],
+  ['network.yaml', 'network settings'],
+  ['opentelemetry.yaml', 'OpenTelemetry export'],
+  ['query_collections.yaml', 'query collections'],
+  ['remote_schemas.yaml', 'remote schemas'],
+  ['rest_endpoints.yaml', 'REST endpoints'],
+];
+/** The same, for keys of a table file and of a source in databases.yaml. */
+const UNIMPLEMENTED_TABLE_KEYS = {
+  event_triggers: 'event triggers',
+  computed_fields: 'computed fields',
+  remote_relationships: 'remote relationships',
+} as const;
+
+/** Nothing but nulls, empty strings, empty lists and objects of those: what an export writes for an unused feature. */
+function isEmpty(value: unknown): boolean {
+  if (value === null || value === undefined || value === '') return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (typeof value === 'object') return Object.values(value).every(isEmpty);
+  return false;
+}
+
+/** Collects warnings, one per file and feature. */
+class Warnings {
+  readonly list: MetadataWarning[] = [];
+  add(file: string, feature: string, value: unknown): void {
+    if (isEmpty(value) || this.list.some((w) => w.file === file && w.feature === feature)) return;
+    const message = `metadata ${file}: holds ${feature}, which this engine does not implement; left aside`;
+    this.list.push({ file, feature, message });
+  }
+}
+
+/** A source's tables: `!include tables.yaml` (Hasura's export) or a list written in databases.yaml. */
+function readSourceTables(src: SourceJson, s: number, databasesFile: string): { table: TableJson; file: string }[] {
+  const value = src.tables as unknown;
+  const inc = typeof value === 'string' ? INCLUDE.exec(value.trim()) : null;
+  if (inc) return readTables(includedFile(databasesFile, `[${s}].tables`, inc[1].trim()), src.name);
+  if (!Array.isArray(value)) return [];
+  return value.map((t, i) => ({
+    table: check<TableJson>(validators.table, t, databasesFile, `[${src.name}].tables[${i}]`),
+    file: databasesFile,
+  }));
+}
+
+/** A source's tracked functions (`functions: !include default/functions/functions.yaml`), which the engine leaves aside. */
+function warnOfFunctions(src: SourceJson, s: number, from: string, warnings: Warnings) {
+  const inc = typeof src.functions === 'string' ? INCLUDE.exec(src.functions.trim()) : null;
+  const file = inc ? includedFile(from, `[${s}].functions`, inc[1].trim()) : from;
+  warnings.add(file, 'tracked SQL functions', inc ? readYaml(file, [from]) : src.functions);
+}
+
+interface SourcesRead {
+  sources: SourceJson[];
+  tableFiles: Map<string, string>;
+  logicalModels: Located<LogicalModelJson>[];
+  nativeQueries: Located<NativeQueryJson>[];
+}
+
+/** databases.yaml and what it includes: tables, logical models and native queries of each source. */
+function readSources(databasesFile: string, warnings: Warnings): SourcesRead {
+  const read: SourcesRead = { sources: [], tableFiles: new Map(), logicalModels: [], nativeQueries: [] };
+  if (!fs.existsSync(databasesFile)) return read;
+  const raw = parseYamlFile(databasesFile) ?? [];
+  check(validators.sources, raw, databasesFile, '');
+  read.sources = (raw as SourceJson[]).map((src, s) => {
+    const tables = readSourceTables(src, s, databasesFile);
+    for (const t of tables) {
+      read.tableFiles.set(`${t.table.table.schema ?? 'public'}.${t.table.table.name}`, t.file);
+      for (const [k, feature] of Object.entries(UNIMPLEMENTED_TABLE_KEYS))
+        warnings.add(t.file, feature, t.table[k as keyof typeof UNIMPLEMENTED_TABLE_KEYS]);
+    }
+    warnOfFunctions(src, s, databasesFile, warnings);
+    warnings.add(databasesFile, 'source customization', src.customization);
+    const where = (k: string) => `[${src.name}].${k}`;
+    const models = readSourceList<LogicalModelJson>(
+      src.logical_models,
+      validators.logicalModel,
+      databasesFile,
+      where('logical_models'),
+    );
+    const queries = readSourceList<NativeQueryJson>(
+      src.native_queries,
+      validators.nativeQuery,
+      databasesFile,
+      where('native_queries'),
+    );
+    read.logicalModels.push(...models);
+    read.nativeQueries.push(...queries);
+    const [logical_models, native_queries] = [models.map((m) => m.json), queries.map((q) => q.json)];
+    return { ...src, tables: tables.map((t) => t.table), logical_models, native_queries };
+  });
+  return read;
 }
 
 /** Loads and validates a metadata directory in Hasura's config v3 layout. */
@@ -162,51 +277,26 @@ export function loadMetadata(dir: string): LoadedMetadata {
     : 3;
   if (version !== 3)
     throw new MetadataError(versionFile, 'version', `only config version 3 is supported, got ${version}`);
-
-  const databasesFile = path.join(dir, 'databases', 'databases.yaml');
-  const tableFiles = new Map<string, string>();
-  let sources: SourceJson[] = [];
-  const logicalModels: Located<LogicalModelJson>[] = [];
-  const nativeQueries: Located<NativeQueryJson>[] = [];
-  if (fs.existsSync(databasesFile)) {
-    const raw = parseYamlFile(databasesFile) ?? [];
-    check(validators.sources, raw, databasesFile, '');
-    sources = (raw as (SourceJson & { tables: unknown })[]).map((src, s) => {
-      let tables: { table: TableJson; file: string }[] = [];
-      const inc = typeof src.tables === 'string' ? INCLUDE.exec((src.tables as string).trim()) : null;
-      if (inc) tables = readTables(includedFile(databasesFile, `[${s}].tables`, inc[1].trim()), src.name);
-      else if (Array.isArray(src.tables)) {
-        tables = src.tables.map((t, i) => ({
-          table: check<TableJson>(validators.table, t, databasesFile, `[${src.name}].tables[${i}]`),
-          file: databasesFile,
-        }));
-      }
-      for (const t of tables) tableFiles.set(`${t.table.table.schema ?? 'public'}.${t.table.table.name}`, t.file);
-      const models = readSourceList<LogicalModelJson>(
-        src.logical_models,
-        validators.logicalModel,
-        databasesFile,
-        `[${src.name}].logical_models`,
-      );
-      const queries = readSourceList<NativeQueryJson>(
-        src.native_queries,
-        validators.nativeQuery,
-        databasesFile,
-        `[${src.name}].native_queries`,
-      );
-      logicalModels.push(...models);
-      nativeQueries.push(...queries);
-      return {
-        ...src,
-        tables: tables.map((t) => t.table),
-        logical_models: models.map((m) => m.json),
-        native_queries: queries.map((q) => q.json),
-      };
-    });
-  }
-
+  const warnings = new Warnings();
+  const { sources, tableFiles, logicalModels, nativeQueries } = readSources(
+    path.join(dir, 'databases', 'databases.yaml'),
+    warnings,
+  );
   const { actions, actionsSdl } = readActions(dir);
-  return { version, sources, actions, actionsSdl, tableFiles, logicalModels, nativeQueries };
+  for (const [name, feature] of UNIMPLEMENTED_FILES) {
+    const file = path.join(dir, name);
+    if (fs.existsSync(file)) warnings.add(file, feature, readYaml(file));
+  }
+  return {
+    version,
+    sources,
+    actions,
+    actionsSdl,
+    tableFiles,
+    logicalModels,
+    nativeQueries,
+    warnings: warnings.list,
+  };
 }
 
 /**
@@ -234,9 +324,12 @@ function readActions(dir: string): { actions: ActionJson[]; actionsSdl: string }
       actions.push(a);
     }
   }
+  // An empty actions.graphql (what Hasura's export writes when there are no actions) adds nothing.
   const actionsSdl = sdlFiles
     .filter((f) => fs.existsSync(f))
-    .map((f) => `# ${path.basename(f)}\n${fs.readFileSync(f, 'utf8')}`)
+    .map((f) => ({ f, sdl: fs.readFileSync(f, 'utf8') }))
+    .filter(({ sdl }) => sdl.split('\n').some((line) => line.trim() && !line.trim().startsWith('#')))
+    .map(({ f, sdl }) => `# ${path.basename(f)}\n${sdl}`)
     .join('\n');
   return { actions, actionsSdl };
 }

@@ -41,7 +41,11 @@ const relationship = {
               type: 'object',
               required: ['table'],
               additionalProperties: false,
-              properties: { table: tableRef, column: name, columns: { type: 'array', items: name, minItems: 1 } },
+              properties: {
+                table: tableRef,
+                column: name,
+                columns: { anyOf: [name, { type: 'array', items: name, minItems: 1 }] },
+              },
             },
           ],
         },

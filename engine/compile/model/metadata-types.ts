@@ -12,7 +12,8 @@ export interface TableRef {
 export interface RelationshipJson {
   name: string;
   using: {
-    foreign_key_constraint_on?: string | string[] | { column?: string; columns?: string[]; table: TableRef | string };
+    foreign_key_constraint_on?:
+      string | string[] | { column?: string; columns?: string | string[]; table: TableRef | string };
     manual_configuration?: { remote_table: TableRef | string; column_mapping: Record<string, string> };
   };
   comment?: string;
@@ -75,6 +76,10 @@ export interface TableJson {
   insert_permissions?: RolePermission<InsertPermissionJson>[];
   update_permissions?: RolePermission<UpdatePermissionJson>[];
   delete_permissions?: RolePermission<DeletePermissionJson>[];
+  /** Accepted, and left aside with a warning when not empty. */
+  event_triggers?: unknown[];
+  computed_fields?: unknown[];
+  remote_relationships?: unknown[];
 }
 
 export interface SourceJson {
@@ -84,6 +89,9 @@ export interface SourceJson {
   tables: TableJson[];
   logical_models?: LogicalModelJson[];
   native_queries?: NativeQueryJson[];
+  /** Accepted, and left aside with a warning when not empty. */
+  functions?: unknown;
+  customization?: unknown;
 }
 
 /** A logical model field's type: Hasura's exported form `{scalar, nullable}`, or the type name alone. */

@@ -104,6 +104,9 @@ function columnOf(table: Table, name: string, file: string, where: string): Colu
   return c;
 }
 
+/** The same columns in any order: a composite key may be listed in another order than the constraint's. */
+const sameColumns = (a: string[], b: string[]) => a.length === b.length && a.every((c) => b.includes(c));
+
 function buildRelationship(
   source: Table,
   json: RelationshipJson,
@@ -126,25 +129,25 @@ function buildRelationship(
     return { name: json.name, kind, source, target, mapping };
   }
   if (typeof fk === 'string' || Array.isArray(fk)) {
-    // Object relationship through a foreign key of this table.
+    // Through a foreign key of this table (an object relationship), on one column or several.
     const cols = typeof fk === 'string' ? [fk] : fk;
-    const found = ctx.catalog.get(key(source))!.foreignKeys.find((f) => f.columns.join() === cols.join());
+    const found = ctx.catalog.get(key(source))!.foreignKeys.find((f) => sameColumns(f.columns, cols));
     if (!found) throw new MetadataError(file, where, `no foreign key on "${source.name}"(${cols.join(', ')})`);
     const target = targetOf({ schema: found.refSchema, name: found.refTable });
-    const mapping = cols.map(
+    const mapping = found.columns.map(
       (c, i) =>
         [columnOf(source, c, file, where), columnOf(target, found.refColumns[i], file, where)] as [Column, Column],
     );
     return { name: json.name, kind, source, target, mapping };
   }
   if (fk && typeof fk === 'object') {
-    // Array relationship through a foreign key of the remote table that points here.
+    // Through a foreign key of the remote table that points here: `{table, column}` or `{table, columns}`.
     const target = targetOf(fk.table);
-    const cols = fk.columns ?? (fk.column ? [fk.column] : []);
+    const cols = typeof fk.columns === 'string' ? [fk.columns] : (fk.columns ?? (fk.column ? [fk.column] : []));
     const found = ctx.catalog
       .get(key(target))!
       .foreignKeys.find(
-        (f) => f.columns.join() === cols.join() && f.refSchema === source.schema && f.refTable === source.name,
+        (f) => sameColumns(f.columns, cols) && f.refSchema === source.schema && f.refTable === source.name,
       );
     if (!found)
       throw new MetadataError(
@@ -152,7 +155,7 @@ function buildRelationship(
         where,
         `no foreign key on "${target.name}"(${cols.join(', ')}) referencing "${source.name}"`,
       );
-    const mapping = cols.map(
+    const mapping = found.columns.map(
       (c, i) =>
         [columnOf(source, found.refColumns[i], file, where), columnOf(target, c, file, where)] as [Column, Column],
     );

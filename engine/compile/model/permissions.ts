@@ -17,12 +17,27 @@ export function permissionValue(value: unknown): ValueSource {
   return { from: 'literal', value };
 }
 
+/** Hasura's other spellings of an operator: `$`-prefixed (`$eq`, `$and`), and `_ne`/`_cneq` beside `_neq`/`_cne`. */
+const ALIASES: Record<string, string> = { _ne: '_neq', _cneq: '_cne' };
+
+/** A metadata key in the engine's spelling: `$gte` is `_gte`, `$ne` and `_ne` are `_neq`. */
+export function metadataKey(key: string): string {
+  const underscored = key.startsWith('$') ? `_${key.slice(1)}` : key;
+  return ALIASES[underscored] ?? underscored;
+}
+
+/**
+ * A column's comparisons: an object of operators, or Hasura's shorthand for equality, a bare value
+ * (`{id: X-Hasura-User-Id}`, `{published: true}`) meaning `{_eq: value}`.
+ */
 function columnComparison(column: Column, ops: unknown, at: Where): BoolExp {
-  if (!ops || typeof ops !== 'object' || Array.isArray(ops))
-    throw new MetadataError(at.file, at.where, 'expected an object of operators');
+  if (Array.isArray(ops))
+    throw new MetadataError(at.file, at.where, 'a list needs an operator (_in, _nin, ...), not the _eq shorthand');
+  if (!ops || typeof ops !== 'object') ops = { _eq: ops };
   const items: BoolExp[] = [];
-  for (const [op, value] of Object.entries(ops)) {
-    if (!isCompareOp(op)) throw new MetadataError(at.file, `${at.where}.${op}`, `unknown operator "${op}"`);
+  for (const [written, value] of Object.entries(ops as object)) {
+    const op = metadataKey(written);
+    if (!isCompareOp(op)) throw new MetadataError(at.file, `${at.where}.${written}`, `unknown operator "${written}"`);
     const source = Array.isArray(value)
       ? { from: 'list' as const, items: value.map(permissionValue) }
       : permissionValue(value);
@@ -39,8 +54,9 @@ export function parsePermissionBoolExp(table: Table, exp: unknown, at: Where): B
   if (!exp || typeof exp !== 'object' || Array.isArray(exp))
     throw new MetadataError(at.file, at.where, 'expected a boolean expression object');
   const items: BoolExp[] = [];
-  for (const [k, v] of Object.entries(exp)) {
-    const here = { ...at, where: `${at.where}.${k}` };
+  for (const [written, v] of Object.entries(exp)) {
+    const here = { ...at, where: `${at.where}.${written}` };
+    const k = written.startsWith('$') ? metadataKey(written) : written;
     if (k === '_and' || k === '_or') {
       if (!Array.isArray(v)) throw new MetadataError(here.file, here.where, 'expected a list');
       const parts = v.map((e, i) => parsePermissionBoolExp(table, e, { ...at, where: `${here.where}[${i}]` }));
@@ -68,7 +84,7 @@ export function parsePermissionBoolExp(table: Table, exp: unknown, at: Where): B
       const rel = table.relByName.get(k)!;
       items.push({ kind: 'relationship', rel, where: parsePermissionBoolExp(rel.target, v, here) });
     } else {
-      throw new MetadataError(here.file, here.where, `"${k}" is not a column or relationship of "${table.name}"`);
+      throw new MetadataError(here.file, here.where, `"${written}" is not a column or relationship of "${table.name}"`);
     }
   }
   return items.length ? and(...items) : TRUE;
