@@ -44,6 +44,7 @@ test('each comparison type offers the table operators for its scalar, in table o
         columnList: `[${scalar}!]`,
         boolean: 'Boolean',
         string: 'String',
+        columnName: 'String',
         stringList: '[String!]',
       }[o.operand];
       return [op, operand];

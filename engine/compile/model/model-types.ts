@@ -19,6 +19,8 @@ export interface Column {
   generated: boolean;
   /** For a column that references a lookup (is_enum) table: the allowed values. */
   enumValues?: string[];
+  /** That lookup table, whose values (with their comments) become the column's GraphQL enum. */
+  enumTable?: Table;
 }
 
 export interface Relationship {

@@ -229,7 +229,34 @@ async function loadEnumValues(db: Queryable, table: Table, file: string): Promis
   const rows = await db.query(
     `SELECT ${q(valueCol)}::text AS value, ${commentCol ? `${q(commentCol)}::text` : 'NULL::text'} AS comment FROM ${q(table.schema)}.${q(table.name)} ORDER BY 1`,
   );
-  table.enumValues = rows.map((r) => ({ value: String(r.value), comment: (r.comment as string | null) ?? null }));
+  table.enumValues = rows
+    .map((r) => ({ value: String(r.value), comment: (r.comment as string | null) ?? null }))
+    .sort((a, b) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+  checkEnumValues(table, file);
+}
+
+/**
+ * As Hasura requires of an enum table: at least one row, and every value a valid GraphQL enum value
+ * name (letters, digits and `_`, not starting with a digit; not true, false or null), since each
+ * becomes a value of the `<table>_enum` type.
+ */
+function checkEnumValues(table: Table, file: string): void {
+  if (table.enumValues.length === 0)
+    throw new MetadataError(
+      file,
+      'is_enum',
+      `enum table "${table.name}" has no rows; an enum needs at least one value`,
+    );
+  const invalid = table.enumValues
+    .map((v) => v.value)
+    .filter((v) => !/^[_A-Za-z][_0-9A-Za-z]*$/.test(v) || ['true', 'false', 'null'].includes(v));
+  if (invalid.length)
+    throw new MetadataError(
+      file,
+      'is_enum',
+      `enum table "${table.name}" has values that are not valid GraphQL enum names: ${invalid.map((v) => JSON.stringify(v)).join(', ')} ` +
+        '(a value starts with a letter or _, holds only letters, digits and _, and is not true, false or null)',
+    );
 }
 
 /** Joins the metadata with the database catalog; any name that does not resolve stops start-up. */
@@ -277,6 +304,7 @@ export async function buildModel(db: Queryable, metadata: LoadedMetadata): Promi
       const col = t.columnByName.get(fk.columns[0])!;
       col.scalar = `${target.gqlName}_enum`;
       col.enumValues = target.enumValues.map((v) => v.value);
+      col.enumTable = target;
     }
   }
   const roles = new Set<string>([ADMIN_ROLE]);

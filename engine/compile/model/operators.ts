@@ -24,9 +24,10 @@ export type ColumnClass =
 /**
  * The operand's type: in GraphQL, and as the SQL type its parameter is cast to.
  *   column: the column's own type; columnList: a list of it, bound as an array;
+ *   columnName: the name of another column of the same table (String), written as an identifier, never bound;
  *   boolean: Boolean; string: String, bound as text; stringList: [String!], bound as text[].
  */
-export type OperandType = 'column' | 'columnList' | 'boolean' | 'string' | 'stringList';
+export type OperandType = 'column' | 'columnName' | 'columnList' | 'boolean' | 'string' | 'stringList';
 
 /** What a column must tell to be classed and to have its operands typed. */
 export interface ComparedColumn {
@@ -57,6 +58,13 @@ const overArray =
 
 const equality = (sql: string): ComparisonOperator => ({ appliesTo: 'equatable', operand: 'column', sql: infix(sql) });
 const order = (sql: string): ComparisonOperator => ({ appliesTo: 'ordered', operand: 'column', sql: infix(sql) });
+/** Compares with another column of the row: the operand names it, and the SQL names it as an identifier. */
+const columnCompare = (appliesTo: ColumnClass, sql: string, what: string): ComparisonOperator => ({
+  appliesTo,
+  operand: 'columnName',
+  sql: infix(sql),
+  description: `is the column ${what} the named column of the same row`,
+});
 const pattern = (sql: string): ComparisonOperator => ({ appliesTo: 'text', operand: 'string', sql: infix(sql) });
 
 export const OPERATORS = {
@@ -74,6 +82,12 @@ export const OPERATORS = {
   _gte: order('>='),
   _lt: order('<'),
   _lte: order('<='),
+  _ceq: columnCompare('equatable', '=', 'equal to'),
+  _cne: columnCompare('equatable', '<>', 'not equal to'),
+  _cgt: columnCompare('ordered', '>', 'greater than'),
+  _cgte: columnCompare('ordered', '>=', 'greater than or equal to'),
+  _clt: columnCompare('ordered', '<', 'less than'),
+  _clte: columnCompare('ordered', '<=', 'less than or equal to'),
   _like: pattern('LIKE'),
   _nlike: pattern('NOT LIKE'),
   _ilike: pattern('ILIKE'),
@@ -141,10 +155,16 @@ export function operatorsFor(column: ComparedColumn): [CompareOp, ComparisonOper
   );
 }
 
+/** Whether the operator compares with another column (`_ceq`, ...), whose name is its operand. */
+export function isColumnOperator(op: string): boolean {
+  return isCompareOp(op) && OPERATORS[op].operand === 'columnName';
+}
+
 /** The SQL type an operand is bound as, compared with a column (or a value) of SQL type `sqlType`. */
 export function operandSqlType(op: CompareOp, sqlType: string): { sqlType: string; array: boolean } {
   switch (OPERATORS[op].operand) {
     case 'column':
+    case 'columnName':
       return { sqlType, array: false };
     case 'columnList':
       return { sqlType, array: true };

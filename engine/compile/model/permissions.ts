@@ -1,12 +1,14 @@
 import { and, TRUE } from './bool-exp';
 import { MetadataError } from './load';
 import type { BoolExp, Column, Table, ValueSource } from './model-types';
-import { isCompareOp, operandSqlType } from './operators';
+import { isColumnOperator, isCompareOp, operandSqlType, type CompareOp } from './operators';
 
 interface Where {
   file: string;
   where: string;
   tables?: Map<string, Table>;
+  /** The table the permission is on, which `["$", column]` names; `used` once such a reference is read. */
+  root?: { table: Table; used: boolean };
 }
 
 const SESSION_VARIABLE = /^x-hasura-/i;
@@ -30,7 +32,7 @@ export function metadataKey(key: string): string {
  * A column's comparisons: an object of operators, or Hasura's shorthand for equality, a bare value
  * (`{id: X-Hasura-User-Id}`, `{published: true}`) meaning `{_eq: value}`.
  */
-function columnComparison(column: Column, ops: unknown, at: Where): BoolExp {
+function columnComparison(column: Column, ops: unknown, at: Where, table: Table): BoolExp {
   if (Array.isArray(ops))
     throw new MetadataError(at.file, at.where, 'a list needs an operator (_in, _nin, ...), not the _eq shorthand');
   if (!ops || typeof ops !== 'object') ops = { _eq: ops };
@@ -38,6 +40,10 @@ function columnComparison(column: Column, ops: unknown, at: Where): BoolExp {
   for (const [written, value] of Object.entries(ops as object)) {
     const op = metadataKey(written);
     if (!isCompareOp(op)) throw new MetadataError(at.file, `${at.where}.${written}`, `unknown operator "${written}"`);
+    if (isColumnOperator(op)) {
+      items.push(columnOperand(table, column, op, value, { ...at, where: `${at.where}.${written}` }));
+      continue;
+    }
     const source = Array.isArray(value)
       ? { from: 'list' as const, items: value.map(permissionValue) }
       : permissionValue(value);
@@ -47,10 +53,40 @@ function columnComparison(column: Column, ops: unknown, at: Where): BoolExp {
 }
 
 /**
+ * The operand of a column operator (`_ceq`, ...): a column of the same table (`"price"` or `["price"]`),
+ * or of the table the permission is on (`["$", "price"]`), of the compared column's own type.
+ */
+function columnOperand(table: Table, column: Column, op: CompareOp, value: unknown, at: Where): BoolExp {
+  const path = Array.isArray(value) ? value : [value];
+  const root = path.length === 2 && path[0] === '$';
+  const name = path[path.length - 1];
+  const from = root ? at.root?.table : table;
+  if (!from || typeof name !== 'string' || path.length > 2 || (path.length === 2 && !root))
+    throw new MetadataError(at.file, at.where, 'expected a column name, or ["$", column] for the root table');
+  const other = from.columnByName.get(name);
+  if (!other) throw new MetadataError(at.file, at.where, `"${name}" is not a column of "${from.name}"`);
+  if (other.scalar !== column.scalar)
+    throw new MetadataError(
+      at.file,
+      at.where,
+      `cannot compare column "${column.name}" (${column.scalar}) with "${name}" (${other.scalar})`,
+    );
+  if (root) at.root!.used = true;
+  return { kind: 'compareColumn', column, op, other, root };
+}
+
+/**
  * A permission's boolean expression (Hasura's syntax, column and relationship names as in the
  * database) to IR. Relationships in permissions are not filtered by the target's own permissions.
+ * An expression that names the root table (`["$", column]`) is wrapped in a `scope`, the row it is
+ * applied to.
  */
 export function parsePermissionBoolExp(table: Table, exp: unknown, at: Where): BoolExp {
+  if (!at.root) {
+    const root = { table, used: false };
+    const item = parsePermissionBoolExp(table, exp, { ...at, root });
+    return root.used ? { kind: 'scope', item } : item;
+  }
   if (!exp || typeof exp !== 'object' || Array.isArray(exp))
     throw new MetadataError(at.file, at.where, 'expected a boolean expression object');
   const items: BoolExp[] = [];
@@ -79,7 +115,7 @@ export function parsePermissionBoolExp(table: Table, exp: unknown, at: Where): B
         where: parsePermissionBoolExp(target, _where ?? {}, { ...at, where: `${here.where}._where` }),
       });
     } else if (table.columnByName.has(k)) {
-      items.push(columnComparison(table.columnByName.get(k)!, v, here));
+      items.push(columnComparison(table.columnByName.get(k)!, v, here, table));
     } else if (table.relByName.has(k)) {
       const rel = table.relByName.get(k)!;
       items.push({ kind: 'relationship', rel, where: parsePermissionBoolExp(rel.target, v, here) });

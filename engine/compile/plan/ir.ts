@@ -43,12 +43,16 @@ export interface RowSource {
   distinctOn: Column[];
   limit?: ValueRef;
   offset?: ValueRef;
-  /** Fixed cap from permissions and the engine's maximum rows, applied on top of `limit`. */
+  /**
+   * Fixed cap from permissions and the engine's maximum rows, applied on top of `limit`. Under an
+   * aggregate it caps `nodes` only: the aggregates are over every permitted row.
+   */
   maxRows?: number;
 }
 
 export type Field =
-  | { kind: 'column'; alias: string; column: Column }
+  /** A column's value; for json and jsonb, `path` (a text[] parameter) selects a part of it (`#>`). */
+  | { kind: 'column'; alias: string; column: Column; path?: ValueRef }
   | { kind: 'typename'; alias: string; name: string }
   | { kind: 'object'; alias: string; rel: Relationship; where: BoolExp; fields: Field[] }
   | { kind: 'array'; alias: string; rel: Relationship; rows: RowSource; fields: Field[] }

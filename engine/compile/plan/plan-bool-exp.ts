@@ -1,6 +1,6 @@
 import type { Column, Relationship, Table } from '../model/model-types';
 import { typeName } from '../schema/table-types';
-import { operandSqlType } from '../model/operators';
+import { isColumnOperator, operandSqlType } from '../model/operators';
 import type { PlanContext } from './context';
 import { booleanValue, listItems, objectFields } from './arguments';
 import { validationError } from '../../core/errors';
@@ -10,7 +10,32 @@ import type { Arg } from './values';
 const NULL_SOURCE = { from: 'literal', value: null } as const;
 const sourceOf = (arg: Arg) => (arg.kind === 'leaf' ? arg.source : NULL_SOURCE);
 
-function comparisons(column: Column, arg: Arg, path: string): BoolExp {
+/**
+ * The column a column operator (`_ceq`, ...) names: written in the document, or inside a variable's
+ * object (whose operand values are part of the plan's cache key, see variableShape). It must be a
+ * column of the same table that the role may read, of the compared column's type.
+ */
+function otherColumn(table: Table, column: Column, value: Arg, ctx: PlanContext, path: string): Column {
+  const s = value.kind === 'leaf' ? value.source : undefined;
+  if (s?.from === 'variable' && s.path.length === 0)
+    throw validationError('the column name of a column comparison cannot be a variable of its own', path);
+  const name = s?.from === 'literal' ? s.value : s?.from === 'variable' ? valueAt(ctx.variables[s.name], s.path) : null;
+  const other = typeof name === 'string' ? table.columnByGql.get(name) : undefined;
+  if (!other || !ctx.perms.select(table)?.columns.has(other.name))
+    throw validationError(`column "${String(name)}" not found in type: '${typeName(table, 'select_column')}'`, path);
+  if (other.scalar !== column.scalar)
+    throw validationError(
+      `cannot compare column "${column.gqlName}" of type ${column.scalar} with column "${other.gqlName}" of type ${other.scalar}`,
+      path,
+    );
+  return other;
+}
+
+function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
+  return path.reduce<unknown>((v, p) => (v == null ? undefined : (v as Record<string | number, unknown>)[p]), root);
+}
+
+function comparisons(table: Table, column: Column, arg: Arg, ctx: PlanContext, path: string): BoolExp {
   const items: BoolExp[] = [];
   // The schema offers only the operators of model/operators.ts, so every key here is one of them.
   for (const [name, value] of objectFields(arg)) {
@@ -18,6 +43,11 @@ function comparisons(column: Column, arg: Arg, path: string): BoolExp {
     // Only `_is_null` takes null (as false, the literal SQL form of model/operators.ts).
     if (value.kind === 'null' && op !== '_is_null')
       throw validationError(`unexpected null value for operator "${op}"`, `${path}.${op}`);
+    if (isColumnOperator(op)) {
+      const other = otherColumn(table, column, value, ctx, `${path}.${op}`);
+      items.push({ kind: 'compareColumn', column, op, other, root: false });
+      continue;
+    }
     items.push({
       kind: 'compare',
       column,
@@ -43,7 +73,7 @@ export function planBoolExp(table: Table, arg: Arg | undefined, ctx: PlanContext
     } else if (key === '_not') {
       if (value.kind !== 'null') items.push({ kind: 'not', item: planBoolExp(table, value, ctx, here) });
     } else if (table.columnByGql.has(key)) {
-      items.push(comparisons(table.columnByGql.get(key)!, value, here));
+      items.push(comparisons(table, table.columnByGql.get(key)!, value, ctx, here));
     } else if (table.relByName.has(key)) {
       const rel = table.relByName.get(key)!;
       const perm = ctx.perms.select(rel.target)!;
@@ -67,8 +97,8 @@ function aggregatePredicates(rel: Relationship, arg: Arg, ctx: PlanContext, path
       .filter(Boolean);
     const distinct = booleanValue(f.get('distinct'), ctx.variables) === true;
     const predicate = objectFields(f.get('predicate')).map(([op, v]) => {
-      if (op === '_is_null')
-        throw validationError('_is_null is not a valid aggregate predicate', `${path}.${fn}.predicate`);
+      if (op === '_is_null' || isColumnOperator(op))
+        throw validationError(`${op} is not a valid aggregate predicate`, `${path}.${fn}.predicate`);
       // The count is a bigint: operands are bound as one (or as a bigint[] for _in, _nin).
       return { op: op as CompareOp, value: { source: sourceOf(v), ...operandSqlType(op as CompareOp, 'bigint') } };
     });

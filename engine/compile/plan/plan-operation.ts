@@ -116,6 +116,7 @@ function planRootField(
     case 'delete':
       return planMutation(m, alias, nodes, def, ctx, path);
     case 'action':
+    case 'placeholder':
       return { kind: 'graphql', alias, nodes };
     default:
       throw new RequestError(

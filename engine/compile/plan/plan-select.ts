@@ -24,6 +24,7 @@ import {
   type RowSource,
   type ValueRef,
 } from './ir';
+import { parseJsonPath } from './json-path';
 import { planBoolExp } from './plan-bool-exp';
 import type { Arg } from './values';
 
@@ -53,7 +54,8 @@ export function planFields(
     const m = meaningOf(def);
     const sub = subSelections(nodes);
     const target = objectTypeOf(def.type);
-    if (m?.kind === 'column') out.push({ kind: 'column', alias, column: m.column });
+    if (m?.kind === 'column')
+      out.push({ kind: 'column', alias, column: m.column, ...columnPath(node, def, ctx, here) });
     else if (m?.kind === 'objectRel') {
       const perm = ctx.perms.select(m.rel.target)!;
       out.push({
@@ -86,6 +88,29 @@ export function planFields(
     }
   }
   return out;
+}
+
+/** The `path` argument of a json or jsonb column: a path written in the document, bound as text[]. */
+function columnPath(
+  node: FieldNode,
+  def: GraphQLField<unknown, unknown>,
+  ctx: PlanContext,
+  path: string,
+): { path?: ValueRef } {
+  if (!def.args.some((a) => a.name === 'path')) return {};
+  const arg = fieldArgs(node, def, ctx).get('path');
+  if (!arg || arg.kind !== 'leaf') return {};
+  const s = arg.source;
+  if (s.from !== 'literal')
+    throw validationError('the json path must be written in the query, not given as a variable', `${path}.args.path`);
+  if (s.value === null) return {};
+  return {
+    path: {
+      source: { from: 'literal', value: parseJsonPath(String(s.value), `${path}.args.path`) },
+      sqlType: 'text',
+      array: true,
+    },
+  };
 }
 
 function limitRef(arg: Arg | undefined, name: string, ctx: PlanContext, path: string): ValueRef | undefined {

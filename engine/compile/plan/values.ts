@@ -12,6 +12,7 @@ import {
   type GraphQLInputType,
   type ValueNode,
 } from 'graphql';
+import { isEnumTableType } from '../schema/scalars';
 import type { ValueSource } from './ir';
 
 /**
@@ -28,17 +29,23 @@ export type Arg =
 
 export type Variables = Record<string, unknown>;
 
-/** A list whose elements are scalars is bound whole, as one array parameter. */
+/**
+ * A value bound as a parameter: a scalar, or a value of an enum table's enum (text in the database, so
+ * the SQL is the same whatever the value).
+ */
+const isBound = (type: unknown): boolean => isScalarType(type) || isEnumTableType(type);
+
+/** A list whose elements are bound values is bound whole, as one array parameter. */
 function isScalarList(type: GraphQLInputType): boolean {
   const t = isNonNullType(type) ? type.ofType : type;
-  return isListType(t) && isScalarType(getNamedType(t));
+  return isListType(t) && isBound(getNamedType(t));
 }
 
 function fromRuntime(value: unknown, type: GraphQLInputType, name: string, path: (string | number)[]): Arg {
   if (isNonNullType(type)) return fromRuntime(value, type.ofType, name, path);
   // A scalar stays a parameter even when this request's value is null: the plan is shared by every
   // value of the variable, so null must mean the same thing in all of them (SQL NULL).
-  if (isScalarType(type) || isScalarList(type)) return { kind: 'leaf', source: { from: 'variable', name, path } };
+  if (isBound(type) || isScalarList(type)) return { kind: 'leaf', source: { from: 'variable', name, path } };
   if (value === null || value === undefined) return { kind: 'null' };
   if (isListType(type)) {
     const items = Array.isArray(value) ? value : [value];
@@ -65,7 +72,7 @@ export function resolveArg(node: ValueNode, type: GraphQLInputType, vars: Variab
   }
   if (node.kind === Kind.NULL) return { kind: 'null' };
   if (isNonNullType(type)) return resolveArg(node, type.ofType, vars);
-  if (isScalarList(type) || isScalarType(type)) return scalarLeaf(node, type, vars);
+  if (isScalarList(type) || isBound(type)) return scalarLeaf(node, type, vars);
   if (isListType(type)) {
     const items = node.kind === Kind.LIST ? node.values : [node];
     return { kind: 'list', items: items.map((n) => resolveArg(n, type.ofType, vars) ?? { kind: 'null' }) };
@@ -112,7 +119,7 @@ function hasVariable(node: ValueNode): boolean {
 export function variableShape(value: unknown, type: GraphQLInputType): string {
   if (value === null || value === undefined) return 'n';
   if (isNonNullType(type)) return variableShape(value, type.ofType);
-  if (isScalarType(type)) return type.name === 'Boolean' ? String(value) : '?';
+  if (isBound(type)) return isScalarType(type) && type.name === 'Boolean' ? String(value) : '?';
   if (isScalarList(type)) return '?';
   if (isListType(type)) {
     const items = Array.isArray(value) ? value : [value];

@@ -11,11 +11,11 @@ import {
 } from 'graphql';
 import type { Column } from '../model/model-types';
 import { operatorsFor, type OperandType } from '../model/operators';
-import { lookupScalarType, scalarType } from './scalars';
+import { EnumTableType, scalarType } from './scalars';
 
 /** Input types shared by every table of a schema: column scalars, comparison expressions, order_by. */
 export class SharedInputs {
-  private scalars = new Map<string, GraphQLScalarType>();
+  private scalars = new Map<string, GraphQLScalarType | EnumTableType>();
   private comparisons = new Map<string, GraphQLInputObjectType>();
 
   readonly orderBy = new GraphQLEnumType({
@@ -31,11 +31,11 @@ export class SharedInputs {
     },
   });
 
-  /** The scalar of a column: a lookup scalar for columns that reference an enum table. */
-  columnScalar(column: Column): GraphQLScalarType {
+  /** The type of a column's values: its scalar, or the enum of the enum table it references. */
+  columnScalar(column: Column): GraphQLScalarType | EnumTableType {
     let t = this.scalars.get(column.scalar);
     if (!t) {
-      t = column.enumValues ? lookupScalarType(column.scalar, column.enumValues) : scalarType(column.scalar);
+      t = column.enumTable ? new EnumTableType(column.scalar, column.enumTable.enumValues) : scalarType(column.scalar);
       this.scalars.set(column.scalar, t);
     }
     return t;
@@ -65,7 +65,7 @@ export class SharedInputs {
   }
 
   /** The GraphQL type of an operator's operand, compared with a column of scalar `s`. */
-  private operandType(operand: OperandType, s: GraphQLScalarType): GraphQLInputType {
+  private operandType(operand: OperandType, s: GraphQLScalarType | EnumTableType): GraphQLInputType {
     switch (operand) {
       case 'column':
         return s;

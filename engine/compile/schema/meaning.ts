@@ -25,7 +25,9 @@ export type Meaning =
   | { kind: 'count' }
   | { kind: 'aggregateFunction'; fn: string }
   | { kind: 'affectedRows' }
-  | { kind: 'returning' };
+  | { kind: 'returning' }
+  /** `no_queries_available`, the query root's one field when a role can read nothing: graphql-js answers it. */
+  | { kind: 'placeholder' };
 
 export function meaningOf(field: GraphQLField<unknown, unknown>): Meaning | undefined {
   return (field.extensions as { engine?: Meaning } | undefined)?.engine;

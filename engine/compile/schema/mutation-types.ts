@@ -152,7 +152,7 @@ export class MutationTypes {
                 extensions: ext({ kind: 'affectedRows' }),
               },
             };
-            if (this.perms.select(table)) {
+            if (this.types.selectable(table)) {
               fields.returning = {
                 type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(this.types.object(table)))),
                 description: 'data from the rows affected by the mutation',

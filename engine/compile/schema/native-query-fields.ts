@@ -43,7 +43,7 @@ function nativeQueryArgs(query: NativeQuery, types: TableTypes): GraphQLFieldCon
 export function nativeQueryFields(model: Model, types: TableTypes): GraphQLFieldConfigMap<unknown, unknown> {
   const fields: GraphQLFieldConfigMap<unknown, unknown> = {};
   for (const query of model.nativeQueries) {
-    if (!types.perms.select(query.returns)) continue;
+    if (!types.selectable(query.returns)) continue;
     fields[query.rootField] = {
       type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(types.object(query.returns)))),
       description: query.description ?? `rows of the native query "${query.rootField}"`,

@@ -9,6 +9,9 @@ import {
   GraphQLObjectType,
   GraphQLSchema,
   GraphQLString,
+  isIntrospectionType,
+  isObjectType,
+  type GraphQLArgument,
   type GraphQLFieldConfigArgumentMap,
   type GraphQLFieldConfigMap,
   type GraphQLFieldResolver,
@@ -38,7 +41,7 @@ function pkArgs(table: Table, types: TableTypes): GraphQLFieldConfigArgumentMap 
 
 function queryFields(model: Model, types: TableTypes): Fields {
   const fields: Fields = {};
-  for (const table of types.perms.readableTables()) {
+  for (const table of types.perms.readableTables().filter((t) => types.selectable(t))) {
     const names = table.rootFields;
     if (names.select) {
       fields[names.select] = {
@@ -91,7 +94,7 @@ function insertFields(table: Table, types: TableTypes, mt: MutationTypes, fields
       extensions: ext({ kind: 'insert', table, one: false }),
     };
   }
-  if (names.insert_one && types.perms.select(table)) {
+  if (names.insert_one && types.selectable(table)) {
     fields[names.insert_one] = {
       type: types.object(table),
       description: `insert a single row into the table: "${table.name}"`,
@@ -165,7 +168,7 @@ function deleteFields(table: Table, types: TableTypes, mt: MutationTypes, fields
 }
 
 /** A `_by_pk` mutation needs a primary key, and returns the row, so the role must be able to read it. */
-const byPk = (table: Table, types: TableTypes) => table.primaryKey.length > 0 && !!types.perms.select(table);
+const byPk = (table: Table, types: TableTypes) => table.primaryKey.length > 0 && types.selectable(table);
 
 function mutationFields(model: Model, types: TableTypes, mt: MutationTypes): Fields {
   const fields: Fields = {};
@@ -216,17 +219,43 @@ export function buildRoleSchema(
     ...actionFields(actions, perms, 'query', resolveAction),
   };
   const mutation = { ...mutationFields(model, types, mt), ...actionFields(actions, perms, 'mutation', resolveAction) };
-  if (Object.keys(query).length === 0) {
-    query.no_queries_available = {
-      type: new GraphQLNonNull(GraphQLString),
-      resolve: () => 'There are no queries available to the current role.',
-    };
-  }
+  if (Object.keys(query).length === 0) query.no_queries_available = NO_QUERIES;
   const schema = new GraphQLSchema({
     query: new GraphQLObjectType({ name: 'query_root', fields: query }),
     mutation: Object.keys(mutation).length
       ? new GraphQLObjectType({ name: 'mutation_root', fields: mutation })
       : undefined,
   });
-  return { role, schema, perms };
+  return { role, schema: inHasuraOrder(schema), perms };
+}
+
+const NO_QUERIES_TEXT =
+  "There are no queries available to the current role. Either there are no sources or remote schemas configured, or the current role doesn't have the required permissions.";
+
+/**
+ * Hasura's placeholder: GraphQL needs a query type with a field, so a role that can read nothing (or a
+ * metadata that tracks nothing) gets `no_queries_available`, which answers with its own description.
+ */
+const NO_QUERIES: Fields[string] = {
+  type: new GraphQLNonNull(GraphQLString),
+  description: NO_QUERIES_TEXT,
+  resolve: () => NO_QUERIES_TEXT,
+  extensions: ext({ kind: 'placeholder' }),
+};
+
+const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * Introspection in Hasura's order: `__schema.types` sorted by name, and each field's arguments sorted by
+ * name, as Hasura's introspection sorts both. Fields, input fields and enum values keep the order they
+ * are built in: tables as the metadata lists them, columns as the database orders them, relationships
+ * as the metadata lists them, enum-table values sorted.
+ */
+function inHasuraOrder(schema: GraphQLSchema): GraphQLSchema {
+  const types = Object.values(schema.getTypeMap()).sort(byName);
+  for (const t of types) {
+    if (!isObjectType(t) || isIntrospectionType(t)) continue;
+    for (const f of Object.values(t.getFields())) (f.args as GraphQLArgument[]).sort(byName);
+  }
+  return new GraphQLSchema({ ...schema.toConfig(), types });
 }

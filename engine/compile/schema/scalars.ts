@@ -1,5 +1,6 @@
 import {
   GraphQLBoolean,
+  GraphQLEnumType,
   GraphQLError,
   GraphQLFloat,
   GraphQLInt,
@@ -178,29 +179,45 @@ export function scalarType(name: string): GraphQLScalarType {
   return t;
 }
 
-/**
- * The type of a column that references a lookup table. Unlike Hasura's GraphQL enum, it accepts the
- * values both as strings ("Open", as the platform's own examples write them) and as bare enum names
- * (Open); anything else is refused with the list of allowed values.
- */
-export function lookupScalarType(name: string, values: readonly string[]): GraphQLScalarType {
-  const allowed = new Set(values);
-  const check = (v: unknown) => {
-    if (typeof v === 'string' && allowed.has(v)) return v;
-    throw new GraphQLError(`unexpected value ${JSON.stringify(v)} for ${name}; allowed values: ${values.join(', ')}`);
-  };
-  return new GraphQLScalarType({
-    name,
-    description: `A value of a lookup table: ${values.join(', ')}`,
-    serialize: (v) => v,
-    parseValue: check,
-    parseLiteral: (node) =>
-      atNode(node, () =>
-        check(
-          node.kind === Kind.STRING || node.kind === Kind.ENUM
-            ? node.value
-            : ((node as { value?: unknown }).value ?? node.kind),
-        ),
-      ),
-  });
+/** A value of an enum table (`is_enum: true`), and the comment that describes it. */
+export interface EnumTableValue {
+  value: string;
+  comment: string | null;
 }
+
+/**
+ * The GraphQL enum of an enum table (`is_enum: true`), as Hasura names it (`<table>_enum`): introspection
+ * shows kind ENUM with the table's values, each described by its comment, so that codegen writes a
+ * real enum. The one leniency: a string literal holding a value ("Open") is accepted where the enum is
+ * expected, as the bare name (Open) is, because the platform's own examples write them so. Anything
+ * else is refused with the list of allowed values. Its values bind as text, like a scalar's.
+ */
+export class EnumTableType extends GraphQLEnumType {
+  constructor(name: string, values: readonly EnumTableValue[]) {
+    super({
+      name,
+      values: Object.fromEntries(values.map((v) => [v.value, { value: v.value, description: v.comment }])),
+    });
+  }
+
+  private refuse(value: unknown, node?: ValueNode): never {
+    const allowed = this.getValues().map((v) => v.name);
+    const message = `unexpected value ${JSON.stringify(value)} for ${this.name}; allowed values: ${allowed.join(', ')}`;
+    throw new GraphQLError(message, { nodes: node });
+  }
+
+  override parseValue(value: unknown): unknown {
+    return typeof value === 'string' && this.getValue(value) ? value : this.refuse(value);
+  }
+
+  override parseLiteral(node: ValueNode): unknown {
+    const value =
+      node.kind === Kind.STRING || node.kind === Kind.ENUM
+        ? node.value
+        : ((node as { value?: unknown }).value ?? node.kind);
+    return typeof value === 'string' && this.getValue(value) ? value : this.refuse(value, node);
+  }
+}
+
+/** Whether a type is an enum table's enum: the planner binds its values as text parameters, as a scalar's. */
+export const isEnumTableType = (type: unknown): type is EnumTableType => type instanceof EnumTableType;

@@ -7,6 +7,7 @@ import {
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
+  GraphQLString,
   type GraphQLFieldConfigArgumentMap,
   type GraphQLFieldConfigMap,
   type GraphQLInputFieldConfigMap,
@@ -18,6 +19,8 @@ import { nonNullList, type SharedInputs } from './input-types';
 import { ext } from './meaning';
 
 const VALID_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
+/** Columns whose selection takes a `path` argument (a part of the value, as Hasura's JSON select path). */
+const JSON_COLUMN_SCALARS = new Set(['json', 'jsonb']);
 const STAT_FUNCTIONS = ['avg', 'stddev', 'stddev_pop', 'stddev_samp', 'var_pop', 'var_samp', 'variance'];
 
 /**
@@ -52,13 +55,22 @@ export class TableTypes {
     return table.columns.filter((c) => allowed?.has(c.name) && VALID_NAME.test(c.gqlName));
   }
 
+  /**
+   * Whether the table exists for the role: it may select some column. A select permission with no
+   * column (or none with a GraphQL name) gives no type, as GraphQL has no object without fields; then
+   * the table has no root field and no relationship leads to it, as in Hasura.
+   */
+  selectable(table: Table): boolean {
+    return this.columns(table).length > 0;
+  }
+
   /** Relationships whose target the role may read. */
   relationships(table: Table): Relationship[] {
-    return table.relationships.filter((r) => this.perms.select(r.target));
+    return table.relationships.filter((r) => this.selectable(r.target));
   }
 
   canAggregate(table: Table): boolean {
-    return this.perms.select(table)?.allowAggregations === true;
+    return this.selectable(table) && this.perms.select(table)?.allowAggregations === true;
   }
 
   object(table: Table): GraphQLObjectType {
@@ -77,6 +89,9 @@ export class TableTypes {
               const t = this.shared.columnScalar(c);
               fields[c.gqlName] = {
                 type: c.nullable ? t : new GraphQLNonNull(t),
+                args: JSON_COLUMN_SCALARS.has(c.scalar)
+                  ? { path: { type: GraphQLString, description: 'JSON select path' } }
+                  : undefined,
                 extensions: ext({ kind: 'column', column: c }),
               };
             }

@@ -13,38 +13,61 @@ function compare(left: string, op: CompareOp, value: ValueRef, w: SqlWriter): st
   return o.sql(left, w.bind(value));
 }
 
+/**
+ * `count` over some columns: the rows where every one of them is not null (`(a, b) IS NOT NULL`), or
+ * the distinct combinations among those; over no columns, every row (`distinct` then changes nothing).
+ */
+export function countSql(columns: string[], distinct: boolean): string {
+  if (columns.length === 0) return 'count(*)';
+  const d = distinct ? 'DISTINCT ' : '';
+  if (columns.length === 1) return `count(${d}${columns[0]})`;
+  const row = `(${columns.join(', ')})`;
+  return `count(${d}${row}) FILTER (WHERE ${row} IS NOT NULL)`;
+}
+
 /** The join condition of a relationship, between the source row alias and the target alias. */
 export function joinCondition(rel: Relationship, source: string, target: string): string {
   return rel.mapping.map(([s, t]) => `${target}.${ident(t.name)} = ${source}.${ident(s.name)}`).join(' AND ');
 }
 
-/** A boolean expression over the row named `alias`. */
-export function boolExpSql(exp: BoolExp, alias: string, w: SqlWriter): string {
+/**
+ * A boolean expression over the row named `alias`. `root` is the row a permission's root references
+ * (`["$", column]`) name: the row its `scope` was applied to.
+ */
+export function boolExpSql(exp: BoolExp, alias: string, w: SqlWriter, root: string = alias): string {
   switch (exp.kind) {
     case 'true':
       return 'true';
     case 'and':
-      return exp.items.length ? `(${exp.items.map((e) => boolExpSql(e, alias, w)).join(' AND ')})` : 'true';
+      return exp.items.length ? `(${exp.items.map((e) => boolExpSql(e, alias, w, root)).join(' AND ')})` : 'true';
     case 'or':
-      return exp.items.length ? `(${exp.items.map((e) => boolExpSql(e, alias, w)).join(' OR ')})` : 'false';
+      return exp.items.length ? `(${exp.items.map((e) => boolExpSql(e, alias, w, root)).join(' OR ')})` : 'false';
     case 'not':
-      return `(NOT ${boolExpSql(exp.item, alias, w)})`;
+      return `(NOT ${boolExpSql(exp.item, alias, w, root)})`;
+    case 'scope':
+      return boolExpSql(exp.item, alias, w, alias);
     case 'compare':
       return `(${compare(`${alias}.${ident(exp.column.name)}`, exp.op, exp.value, w)})`;
+    case 'compareColumn': {
+      // The operand is a column of the model, written as an identifier: no value enters the SQL text.
+      const other = `${exp.root ? root : alias}.${ident(exp.other.name)}`;
+      return `(${operator(exp.op).sql(`${alias}.${ident(exp.column.name)}`, other)})`;
+    }
     case 'relationship': {
       const t = w.alias();
-      return `EXISTS (SELECT 1 FROM ${tableName(exp.rel.target)} AS ${t} WHERE ${joinCondition(exp.rel, alias, t)} AND ${boolExpSql(exp.where, t, w)})`;
+      return `EXISTS (SELECT 1 FROM ${tableName(exp.rel.target)} AS ${t} WHERE ${joinCondition(exp.rel, alias, t)} AND ${boolExpSql(exp.where, t, w, root)})`;
     }
     case 'exists': {
       const t = w.alias();
-      return `EXISTS (SELECT 1 FROM ${tableName(exp.table)} AS ${t} WHERE ${boolExpSql(exp.where, t, w)})`;
+      return `EXISTS (SELECT 1 FROM ${tableName(exp.table)} AS ${t} WHERE ${boolExpSql(exp.where, t, w, root)})`;
     }
     case 'aggregate': {
       const t = w.alias();
-      const cols = exp.columns.map((c) => `${t}.${ident(c.name)}`);
-      const arg = cols.length === 0 ? '*' : cols.length === 1 ? cols[0] : `(${cols.join(', ')})`;
-      const agg = `count(${exp.distinct && cols.length ? 'DISTINCT ' : ''}${arg})`;
-      const value = `(SELECT ${agg} FROM ${tableName(exp.rel.target)} AS ${t} WHERE ${joinCondition(exp.rel, alias, t)} AND ${boolExpSql(exp.filter, t, w)})`;
+      const agg = countSql(
+        exp.columns.map((c) => `${t}.${ident(c.name)}`),
+        exp.distinct,
+      );
+      const value = `(SELECT ${agg} FROM ${tableName(exp.rel.target)} AS ${t} WHERE ${joinCondition(exp.rel, alias, t)} AND ${boolExpSql(exp.filter, t, w, root)})`;
       return `(${exp.predicate.map((p) => compare(value, p.op, p.value, w)).join(' AND ') || 'true'})`;
     }
   }

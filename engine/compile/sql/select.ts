@@ -1,6 +1,6 @@
 import type { Column } from '../model/model-types';
 import type { AggregateField, AggregateItem, BoolExp, Field, OrderItem, OrderTarget, RowSource } from '../plan/ir';
-import { boolExpSql, joinCondition } from './bool-exp';
+import { boolExpSql, countSql, joinCondition } from './bool-exp';
 import { nativeQuerySql } from './native-query';
 import { ident, stringLiteral, tableName, type SqlWriter } from './writer';
 
@@ -34,6 +34,7 @@ export function rowJson(fields: Field[], alias: string, w: SqlWriter): string {
 function fieldSql(f: Field, alias: string, w: SqlWriter): string {
   switch (f.kind) {
     case 'column':
+      if (f.path) return `(${col(alias, f.column)} #> ${w.bind(f.path)})`;
       return col(alias, f.column);
     case 'typename':
       return stringLiteral(f.name);
@@ -87,7 +88,7 @@ interface BaseRows {
  * JSON is built, so expensive output is computed only for the rows returned. Sort keys that are not
  * plain columns are carried out as `__o<n>` columns, so the outer json_agg can keep the same order.
  */
-function baseRows(rows: RowSource, alias: string, w: SqlWriter, join?: string): BaseRows {
+function baseRows(rows: RowSource, alias: string, w: SqlWriter, join?: string, capped = true): BaseRows {
   const extra: string[] = [];
   const inner: string[] = [];
   const outer: string[] = [];
@@ -110,9 +111,10 @@ function baseRows(rows: RowSource, alias: string, w: SqlWriter, join?: string): 
   let sql = `SELECT ${distinct}${alias}.*${extra.map((e) => `, ${e}`).join('')} FROM ${relationSql(rows, w)} AS ${alias} WHERE ${where}`;
   if (inner.length) sql += ` ORDER BY ${inner.join(', ')}`;
   const limit = rows.limit ? w.bind(rows.limit) : undefined;
-  if (limit && rows.maxRows !== undefined) sql += ` LIMIT least(${limit}, ${rows.maxRows})`;
+  const maxRows = capped ? rows.maxRows : undefined;
+  if (limit && maxRows !== undefined) sql += ` LIMIT least(${limit}, ${maxRows})`;
   else if (limit) sql += ` LIMIT ${limit}`;
-  else if (rows.maxRows !== undefined) sql += ` LIMIT ${rows.maxRows}`;
+  else if (maxRows !== undefined) sql += ` LIMIT ${maxRows}`;
   if (rows.offset) sql += ` OFFSET ${w.bind(rows.offset)}`;
   return { sql, outerOrder: outer.length ? ` ORDER BY ${outer.join(', ')}` : '' };
 }
@@ -138,11 +140,11 @@ function aggregateItemSql(item: AggregateItem, alias: string): string {
   switch (item.kind) {
     case 'typename':
       return stringLiteral(item.name);
-    case 'count': {
-      const cols = item.columns.map((c) => col(alias, c));
-      const arg = cols.length === 0 ? '*' : cols.length === 1 ? cols[0] : `(${cols.join(', ')})`;
-      return `count(${item.distinct && cols.length ? 'DISTINCT ' : ''}${arg})`;
-    }
+    case 'count':
+      return countSql(
+        item.columns.map((c) => col(alias, c)),
+        item.distinct,
+      );
     case 'function':
       return jsonObject(
         item.fields.map((f): [string, string] => [
@@ -161,12 +163,23 @@ export function aggregateJson(
   w: SqlWriter,
   join?: string,
 ): string {
-  const base = baseRows(rows, alias, w, join);
+  // The role's row limit caps `nodes` only: the aggregates are over every permitted row (as Hasura).
+  const base = baseRows(rows, alias, w, join, false);
+  const cap = rows.maxRows;
+  const capNodes = cap !== undefined && fields.some((f) => f.kind === 'nodes');
+  const nodesFilter = capNodes ? ` FILTER (WHERE ${alias}."__n" <= ${cap})` : '';
   const pairs = fields.map((f): [string, string] => {
     if (f.kind === 'typename') return [f.alias, stringLiteral(f.name)];
     if (f.kind === 'nodes')
-      return [f.alias, `coalesce(json_agg(${rowJson(f.fields, alias, w)}${base.outerOrder}), '[]'::json)`];
+      return [
+        f.alias,
+        `coalesce(json_agg(${rowJson(f.fields, alias, w)}${base.outerOrder})${nodesFilter}, '[]'::json)`,
+      ];
     return [f.alias, jsonObject(f.items.map((i): [string, string] => [i.alias, aggregateItemSql(i, alias)]))];
   });
-  return `(SELECT ${jsonObject(pairs)} FROM (${base.sql}) AS ${alias})`;
+  // Numbered in the base order, so the capped nodes are the first rows a list would return.
+  const from = capNodes
+    ? `SELECT ${alias}.*, row_number() OVER (${base.outerOrder.trim()}) AS "__n" FROM (${base.sql}) AS ${alias}`
+    : base.sql;
+  return `(SELECT ${jsonObject(pairs)} FROM (${from}) AS ${alias})`;
 }
