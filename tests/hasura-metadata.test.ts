@@ -242,6 +242,10 @@ describe(`features the engine leaves aside, and refusals, on ${backendName}`, ()
   const start = (metadataDir: string, log?: (line: LogLine) => void) =>
     startTestServer({ database, seed: false, env: env(metadataDir), log });
 
+  test("the platform's own metadata loads without a warning", () => {
+    expect(loadMetadata(path.join(__dirname, '..', 'metadata')).warnings).toEqual([]);
+  });
+
   test('each file and feature the engine does not implement: one warning naming both, and start-up goes on', async () => {
     const dir = metadataWith((d) => {
       const write = (file: string, value: unknown) => fs.writeFileSync(path.join(d, file), YAML.stringify(value));
