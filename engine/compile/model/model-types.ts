@@ -136,6 +136,13 @@ export type BoolExp =
   | { kind: 'not'; item: BoolExp }
   /** `column op value`, with one of the operators of model/operators.ts (`_is_null` included). */
   | { kind: 'compare'; column: Column; op: CompareOp; value: ValueRef }
+  /**
+   * `column op other` with a column operator (`_ceq`, ...): `other` is a column of the same row or, with
+   * `root`, of the row the enclosing `scope` stands for (Hasura's `["$", column]` in permissions).
+   */
+  | { kind: 'compareColumn'; column: Column; op: CompareOp; other: Column; root: boolean }
+  /** A permission's expression as a whole: root references inside `item` name the row it is applied to. */
+  | { kind: 'scope'; item: BoolExp }
   /** Some row of the relationship's target satisfies `where` (exists semantics). */
   | { kind: 'relationship'; rel: Relationship; where: BoolExp }
   /** `_exists` of Hasura permissions: some row of an unrelated table. */

@@ -13,6 +13,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import { isEnumTableType } from '../schema/scalars';
+import { isColumnOperator } from '../model/operators';
 import type { ValueSource } from './ir';
 
 /**
@@ -112,9 +113,14 @@ function hasVariable(node: ValueNode): boolean {
   return false;
 }
 
+/** The operand of a column operator (`_ceq: "price"`) names a column, which the SQL text names too. */
+const columnOperand = (key: string, value: unknown): string | undefined =>
+  isColumnOperator(key) ? JSON.stringify(value) : undefined;
+
 /**
- * The part of a variable's value that changes the SQL: object keys, list lengths, enum values and
- * booleans (they may drive @include/@skip); other scalars stand as `?`. Plans are cached per shape.
+ * The part of a variable's value that changes the SQL: object keys, list lengths, enum values,
+ * booleans (they may drive @include/@skip) and the column names of column operators (`_ceq`); other
+ * scalars stand as `?`. Plans are cached per shape.
  */
 export function variableShape(value: unknown, type: GraphQLInputType): string {
   if (value === null || value === undefined) return 'n';
@@ -129,7 +135,7 @@ export function variableShape(value: unknown, type: GraphQLInputType): string {
   if (isInputObjectType(type)) {
     const defs = type.getFields();
     return `{${Object.entries(value as Record<string, unknown>)
-      .map(([k, v]) => `${k}:${defs[k] ? variableShape(v, defs[k].type) : '?'}`)
+      .map(([k, v]) => `${k}:${columnOperand(k, v) ?? (defs[k] ? variableShape(v, defs[k].type) : '?')}`)
       .join(',')}}`;
   }
   return '?';

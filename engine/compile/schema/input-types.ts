@@ -74,6 +74,7 @@ export class SharedInputs {
       case 'boolean':
         return GraphQLBoolean;
       case 'string':
+      case 'columnName': // another column's GraphQL name, checked against the role's columns when planning
         return GraphQLString;
       case 'stringList':
         return nonNullList(GraphQLString);
