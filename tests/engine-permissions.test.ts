@@ -374,7 +374,7 @@ describe('writes of role user', () => {
     expect(noUser.status).toBe(400);
     expect(noUser.body).toEqual({
       errors: [
-        { message: 'missing session variable: "x-hasura-user-id"', extensions: { path: '$', code: 'access-denied' } },
+        { message: 'missing session variable: "x-hasura-user-id"', extensions: { path: '$', code: 'not-found' } },
       ],
     });
   });

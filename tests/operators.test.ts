@@ -55,5 +55,7 @@ test('each comparison type offers the table operators for its scalar, in table o
 
 test('every operator of the table is offered on some column of the fixture', async () => {
   const offered = new Set([...(await comparisonTypes()).values()].flatMap((fields) => fields.map(([op]) => op)));
-  expect([...Object.keys(OPERATORS)].filter((op) => !offered.has(op))).toEqual([]);
+  // Operators of an extension's types (PostGIS) are offered where it is installed: tests/hasura-postgis.test.ts.
+  const needsExtension = (op: string) => !!(OPERATORS as Record<string, { extension?: string }>)[op].extension;
+  expect([...Object.keys(OPERATORS)].filter((op) => !offered.has(op) && !needsExtension(op))).toEqual([]);
 });

@@ -32,7 +32,11 @@ export interface EngineConfig {
     statementTimeoutMs: number;
     /** Number of compiled plans kept in memory. */
     planCacheSize: number;
+    /** Most operations a batched request (a JSON array of operations) may hold. */
+    maxBatchSize: number;
   };
+  /** bigint, numeric, double precision and money values come out as JSON strings (Hasura's stringify-numeric-types). */
+  stringifyNumericTypes: boolean;
   /** postgres.js pool size. */
   poolSize: number;
   /** Log SQL and errors in detail (never secrets). */
@@ -265,7 +269,9 @@ export function loadConfig(env: Env = process.env): EngineConfig {
       bodyBytes: int(env, 'MAX_BODY_BYTES', 1024 * 1024),
       statementTimeoutMs: int(env, 'STATEMENT_TIMEOUT_MS', 30000),
       planCacheSize: int(env, 'PLAN_CACHE_SIZE', 1000),
+      maxBatchSize: positive(env, 'MAX_BATCH_SIZE', 50),
     },
+    stringifyNumericTypes: bool(env, 'STRINGIFY_NUMERIC_TYPES', false),
     poolSize: int(env, 'DATABASE_POOL_SIZE', 10),
     devMode: bool(env, 'DEV_MODE', false),
     auth,

@@ -21,6 +21,7 @@ export type ErrorCode =
   | 'bad-request'
   | 'request-too-large'
   | 'not-supported'
+  | 'not-found'
   | 'action-error';
 
 export class RequestError extends Error {

@@ -6,7 +6,7 @@ import type { Variables } from '../plan/values';
 import type { RoleSchema } from '../schema/role-schema';
 import { mutationStatement } from '../sql/mutation';
 import { queryStatement } from '../sql/query';
-import type { ParamSlot } from '../sql/writer';
+import type { JsonOutput, ParamSlot } from '../sql/writer';
 
 export interface Statement {
   text: string;
@@ -49,6 +49,7 @@ export function compile(
   fragments: Record<string, FragmentDefinitionNode>,
   variables: Variables,
   limits: { maxRows: number; maxDepth: number },
+  json: JsonOutput = {},
 ): ExecutablePlan {
   const ir = planOperation({ role, operation, fragments, variables, ...limits });
   const plan: ExecutablePlan = { operation: ir.operation, fields: [], steps: [], checks: ir.checks };
@@ -61,7 +62,7 @@ export function compile(
           document: graphqlOnlyDocument(operation, fragments, f.nodes),
         });
       else if (f.kind === 'insert' || f.kind === 'update' || f.kind === 'delete') {
-        const s = mutationStatement(f);
+        const s = mutationStatement(f, json);
         const output = s.output && {
           text: s.output.text,
           params: s.output.writer.params,
@@ -74,7 +75,7 @@ export function compile(
   }
   const reads = ir.fields.filter(isRead);
   if (reads.length) {
-    const s = queryStatement(reads);
+    const s = queryStatement(reads, json);
     plan.query = { text: s.text, params: s.writer.params };
   }
   const others = ir.fields.filter((f): f is GraphqlRootField => f.kind === 'graphql');

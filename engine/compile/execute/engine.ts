@@ -25,7 +25,7 @@ import type { EngineConfig } from '../../core/config';
 import { asDbError, type Database, type Queryable } from '../../core/db/database';
 import type { Model } from '../model/model-types';
 import { errorPath } from '../plan/error-path';
-import { errorBody, RequestError } from '../../core/errors';
+import { errorBody, RequestError, type ErrorCode } from '../../core/errors';
 import { variableShape, type Variables } from '../plan/values';
 import { buildActionTypes } from '../schema/action-types';
 import { buildRoleSchema, type RoleSchema } from '../schema/role-schema';
@@ -79,6 +79,26 @@ function isStructural(type: GraphQLInputType): boolean {
   const t = isNonNullType(type) ? type.ofType : type;
   if (isListType(t)) return !isScalarType(getNamedType(t));
   return !isScalarType(t) || t.name === 'Boolean';
+}
+
+/**
+ * The error code of a database error the caller caused, as Hasura maps them for queries and mutations:
+ * integrity violations (class 23) are `constraint-violation` but a CHECK constraint is `permission-error`;
+ * data exceptions (class 22) are `data-exception` but an invalid escape sequence (a LIKE pattern ending
+ * in a backslash) is `bad-request`. Any other is internal: undefined.
+ */
+function expectedDbErrorCode(sqlState: string): ErrorCode | undefined {
+  if (sqlState === '23514') return 'permission-error';
+  if (sqlState === '22025') return 'bad-request';
+  if (sqlState.startsWith('23')) return 'constraint-violation';
+  if (sqlState.startsWith('22')) return 'data-exception';
+  return undefined;
+}
+
+/** One operation of a request body: anything but an object is a request without a query. */
+export function asRequest(body: unknown): GraphqlRequest {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return { query: undefined };
+  return body as GraphqlRequest;
 }
 
 export class Engine {
@@ -188,6 +208,28 @@ export class Engine {
     }
   }
 
+  /**
+   * A batch (a JSON array of operations), as Hasura runs it: one after the other, in order, each in its
+   * own transaction, so that each sees what the ones before it wrote and a failure undoes only its own
+   * changes. More than `limits.maxBatchSize` operations are refused before any runs.
+   */
+  async runBatch(requests: unknown[], session: Session): Promise<EngineResponse> {
+    const max = this.config.limits.maxBatchSize;
+    if (requests.length > max)
+      return this.failure(
+        new RequestError(
+          'bad-request',
+          `a batch may hold at most ${max} operations (MAX_BATCH_SIZE); this one holds ${requests.length}`,
+          '$',
+          400,
+        ),
+        session,
+      );
+    const bodies: string[] = [];
+    for (const r of requests) bodies.push((await this.run(asRequest(r), session)).body);
+    return { status: 200, body: `[${bodies.join(',')}]` };
+  }
+
   private async runUnsafe(request: GraphqlRequest, session: Session): Promise<EngineResponse> {
     if (typeof request.query !== 'string' || request.query.trim() === '')
       throw new RequestError('bad-request', 'the request body needs a "query" string', '$.query', 400);
@@ -221,7 +263,9 @@ export class Engine {
       shape += v.structural ? `${variableShape(vars[v.name], v.type)};` : v.name in vars ? 'p;' : 'a;';
     let plan = operation.plans.get(shape);
     if (!plan) {
-      plan = compile(role, operation.node, entry.fragments, vars, this.config.limits);
+      plan = compile(role, operation.node, entry.fragments, vars, this.config.limits, {
+        stringifyNumeric: this.config.stringifyNumericTypes,
+      });
       this.compilations++;
       if (operation.plans.size >= PLANS_PER_OPERATION) operation.plans.clear();
       operation.plans.set(shape, plan);
@@ -313,11 +357,8 @@ export class Engine {
       return { status: err.status, body: errorBody([{ message: err.message, code: err.code, path: err.path }]) };
     const db = asDbError(err);
     if (db) {
-      const cls = db.code!.slice(0, 2);
-      if (cls === '23')
-        return { status: 200, body: errorBody([{ message: db.message, code: 'constraint-violation', path: '$' }]) };
-      if (cls === '22')
-        return { status: 200, body: errorBody([{ message: db.message, code: 'data-exception', path: '$' }]) };
+      const code = expectedDbErrorCode(db.code!);
+      if (code) return { status: 200, body: errorBody([{ message: db.message, code, path: '$' }]) };
       this.log({ level: 'error', msg: 'database error', code: db.code, error: db.message });
       const message =
         db.code === '57014'

@@ -23,7 +23,8 @@ export function resolveSource(s: ValueSource, vars: Record<string, unknown>, ses
       return valueAt(vars[s.name], s.path);
     case 'session': {
       const v = session.vars[s.name];
-      if (v === undefined) throw new RequestError('access-denied', `missing session variable: "${s.name}"`, '$', 400);
+      // Hasura's code for it: not-found.
+      if (v === undefined) throw new RequestError('not-found', `missing session variable: "${s.name}"`, '$', 400);
       return v;
     }
     case 'list':

@@ -19,15 +19,27 @@ export type ColumnClass =
   /** Text columns (String, citext): pattern matching. */
   | 'text'
   /** jsonb columns: containment and keys. */
-  | 'jsonb';
+  | 'jsonb'
+  /** ltree columns (the ltree extension): ancestors, descendants, lquery and ltxtquery matches. */
+  | 'ltree';
 
 /**
  * The operand's type: in GraphQL, and as the SQL type its parameter is cast to.
  *   column: the column's own type; columnList: a list of it, bound as an array;
  *   columnName: the name of another column of the same table (String), written as an identifier, never bound;
- *   boolean: Boolean; string: String, bound as text; stringList: [String!], bound as text[].
+ *   boolean: Boolean; string: String, bound as text; stringList: [String!], bound as text[];
+ *   lquery: the lquery scalar; lqueryList: [String!], bound as lquery[]; ltxtquery: the ltxtquery scalar.
  */
-export type OperandType = 'column' | 'columnName' | 'columnList' | 'boolean' | 'string' | 'stringList';
+export type OperandType =
+  | 'column'
+  | 'columnName'
+  | 'columnList'
+  | 'boolean'
+  | 'string'
+  | 'stringList'
+  | 'lquery'
+  | 'lqueryList'
+  | 'ltxtquery';
 
 /** What a column must tell to be classed and to have its operands typed. */
 export interface ComparedColumn {
@@ -44,6 +56,8 @@ export interface ComparisonOperator {
   /** A simpler form for an operand known when the plan is compiled (a literal), which indexes can serve. */
   literalSql?: (left: string, value: unknown) => string;
   description?: string;
+  /** The PostgreSQL extension that brings the types the operator applies to. */
+  extension?: string;
 }
 
 const infix =
@@ -128,6 +142,56 @@ export const OPERATORS = {
     sql: infix('?&'),
     description: 'do all of these strings exist as top-level keys in the column',
   },
+  // ltree, as Hasura's ltree_comparison_exp: `ltree @> ltree[]` holds when the array holds a descendant.
+  _ancestor: {
+    appliesTo: 'ltree',
+    extension: 'ltree',
+    operand: 'column',
+    sql: infix('@>'),
+    description: 'is the column an ancestor of the path (or the path itself)',
+  },
+  _ancestor_any: {
+    appliesTo: 'ltree',
+    extension: 'ltree',
+    operand: 'columnList',
+    sql: infix('@>'),
+    description: 'is the column an ancestor of any of the paths (or one of them)',
+  },
+  _descendant: {
+    appliesTo: 'ltree',
+    extension: 'ltree',
+    operand: 'column',
+    sql: infix('<@'),
+    description: 'is the column a descendant of the path (or the path itself)',
+  },
+  _descendant_any: {
+    appliesTo: 'ltree',
+    extension: 'ltree',
+    operand: 'columnList',
+    sql: infix('<@'),
+    description: 'is the column a descendant of any of the paths (or one of them)',
+  },
+  _matches: {
+    appliesTo: 'ltree',
+    extension: 'ltree',
+    operand: 'lquery',
+    sql: infix('~'),
+    description: 'does the column match the lquery pattern',
+  },
+  _matches_any: {
+    appliesTo: 'ltree',
+    extension: 'ltree',
+    operand: 'lqueryList',
+    sql: infix('?'),
+    description: 'does the column match any of the lquery patterns',
+  },
+  _matches_fulltext: {
+    appliesTo: 'ltree',
+    extension: 'ltree',
+    operand: 'ltxtquery',
+    sql: infix('@'),
+    description: 'does the column match the ltxtquery full-text pattern',
+  },
 } satisfies Record<string, ComparisonOperator>;
 
 export type CompareOp = keyof typeof OPERATORS;
@@ -146,6 +210,7 @@ const IN_CLASS: Record<ColumnClass, (c: ComparedColumn) => boolean> = {
   ordered: (c) => c.scalar !== 'json' && !c.enumValues,
   text: (c) => isTextLike(c.scalar),
   jsonb: (c) => JSON_SCALARS.has(c.scalar),
+  ltree: (c) => c.scalar === 'ltree',
 };
 
 /** The operators offered on a column, in table order. */
@@ -174,5 +239,11 @@ export function operandSqlType(op: CompareOp, sqlType: string): { sqlType: strin
       return { sqlType: 'text', array: false };
     case 'stringList':
       return { sqlType: 'text', array: true };
+    case 'lquery':
+      return { sqlType: 'lquery', array: false };
+    case 'lqueryList':
+      return { sqlType: 'lquery', array: true };
+    case 'ltxtquery':
+      return { sqlType: 'ltxtquery', array: false };
   }
 }

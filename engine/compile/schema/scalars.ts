@@ -71,6 +71,8 @@ const TIMESTAMP =
 const TIME = /^(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?\s*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
 const NUMERIC = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
 const INTEGER = /^\s*[-+]?\d+\s*$/;
+/** An ltree label path: labels of letters, digits, `_` and `-`, joined by dots (or none: the empty path). */
+const LTREE = /^(?:[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)*)?$/u;
 
 function validDate(y: string, m: string, d: string): boolean {
   const date = new Date(Date.UTC(Number(y), Number(m) - 1, Number(d)));
@@ -131,6 +133,12 @@ const checks: Record<string, [string, Check]> = {
   interval: ['A time interval (PostgreSQL syntax)', string('interval')],
   bytea: ['Binary data, hex (\\x...)', string('bytea')],
   inet: ['An IP address', string('inet')],
+  ltree: [
+    'A label path of the ltree extension, e.g. Top.Science.Astronomy',
+    (v) => (typeof v === 'string' && LTREE.test(v) ? v : invalid('ltree', v, 'expected labels joined by dots')),
+  ],
+  lquery: ['A pattern matching ltree label paths (ltree extension), e.g. *.Astronomy.*', string('lquery')],
+  ltxtquery: ['A full-text pattern over ltree labels (ltree extension), e.g. Astro* & !Pictures', string('ltxtquery')],
 };
 
 function timestampCheck(type: string): Check {

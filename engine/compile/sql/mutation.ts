@@ -2,7 +2,7 @@ import type { Column } from '../model/model-types';
 import type { Field, MutationField, MutationOutput } from '../plan/ir';
 import { boolExpSql } from './bool-exp';
 import { jsonObject, rowJson } from './select';
-import { ident, stringLiteral, tableName, SqlWriter } from './writer';
+import { ident, stringLiteral, tableName, SqlWriter, type JsonOutput } from './writer';
 
 export interface MutationStatement {
   alias: string;
@@ -98,8 +98,8 @@ function outputSql(out: MutationOutput, one: boolean, w: SqlWriter): string {
  * One mutation field as one statement: the change in a CTE, then its output and the permission
  * check computed over the changed rows. The caller rolls the transaction back when `ok` is false.
  */
-export function mutationStatement(m: MutationField): MutationStatement {
-  const w = new SqlWriter();
+export function mutationStatement(m: MutationField, output: JsonOutput = {}): MutationStatement {
+  const w = new SqlWriter(0, output);
   const change = m.kind === 'insert' ? insertSql(m, w) : m.kind === 'update' ? updateSql(m, w) : deleteSql(m, w);
   const c = w.alias();
   const check =
@@ -115,7 +115,7 @@ export function mutationStatement(m: MutationField): MutationStatement {
   // As Hasura does: change and fetch the rows, then build the output in a statement that sees the change.
   const r = w.alias();
   const text = `WITH "_m" AS (${change}) SELECT (SELECT coalesce(json_agg(${r}), '[]'::json) FROM "_m" AS ${r})::text AS "rows", ${check} AS "ok"`;
-  const ow = new SqlWriter(1);
+  const ow = new SqlWriter(1, output);
   const out = outputSql(m.output, m.one, ow);
   const outputText = `WITH "_m" AS (SELECT * FROM json_populate_recordset(NULL::${tableName(m.table)}, $1::text::json)) SELECT (${out})::text AS "out"`;
   return { alias: m.alias, text, writer: w, output: { text: outputText, writer: ow, rowsParam: 1 } };

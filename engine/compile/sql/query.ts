@@ -5,7 +5,7 @@
  */
 import type { RootField } from '../plan/ir';
 import { aggregateJson, listJson, singleRowJson } from './select';
-import { SqlWriter } from './writer';
+import { SqlWriter, type JsonOutput } from './writer';
 
 type ReadField = Extract<RootField, { kind: 'select' | 'selectByPk' | 'aggregate' }>;
 
@@ -13,8 +13,8 @@ type ReadField = Extract<RootField, { kind: 'select' | 'selectByPk' | 'aggregate
  * All table fields of a query as ONE statement: one output column per field (`f0`, `f1`, ...), each
  * the field's JSON as text, which the engine writes into the response without parsing.
  */
-export function queryStatement(fields: ReadField[]): { text: string; writer: SqlWriter } {
-  const w = new SqlWriter();
+export function queryStatement(fields: ReadField[], output: JsonOutput = {}): { text: string; writer: SqlWriter } {
+  const w = new SqlWriter(0, output);
   const columns = fields.map((f, i) => {
     const alias = w.alias();
     const json =

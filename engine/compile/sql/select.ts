@@ -26,6 +26,17 @@ export function jsonObject(pairs: [string, string][]): string {
 
 const col = (alias: string, c: Column) => `${alias}.${ident(c.name)}`;
 
+/**
+ * The scalars written as JSON strings under STRINGIFY_NUMERIC_TYPES, as Hasura's stringify-numeric-types:
+ * those a JSON number cannot hold exactly (real, int and smallint stay numbers).
+ */
+const WIDE_NUMERIC_SCALARS = new Set(['bigint', 'numeric', 'float8', 'money']);
+
+/** A value of a column of scalar `scalar` for the response JSON: as text when it is to be a string. */
+function jsonValue(sql: string, scalar: string, w: SqlWriter): string {
+  return w.output.stringifyNumeric && WIDE_NUMERIC_SCALARS.has(scalar) ? `(${sql})::text` : sql;
+}
+
 /** The JSON object of one row, named `alias`, with the selected fields in order. */
 export function rowJson(fields: Field[], alias: string, w: SqlWriter): string {
   return jsonObject(fields.map((f): [string, string] => [f.alias, fieldSql(f, alias, w)]));
@@ -35,7 +46,7 @@ function fieldSql(f: Field, alias: string, w: SqlWriter): string {
   switch (f.kind) {
     case 'column':
       if (f.path) return `(${col(alias, f.column)} #> ${w.bind(f.path)})`;
-      return col(alias, f.column);
+      return jsonValue(col(alias, f.column), f.column.scalar, w);
     case 'typename':
       return stringLiteral(f.name);
     case 'object': {
@@ -136,7 +147,7 @@ export function singleRowJson(
   return `(SELECT ${rowJson(fields, alias, w)} FROM ${tableName(table)} AS ${alias} WHERE ${boolExpSql(where, alias, w)} LIMIT 1)`;
 }
 
-function aggregateItemSql(item: AggregateItem, alias: string): string {
+function aggregateItemSql(item: AggregateItem, alias: string, w: SqlWriter): string {
   switch (item.kind) {
     case 'typename':
       return stringLiteral(item.name);
@@ -149,7 +160,9 @@ function aggregateItemSql(item: AggregateItem, alias: string): string {
       return jsonObject(
         item.fields.map((f): [string, string] => [
           f.alias,
-          f.kind === 'typename' ? stringLiteral(f.name) : `${item.fn}(${col(alias, f.column)})`,
+          f.kind === 'typename'
+            ? stringLiteral(f.name)
+            : jsonValue(`${item.fn}(${col(alias, f.column)})`, f.column.scalar, w),
         ]),
       );
   }
@@ -175,7 +188,7 @@ export function aggregateJson(
         f.alias,
         `coalesce(json_agg(${rowJson(f.fields, alias, w)}${base.outerOrder})${nodesFilter}, '[]'::json)`,
       ];
-    return [f.alias, jsonObject(f.items.map((i): [string, string] => [i.alias, aggregateItemSql(i, alias)]))];
+    return [f.alias, jsonObject(f.items.map((i): [string, string] => [i.alias, aggregateItemSql(i, alias, w)]))];
   });
   // Numbered in the base order, so the capped nodes are the first rows a list would return.
   const from = capNodes

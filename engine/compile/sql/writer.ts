@@ -12,6 +12,12 @@ export interface ParamSlot {
 export { ident, stringLiteral };
 export const tableName = (t: Table) => `${ident(t.schema)}.${ident(t.name)}`;
 
+/** How values are written into the response JSON. */
+export interface JsonOutput {
+  /** bigint, numeric, double precision and money as JSON strings (STRINGIFY_NUMERIC_TYPES). */
+  stringifyNumeric?: boolean;
+}
+
 /**
  * Accumulates the parameters and table aliases of one SQL statement. Every value goes through
  * `bind`, which returns a cast placeholder (`$3::uuid`); identical sources share one placeholder.
@@ -22,7 +28,10 @@ export class SqlWriter {
   private byKey = new Map<string, number>();
   private aliases = 0;
 
-  constructor(private readonly reserved = 0) {}
+  constructor(
+    private readonly reserved = 0,
+    readonly output: JsonOutput = {},
+  ) {}
 
   alias(): string {
     return `_t${this.aliases++}`;

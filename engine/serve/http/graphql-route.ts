@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { Engine, EngineResponse, GraphqlRequest } from '../../compile/execute/engine';
+import { asRequest, type Engine, type EngineResponse } from '../../compile/execute/engine';
 import { errorBody } from '../../core/errors';
 import type { Session, SessionResolver } from '../../core/session';
 import { readBody, requestHeaders } from './read-request';
@@ -36,15 +36,8 @@ export function graphqlRoute(engine: Engine, resolveSession: SessionResolver, ma
         body: errorBody([{ message: 'the request body is not valid JSON', code: 'invalid-json', path: '$' }]),
       });
     }
-    if (Array.isArray(body)) {
-      const results = await Promise.all(body.map((b) => engine.run(asRequest(b), session)));
-      return json(c, { status: 200, body: `[${results.map((r) => r.body).join(',')}]` });
-    }
+    // A batch runs its operations in order, each seeing what the ones before it wrote (Engine.runBatch).
+    if (Array.isArray(body)) return json(c, await engine.runBatch(body, session));
     return json(c, await engine.run(asRequest(body), session));
   };
-}
-
-function asRequest(body: unknown): GraphqlRequest {
-  if (!body || typeof body !== 'object') return { query: undefined };
-  return body as GraphqlRequest;
 }
