@@ -31,15 +31,7 @@ export type ColumnClass =
  *   lquery: the lquery scalar; lqueryList: [String!], bound as lquery[]; ltxtquery: the ltxtquery scalar.
  */
 export type OperandType =
-  | 'column'
-  | 'columnName'
-  | 'columnList'
-  | 'boolean'
-  | 'string'
-  | 'stringList'
-  | 'lquery'
-  | 'lqueryList'
-  | 'ltxtquery';
+  'column' | 'columnName' | 'columnList' | 'boolean' | 'string' | 'stringList' | 'lquery' | 'lqueryList' | 'ltxtquery';
 
 /** What a column must tell to be classed and to have its operands typed. */
 export interface ComparedColumn {
