@@ -46,6 +46,8 @@ test('each comparison type offers the table operators for its scalar, in table o
         string: 'String',
         columnName: 'String',
         stringList: '[String!]',
+        cast: `${scalar}_cast_exp`,
+        object: o.object?.(column).name,
       }[o.operand];
       return [op, operand];
     });

@@ -135,7 +135,16 @@ export type BoolExp =
   | { kind: 'and' | 'or'; items: BoolExp[] }
   | { kind: 'not'; item: BoolExp }
   /** `column op value`, with one of the operators of model/operators.ts (`_is_null` included). */
-  | { kind: 'compare'; column: Column; op: CompareOp; value: ValueRef }
+  | {
+      kind: 'compare';
+      column: Column;
+      op: CompareOp;
+      value: ValueRef;
+      /** An object operand's fields (`_st_d_within: {distance, from}`), bound one by one; `value` is unused. */
+      operands?: Readonly<Record<string, ValueRef>>;
+      /** `_cast`: the column is cast to these SQL types, in order, before it is compared. */
+      cast?: readonly string[];
+    }
   /**
    * `column op other` with a column operator (`_ceq`, ...): `other` is a column of the same row or, with
    * `root`, of the row the enclosing `scope` stands for (Hasura's `["$", column]` in permissions).

@@ -1,4 +1,4 @@
-import { isTextLike, JSON_SCALARS } from './scalar-types';
+import { CAST_TARGETS, isTextLike, JSON_SCALARS } from './scalar-types';
 
 /**
  * The comparison operators of boolean expressions (`where`, permission filters, aggregate
@@ -21,17 +21,47 @@ export type ColumnClass =
   /** jsonb columns: containment and keys. */
   | 'jsonb'
   /** ltree columns (the ltree extension): ancestors, descendants, lquery and ltxtquery matches. */
-  | 'ltree';
+  | 'ltree'
+  /** PostGIS geometry columns; geography columns; either (`spatial`); raster columns (postgis_raster). */
+  | 'geometry'
+  | 'geography'
+  | 'spatial'
+  | 'raster'
+  /** Columns whose values may be cast in a boolean expression (model/scalar-types CAST_TARGETS). */
+  | 'castable';
 
 /**
  * The operand's type: in GraphQL, and as the SQL type its parameter is cast to.
  *   column: the column's own type; columnList: a list of it, bound as an array;
  *   columnName: the name of another column of the same table (String), written as an identifier, never bound;
  *   boolean: Boolean; string: String, bound as text; stringList: [String!], bound as text[];
- *   lquery: the lquery scalar; lqueryList: [String!], bound as lquery[]; ltxtquery: the ltxtquery scalar.
+ *   lquery: the lquery scalar; lqueryList: [String!], bound as lquery[]; ltxtquery: the ltxtquery scalar;
+ *   object: an input object whose fields (`object` of the entry) are bound one by one;
+ *   cast: `<scalar>_cast_exp`, comparisons of the column cast to another type, expanded by the planner.
  */
 export type OperandType =
-  'column' | 'columnName' | 'columnList' | 'boolean' | 'string' | 'stringList' | 'lquery' | 'lqueryList' | 'ltxtquery';
+  | 'column'
+  | 'columnName'
+  | 'columnList'
+  | 'boolean'
+  | 'string'
+  | 'stringList'
+  | 'lquery'
+  | 'lqueryList'
+  | 'ltxtquery'
+  | 'object'
+  | 'cast';
+
+/**
+ * A field of an object operand. `type` is `column` (the column's own type), `geometry`, or one of the
+ * GraphQL scalars Float, Int, Boolean; a field left out is bound as `default` (or NULL).
+ */
+export interface OperandField {
+  name: string;
+  type: 'column' | 'geometry' | 'Float' | 'Int' | 'Boolean';
+  required: boolean;
+  default?: unknown;
+}
 
 /** What a column must tell to be classed and to have its operands typed. */
 export interface ComparedColumn {
@@ -43,13 +73,18 @@ export interface ComparedColumn {
 export interface ComparisonOperator {
   appliesTo: ColumnClass;
   operand: OperandType;
-  /** The comparison in SQL, given the column's SQL and the operand's bound placeholder. */
-  sql: (left: string, right: string) => string;
+  /**
+   * The comparison in SQL, given the column's SQL and the operand's bound placeholder; for an object
+   * operand, the placeholders of its fields (by name) instead.
+   */
+  sql: (left: string, right: string, fields?: Readonly<Record<string, string>>) => string;
+  /** For an `object` operand: its input type's name and fields, compared with a column. */
+  object?: (c: ComparedColumn) => { name: string; fields: OperandField[] };
+  /** The PostgreSQL extension that brings the types the operator applies to. */
+  extension?: string;
   /** A simpler form for an operand known when the plan is compiled (a literal), which indexes can serve. */
   literalSql?: (left: string, value: unknown) => string;
   description?: string;
-  /** The PostgreSQL extension that brings the types the operator applies to. */
-  extension?: string;
 }
 
 const infix =
@@ -72,6 +107,29 @@ const columnCompare = (appliesTo: ColumnClass, sql: string, what: string): Compa
   description: `is the column ${what} the named column of the same row`,
 });
 const pattern = (sql: string): ComparisonOperator => ({ appliesTo: 'text', operand: 'string', sql: infix(sql) });
+
+/** A PostGIS predicate `fn(column, value)`, the value of the column's own type (GeoJSON, or raster hex). */
+const spatial = (fn: string, appliesTo: ColumnClass, description: string): ComparisonOperator => ({
+  appliesTo,
+  operand: 'column',
+  sql: (left, right) => `${fn}(${left}, ${right})`,
+  description,
+  extension: appliesTo === 'raster' ? 'postgis_raster' : 'postgis',
+});
+const field = (name: string, type: OperandField['type'], required = true, dflt?: unknown): OperandField => ({
+  name,
+  type,
+  required,
+  default: dflt,
+});
+/** `{distance, from}`; on geography also `use_spheroid` (default true), as ST_DWithin takes it. */
+const dWithinInput = (c: ComparedColumn) =>
+  c.scalar === 'geography'
+    ? {
+        name: 'st_d_within_geography_input',
+        fields: [field('distance', 'Float'), field('from', 'column'), field('use_spheroid', 'Boolean', false, true)],
+      }
+    : { name: 'st_d_within_input', fields: [field('distance', 'Float'), field('from', 'column')] };
 
 export const OPERATORS = {
   _is_null: {
@@ -184,6 +242,79 @@ export const OPERATORS = {
     sql: infix('@'),
     description: 'does the column match the ltxtquery full-text pattern',
   },
+  // PostGIS, as Hasura's geometry_comparison_exp and geography_comparison_exp: `fn(column, value)`.
+  _st_contains: spatial('ST_Contains', 'geometry', 'does the column contain the given geometry value'),
+  _st_crosses: spatial('ST_Crosses', 'geometry', 'does the column cross the given geometry value'),
+  _st_equals: spatial(
+    'ST_Equals',
+    'geometry',
+    'is the column equal to given geometry value (directionality is ignored)',
+  ),
+  _st_intersects: spatial('ST_Intersects', 'spatial', 'does the column spatially intersect the given value'),
+  _st_3d_intersects: spatial(
+    'ST_3DIntersects',
+    'geometry',
+    'does the column spatially intersect the given geometry value in 3D',
+  ),
+  _st_overlaps: spatial('ST_Overlaps', 'geometry', 'does the column overlap the given geometry value'),
+  _st_touches: spatial(
+    'ST_Touches',
+    'geometry',
+    'does the column have at least one point in common with the given geometry value',
+  ),
+  _st_within: spatial('ST_Within', 'geometry', 'is the column contained in the given geometry value'),
+  _st_d_within: {
+    appliesTo: 'spatial',
+    operand: 'object',
+    object: dWithinInput,
+    sql: (left, _right, f = {}) =>
+      f.use_spheroid
+        ? `ST_DWithin(${left}, ${f.from}, ${f.distance}, ${f.use_spheroid})`
+        : `ST_DWithin(${left}, ${f.from}, ${f.distance})`,
+    description: 'is the column within a given distance from the given value',
+    extension: 'postgis',
+  },
+  _st_3d_d_within: {
+    appliesTo: 'geometry',
+    operand: 'object',
+    object: dWithinInput,
+    sql: (left, _right, f = {}) => `ST_3DDWithin(${left}, ${f.from}, ${f.distance})`,
+    description: 'is the column within a given 3D distance from the given geometry value',
+    extension: 'postgis',
+  },
+  // Raster columns (postgis_raster): values are hex WKB strings, as PostgreSQL writes them.
+  _st_intersects_rast: spatial('ST_Intersects', 'raster', 'does the column intersect the given raster value'),
+  _st_intersects_nband_geom: {
+    appliesTo: 'raster',
+    operand: 'object',
+    object: () => ({
+      name: 'st_intersects_nband_geom_input',
+      fields: [field('nband', 'Int'), field('geommin', 'geometry')],
+    }),
+    sql: (left, _right, f = {}) => `ST_Intersects(${left}, ${f.nband}, ${f.geommin})`,
+    description: 'do the pixels of band nband of the column intersect the given geometry value',
+    extension: 'postgis_raster',
+  },
+  _st_intersects_geom_nband: {
+    appliesTo: 'raster',
+    operand: 'object',
+    object: () => ({
+      name: 'st_intersects_geom_nband_input',
+      fields: [field('geommin', 'geometry'), field('nband', 'Int', false)],
+    }),
+    sql: (left, _right, f = {}) => `ST_Intersects(${left}, ${f.geommin}, ${f.nband})`,
+    description: 'does the column (band nband when given, else its convex hull) intersect the given geometry value',
+    extension: 'postgis_raster',
+  },
+  // `{_cast: {geography: {...}}}`: the planner and the permission parser expand it into comparisons of
+  // the cast column (BoolExp `compare` with `cast`), so its own SQL form is never written.
+  _cast: {
+    appliesTo: 'castable',
+    operand: 'cast',
+    sql: () => {
+      throw new Error('_cast is expanded into comparisons of the cast column');
+    },
+  },
 } satisfies Record<string, ComparisonOperator>;
 
 export type CompareOp = keyof typeof OPERATORS;
@@ -199,10 +330,16 @@ export function operator(op: CompareOp): ComparisonOperator {
 const IN_CLASS: Record<ColumnClass, (c: ComparedColumn) => boolean> = {
   any: () => true,
   equatable: (c) => c.scalar !== 'json',
-  ordered: (c) => c.scalar !== 'json' && !c.enumValues,
+  // raster has equality but no order.
+  ordered: (c) => c.scalar !== 'json' && c.scalar !== 'raster' && !c.enumValues,
   text: (c) => isTextLike(c.scalar),
   jsonb: (c) => JSON_SCALARS.has(c.scalar),
   ltree: (c) => c.scalar === 'ltree',
+  geometry: (c) => c.scalar === 'geometry',
+  geography: (c) => c.scalar === 'geography',
+  spatial: (c) => c.scalar === 'geometry' || c.scalar === 'geography',
+  raster: (c) => c.scalar === 'raster',
+  castable: (c) => Object.hasOwn(CAST_TARGETS, c.scalar),
 };
 
 /** The operators offered on a column, in table order. */
@@ -237,5 +374,44 @@ export function operandSqlType(op: CompareOp, sqlType: string): { sqlType: strin
       return { sqlType: 'lquery', array: true };
     case 'ltxtquery':
       return { sqlType: 'ltxtquery', array: false };
+    case 'object':
+    case 'cast':
+      // Bound field by field (objectOperands) or expanded (castTarget): never as one value.
+      return { sqlType: 'boolean', array: false };
   }
+}
+
+const FIELD_SQL_TYPE: Record<Exclude<OperandField['type'], 'column'>, string> = {
+  geometry: 'geometry',
+  Float: 'float8',
+  Int: 'integer',
+  Boolean: 'boolean',
+};
+
+/**
+ * The bound values of an object operand (`_st_d_within: {distance, from}`), given the source of each
+ * field present; a field left out is bound as its default, or NULL.
+ */
+export function objectOperands<R>(
+  op: CompareOp,
+  column: ComparedColumn,
+  sourceOf: (name: string) => R | undefined,
+  literal: (value: unknown) => R,
+): Record<string, { source: R; sqlType: string }> {
+  const spec = (OPERATORS[op] as ComparisonOperator).object!(column);
+  return Object.fromEntries(
+    spec.fields.map((f) => [
+      f.name,
+      {
+        source: sourceOf(f.name) ?? literal(f.default ?? null),
+        sqlType: f.type === 'column' ? column.sqlType : FIELD_SQL_TYPE[f.type],
+      },
+    ]),
+  );
+}
+
+/** The type `_cast: {<name>: ...}` casts a column of scalar `scalar` to, if it may. */
+export function castTarget(scalar: string, name: string): { scalar: string; sqlType: string } | undefined {
+  const targets = CAST_TARGETS[scalar];
+  return targets && Object.hasOwn(targets, name) ? targets[name] : undefined;
 }

@@ -1,7 +1,15 @@
 import { and, TRUE } from './bool-exp';
 import { MetadataError } from './load';
 import type { BoolExp, Column, Table, ValueSource } from './model-types';
-import { isColumnOperator, isCompareOp, operandSqlType, type CompareOp } from './operators';
+import {
+  castTarget,
+  isColumnOperator,
+  isCompareOp,
+  objectOperands,
+  operandSqlType,
+  operator,
+  type CompareOp,
+} from './operators';
 
 interface Where {
   file: string;
@@ -32,7 +40,55 @@ export function metadataKey(key: string): string {
  * A column's comparisons: an object of operators, or Hasura's shorthand for equality, a bare value
  * (`{id: X-Hasura-User-Id}`, `{published: true}`) meaning `{_eq: value}`.
  */
-function columnComparison(column: Column, ops: unknown, at: Where, table: Table): BoolExp {
+/** A column as `_cast` shows it: compared as a value of `scalar`/`sqlType`, cast along `cast` in SQL. */
+interface CastView {
+  scalar: string;
+  sqlType: string;
+  cast: string[];
+}
+
+/** One comparison with a value, or with an object operand (`_st_d_within: {distance, from}`) field by field. */
+function valueComparison(column: Column, op: CompareOp, value: unknown, at: Where, view?: CastView): BoolExp {
+  const seen = view ?? column;
+  const cast = view ? { cast: view.cast } : {};
+  if (operator(op).operand === 'object') {
+    if (!value || typeof value !== 'object' || Array.isArray(value))
+      throw new MetadataError(at.file, at.where, `expected an object operand for "${op}"`);
+    const fields = value as Record<string, unknown>;
+    const operands = objectOperands<ValueSource>(
+      op,
+      seen,
+      (name) => (Object.hasOwn(fields, name) ? permissionValue(fields[name]) : undefined),
+      (v) => ({ from: 'literal', value: v }),
+    );
+    return {
+      kind: 'compare',
+      column,
+      op,
+      value: { source: { from: 'literal', value: null }, sqlType: 'boolean' },
+      operands,
+      ...cast,
+    };
+  }
+  const source = Array.isArray(value)
+    ? { from: 'list' as const, items: value.map(permissionValue) }
+    : permissionValue(value);
+  return { kind: 'compare', column, op, value: { source, ...operandSqlType(op, seen.sqlType) }, ...cast };
+}
+
+/** `_cast: {geography: {...}}` in a permission: the comparisons inside, of the column cast to each type. */
+function castComparisons(column: Column, casts: unknown, at: Where, table: Table, view?: CastView): BoolExp[] {
+  if (!casts || typeof casts !== 'object' || Array.isArray(casts))
+    throw new MetadataError(at.file, at.where, 'expected an object of types to cast to');
+  return Object.entries(casts).map(([name, ops]) => {
+    const target = castTarget((view ?? column).scalar, name);
+    if (!target) throw new MetadataError(at.file, `${at.where}.${name}`, `cannot cast "${column.name}" to ${name}`);
+    const next = { ...target, cast: [...(view?.cast ?? []), target.sqlType] };
+    return columnComparison(column, ops, { ...at, where: `${at.where}.${name}` }, table, next);
+  });
+}
+
+function columnComparison(column: Column, ops: unknown, at: Where, table: Table, view?: CastView): BoolExp {
   if (Array.isArray(ops))
     throw new MetadataError(at.file, at.where, 'a list needs an operator (_in, _nin, ...), not the _eq shorthand');
   if (!ops || typeof ops !== 'object') ops = { _eq: ops };
@@ -40,14 +96,17 @@ function columnComparison(column: Column, ops: unknown, at: Where, table: Table)
   for (const [written, value] of Object.entries(ops as object)) {
     const op = metadataKey(written);
     if (!isCompareOp(op)) throw new MetadataError(at.file, `${at.where}.${written}`, `unknown operator "${written}"`);
+    const here = { ...at, where: `${at.where}.${written}` };
+    if (op === '_cast') {
+      items.push(...castComparisons(column, value, here, table, view));
+      continue;
+    }
+    if (isColumnOperator(op) && view) throw new MetadataError(at.file, here.where, `${op} cannot be used inside _cast`);
     if (isColumnOperator(op)) {
       items.push(columnOperand(table, column, op, value, { ...at, where: `${at.where}.${written}` }));
       continue;
     }
-    const source = Array.isArray(value)
-      ? { from: 'list' as const, items: value.map(permissionValue) }
-      : permissionValue(value);
-    items.push({ kind: 'compare', column, op, value: { source, ...operandSqlType(op, column.sqlType) } });
+    items.push(valueComparison(column, op, value, here, view));
   }
   return and(...items);
 }

@@ -50,6 +50,29 @@ export const ORDERED_SCALARS = new Set([
   'interval',
 ]);
 
+/**
+ * PostGIS (extension postgis): geometry and geography columns. In GraphQL their values are GeoJSON
+ * objects; they are bound as text through ST_GeomFromGeoJSON and written out with ST_AsGeoJSON.
+ * A database without PostGIS has no such columns, so none of this is offered there.
+ */
+export const GEO_SCALARS = new Set(['geometry', 'geography']);
+
+/** The PostGIS base type of an SQL type (`geometry(Point,4326)` is a geometry), if it is one. */
+export function geoType(sqlType: string): 'geometry' | 'geography' | undefined {
+  const m = /^(?:"?[\w$]+"?\.)?"?(geometry|geography)"?(?:\(.*\))?$/.exec(sqlType.trim());
+  return m ? (m[1] as 'geometry' | 'geography') : undefined;
+}
+
+/**
+ * The types a column's values may be cast to in a boolean expression (`_cast: {geography: {...}}`), as
+ * Hasura offers them: between geometry and geography, and jsonb to String (its JSON text).
+ */
+export const CAST_TARGETS: Readonly<Record<string, Readonly<Record<string, { scalar: string; sqlType: string }>>>> = {
+  geometry: { geography: { scalar: 'geography', sqlType: 'geography' } },
+  geography: { geometry: { scalar: 'geometry', sqlType: 'geometry' } },
+  jsonb: { String: { scalar: 'String', sqlType: 'text' } },
+};
+
 export function isTextLike(scalar: string): boolean {
   return TEXT_SCALARS.has(scalar);
 }

@@ -1,6 +1,6 @@
 import type { Column, Relationship, Table } from '../model/model-types';
 import { typeName } from '../schema/table-types';
-import { isColumnOperator, operandSqlType } from '../model/operators';
+import { castTarget, isColumnOperator, objectOperands, operandSqlType, operator } from '../model/operators';
 import type { PlanContext } from './context';
 import { booleanValue, listItems, objectFields } from './arguments';
 import { validationError } from '../../core/errors';
@@ -35,7 +35,46 @@ function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
   return path.reduce<unknown>((v, p) => (v == null ? undefined : (v as Record<string | number, unknown>)[p]), root);
 }
 
-function comparisons(table: Table, column: Column, arg: Arg, ctx: PlanContext, path: string): BoolExp {
+/** A column as `_cast` shows it: compared as a value of `scalar`/`sqlType`, cast along `cast` in SQL. */
+interface CastView {
+  scalar: string;
+  sqlType: string;
+  cast: string[];
+}
+
+/** One comparison with a value operand, or with an object operand whose fields are bound one by one. */
+function valueComparison(column: Column, op: CompareOp, value: Arg, view?: CastView): BoolExp {
+  const seen = view ?? column;
+  const cast = view ? { cast: view.cast } : {};
+  if (operator(op).operand !== 'object')
+    return {
+      kind: 'compare',
+      column,
+      op,
+      value: { source: sourceOf(value), ...operandSqlType(op, seen.sqlType) },
+      ...cast,
+    };
+  const fields = new Map(objectFields(value));
+  const operands = objectOperands(
+    op,
+    seen,
+    (name) => (fields.has(name) ? sourceOf(fields.get(name)!) : undefined),
+    (v) => ({ from: 'literal', value: v }) as const,
+  );
+  return { kind: 'compare', column, op, value: { source: NULL_SOURCE, sqlType: 'boolean' }, operands, ...cast };
+}
+
+/** `_cast: {geography: {...}}`: the comparisons inside, of the column cast to each type named. */
+function castComparisons(table: Table, column: Column, arg: Arg, ctx: PlanContext, path: string, view?: CastView) {
+  return objectFields(arg).map(([name, inner]) => {
+    const target = castTarget((view ?? column).scalar, name);
+    if (!target) throw validationError(`cannot cast a column of type ${(view ?? column).scalar} to ${name}`, path);
+    const next = { ...target, cast: [...(view?.cast ?? []), target.sqlType] };
+    return comparisons(table, column, inner, ctx, `${path}.${name}`, next);
+  });
+}
+
+function comparisons(table: Table, column: Column, arg: Arg, ctx: PlanContext, path: string, view?: CastView): BoolExp {
   const items: BoolExp[] = [];
   // The schema offers only the operators of model/operators.ts, so every key here is one of them.
   for (const [name, value] of objectFields(arg)) {
@@ -43,17 +82,17 @@ function comparisons(table: Table, column: Column, arg: Arg, ctx: PlanContext, p
     // Only `_is_null` takes null (as false, the literal SQL form of model/operators.ts).
     if (value.kind === 'null' && op !== '_is_null')
       throw validationError(`unexpected null value for operator "${op}"`, `${path}.${op}`);
+    if (op === '_cast') {
+      items.push(...castComparisons(table, column, value, ctx, `${path}._cast`, view));
+      continue;
+    }
+    if (isColumnOperator(op) && view) throw validationError(`${op} cannot be used inside _cast`, `${path}.${op}`);
     if (isColumnOperator(op)) {
       const other = otherColumn(table, column, value, ctx, `${path}.${op}`);
       items.push({ kind: 'compareColumn', column, op, other, root: false });
       continue;
     }
-    items.push({
-      kind: 'compare',
-      column,
-      op,
-      value: { source: sourceOf(value), ...operandSqlType(op, column.sqlType) },
-    });
+    items.push(valueComparison(column, op, value, view));
   }
   return and(...items);
 }

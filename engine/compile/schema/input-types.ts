@@ -10,13 +10,15 @@ import {
   type GraphQLScalarType,
 } from 'graphql';
 import type { Column } from '../model/model-types';
-import { operatorsFor, type OperandType } from '../model/operators';
+import { castTarget, operator, operatorsFor, type CompareOp, type OperandType } from '../model/operators';
+import { CAST_TARGETS } from '../model/scalar-types';
 import { EnumTableType, scalarType } from './scalars';
 
 /** Input types shared by every table of a schema: column scalars, comparison expressions, order_by. */
 export class SharedInputs {
   private scalars = new Map<string, GraphQLScalarType | EnumTableType>();
   private comparisons = new Map<string, GraphQLInputObjectType>();
+  private operandObjects = new Map<string, GraphQLInputObjectType>();
 
   readonly orderBy = new GraphQLEnumType({
     name: 'order_by',
@@ -46,10 +48,13 @@ export class SharedInputs {
     const name = `${column.scalar}_comparison_exp`;
     let t = this.comparisons.get(name);
     if (t) return t;
-    const s = this.columnScalar(column);
-    const fields: GraphQLInputFieldConfigMap = {};
-    for (const [op, { operand, description }] of operatorsFor(column))
-      fields[op] = { type: this.operandType(operand, s), description };
+    // Fields as a thunk: `_cast` makes the types refer to each other (geometry to geography and back).
+    const fields = (): GraphQLInputFieldConfigMap => {
+      const out: GraphQLInputFieldConfigMap = {};
+      for (const [op, { operand, description }] of operatorsFor(column))
+        out[op] = { type: this.operandType(operand, this.columnScalar(column), op, column), description };
+      return out;
+    };
     t = new GraphQLInputObjectType({
       name,
       description: `Boolean expression to compare columns of type "${column.scalar}". All fields are combined with logical 'AND'.`,
@@ -64,9 +69,47 @@ export class SharedInputs {
     return this.comparison({ scalar: 'Int' } as Column);
   }
 
+  /** `st_d_within_input` and the like: the input object of an `object` operand, named by the table entry. */
+  private operandObject(op: CompareOp, column: Column): GraphQLInputObjectType {
+    const spec = operator(op).object!(column);
+    let t = this.operandObjects.get(spec.name);
+    if (t) return t;
+    const fields: GraphQLInputFieldConfigMap = {};
+    for (const f of spec.fields) {
+      const type =
+        f.type === 'column' ? this.columnScalar(column) : scalarType(f.type === 'geometry' ? 'geometry' : f.type);
+      fields[f.name] = { type: f.required ? new GraphQLNonNull(type) : type, defaultValue: f.default };
+    }
+    t = new GraphQLInputObjectType({ name: spec.name, fields });
+    this.operandObjects.set(spec.name, t);
+    return t;
+  }
+
+  /** `<scalar>_cast_exp`: per type the column may be cast to, that type's comparison expression. */
+  private castExp(column: Column): GraphQLInputObjectType {
+    const name = `${column.scalar}_cast_exp`;
+    let t = this.operandObjects.get(name);
+    if (t) return t;
+    const fields: GraphQLInputFieldConfigMap = {};
+    for (const target of Object.keys(CAST_TARGETS[column.scalar] ?? {}))
+      fields[target] = { type: this.comparison(castTarget(column.scalar, target) as Column) };
+    t = new GraphQLInputObjectType({ name, fields });
+    this.operandObjects.set(name, t);
+    return t;
+  }
+
   /** The GraphQL type of an operator's operand, compared with a column of scalar `s`. */
-  private operandType(operand: OperandType, s: GraphQLScalarType | EnumTableType): GraphQLInputType {
+  private operandType(
+    operand: OperandType,
+    s: GraphQLScalarType | EnumTableType,
+    op: CompareOp,
+    column: Column,
+  ): GraphQLInputType {
     switch (operand) {
+      case 'object':
+        return this.operandObject(op, column);
+      case 'cast':
+        return this.castExp(column);
       case 'column':
         return s;
       case 'columnList':
@@ -77,7 +120,11 @@ export class SharedInputs {
       case 'columnName': // another column's GraphQL name, checked against the role's columns when planning
         return GraphQLString;
       case 'stringList':
+      case 'lqueryList':
         return nonNullList(GraphQLString);
+      case 'lquery':
+      case 'ltxtquery':
+        return scalarType(operand);
     }
   }
 }

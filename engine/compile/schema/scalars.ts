@@ -11,6 +11,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import { GraphQLJSON } from 'graphql-scalars';
+import { geoJsonError } from './geojson';
 import { isUuid } from '../../core/uuid';
 
 /**
@@ -133,6 +134,10 @@ const checks: Record<string, [string, Check]> = {
   interval: ['A time interval (PostgreSQL syntax)', string('interval')],
   bytea: ['Binary data, hex (\\x...)', string('bytea')],
   inet: ['An IP address', string('inet')],
+  raster: [
+    'A PostGIS raster, as hex-encoded well-known binary',
+    (v) => (typeof v === 'string' && /^(?:[0-9a-fA-F]{2})+$/.test(v) ? v : invalid('raster', v, 'expected hex WKB')),
+  ],
   ltree: [
     'A label path of the ltree extension, e.g. Top.Science.Astronomy',
     (v) => (typeof v === 'string' && LTREE.test(v) ? v : invalid('ltree', v, 'expected labels joined by dots')),
@@ -151,7 +156,28 @@ function timestampCheck(type: string): Check {
   };
 }
 
+/**
+ * geometry and geography (PostGIS): a GeoJSON geometry object, as a variable's JSON or as a GraphQL
+ * object literal, checked as Hasura checks it (type, coordinates' shape, closed rings), so that a
+ * malformed value is `validation-failed` before any SQL runs.
+ */
+function geoJsonScalar(name: 'geometry' | 'geography'): GraphQLScalarType {
+  const check = (v: unknown) => {
+    const why = geoJsonError(v);
+    return why ? invalid(name, v, why) : v;
+  };
+  return new GraphQLScalarType({
+    name,
+    description: `A PostGIS ${name} value, as a GeoJSON geometry object`,
+    serialize: (v) => v,
+    parseValue: check,
+    parseLiteral: (node, vars) => atNode(node, () => check(GraphQLJSON.parseLiteral(node, vars))),
+  });
+}
+
 const cache = new Map<string, GraphQLScalarType>([
+  ['geometry', geoJsonScalar('geometry')],
+  ['geography', geoJsonScalar('geography')],
   ['Int', GraphQLInt],
   ['Float', GraphQLFloat],
   ['String', GraphQLString],

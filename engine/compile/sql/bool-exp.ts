@@ -7,8 +7,15 @@ import { ident, tableName, type SqlWriter } from './writer';
  * `left op value` in the SQL form the operator table gives it; a literal operand may have a simpler
  * form (`IS NULL` rather than a bound boolean), which indexes can serve.
  */
-function compare(left: string, op: CompareOp, value: ValueRef, w: SqlWriter): string {
+function compare(
+  left: string,
+  op: CompareOp,
+  value: ValueRef,
+  w: SqlWriter,
+  operands?: Readonly<Record<string, ValueRef>>,
+): string {
   const o = operator(op);
+  if (operands) return o.sql(left, '', Object.fromEntries(Object.entries(operands).map(([k, v]) => [k, w.bind(v)])));
   if (o.literalSql && value.source.from === 'literal') return o.literalSql(left, value.source.value);
   return o.sql(left, w.bind(value));
 }
@@ -46,8 +53,11 @@ export function boolExpSql(exp: BoolExp, alias: string, w: SqlWriter, root: stri
       return `(NOT ${boolExpSql(exp.item, alias, w, root)})`;
     case 'scope':
       return boolExpSql(exp.item, alias, w, alias);
-    case 'compare':
-      return `(${compare(`${alias}.${ident(exp.column.name)}`, exp.op, exp.value, w)})`;
+    case 'compare': {
+      // `_cast`: the column cast along the chain of types, each cast in parentheses.
+      const left = (exp.cast ?? []).reduce((l, t) => `(${l})::${t}`, `${alias}.${ident(exp.column.name)}`);
+      return `(${compare(left, exp.op, exp.value, w, exp.operands)})`;
+    }
     case 'compareColumn': {
       // The operand is a column of the model, written as an identifier: no value enters the SQL text.
       const other = `${exp.root ? root : alias}.${ident(exp.other.name)}`;

@@ -1,4 +1,5 @@
 import type { Column } from '../model/model-types';
+import { geoType } from '../model/scalar-types';
 import type { AggregateField, AggregateItem, BoolExp, Field, OrderItem, OrderTarget, RowSource } from '../plan/ir';
 import { boolExpSql, countSql, joinCondition } from './bool-exp';
 import { nativeQuerySql } from './native-query';
@@ -27,6 +28,14 @@ export function jsonObject(pairs: [string, string][]): string {
 const col = (alias: string, c: Column) => `${alias}.${ident(c.name)}`;
 
 /**
+ * A column's value for the response JSON: PostGIS values as GeoJSON objects, as Hasura writes them
+ * (up to 15 decimal digits, and the long `crs` name when the value has an SRID); others as they are.
+ */
+function columnJson(alias: string, c: Column): string {
+  return geoType(c.sqlType) ? `ST_AsGeoJSON(${col(alias, c)}, 15, 4)::json` : col(alias, c);
+}
+
+/**
  * The scalars written as JSON strings under STRINGIFY_NUMERIC_TYPES, as Hasura's stringify-numeric-types:
  * those a JSON number cannot hold exactly (real, int and smallint stay numbers).
  */
@@ -46,7 +55,7 @@ function fieldSql(f: Field, alias: string, w: SqlWriter): string {
   switch (f.kind) {
     case 'column':
       if (f.path) return `(${col(alias, f.column)} #> ${w.bind(f.path)})`;
-      return jsonValue(col(alias, f.column), f.column.scalar, w);
+      return jsonValue(columnJson(alias, f.column), f.column.scalar, w);
     case 'typename':
       return stringLiteral(f.name);
     case 'object': {

@@ -1,5 +1,6 @@
 import { ident, stringLiteral } from '../../core/db/sql';
 import type { Table } from '../model/model-types';
+import { geoType } from '../model/scalar-types';
 import type { ValueRef, ValueSource } from '../plan/ir';
 
 /** A placeholder of a compiled statement: where its value comes from and how it is written. */
@@ -16,6 +17,16 @@ export const tableName = (t: Table) => `${ident(t.schema)}.${ident(t.name)}`;
 export interface JsonOutput {
   /** bigint, numeric, double precision and money as JSON strings (STRINGIFY_NUMERIC_TYPES). */
   stringifyNumeric?: boolean;
+}
+
+/**
+ * A geometry or geography placeholder: its GeoJSON text read by ST_GeomFromGeoJSON (SRID 4326 unless
+ * the value names a `crs`), as the base type; a column's typmod (`geometry(Point,4326)`) is checked
+ * where the value is stored, and a predicate's operand need not be of the column's subtype.
+ */
+function geoJsonValue(placeholder: string, geo: 'geometry' | 'geography', array: boolean): string {
+  if (array) return `ARRAY(SELECT ST_GeomFromGeoJSON(g)::${geo} FROM unnest(${placeholder}::text[]) AS g)`;
+  return `ST_GeomFromGeoJSON(${placeholder}::text)::${geo}`;
 }
 
 /**
@@ -46,6 +57,8 @@ export class SqlWriter {
       n = this.reserved + this.params.length;
       this.byKey.set(key, n);
     }
+    const geo = geoType(ref.sqlType);
+    if (geo) return geoJsonValue(`$${n}`, geo, array);
     return `$${n}::${ref.sqlType}${array ? '[]' : ''}`;
   }
 }
