@@ -234,11 +234,12 @@ describe('aggregates', () => {
       count(*)::int AS all,
       count(content)::int AS content,
       (SELECT count(*)::int FROM (SELECT DISTINCT content FROM items WHERE content IS NOT NULL) d) AS content_distinct,
-      count(*) FILTER (WHERE content IS NOT NULL AND stock IS NOT NULL)::int AS pair,
-      (SELECT count(*)::int FROM (SELECT DISTINCT content, stock FROM items
-         WHERE content IS NOT NULL AND stock IS NOT NULL) d) AS pair_distinct
+      count(*)::int AS pair,
+      (SELECT count(*)::int FROM (SELECT DISTINCT content, stock FROM items) d) AS pair_distinct
       FROM items`);
-    expect(want).toEqual({ all: 6, content: 5, content_distinct: 3, pair: 4, pair_distinct: 3 });
+    // Hasura counts a row value over several columns, never null itself: every row, and with
+    // distinct every distinct combination, nulls included.
+    expect(want).toEqual({ all: 6, content: 5, content_distinct: 3, pair: 6, pair_distinct: 5 });
     expect(got.items_aggregate.aggregate).toEqual({
       all: want.all,
       allDistinct: want.all,
@@ -255,12 +256,13 @@ describe('aggregates', () => {
       distinct: shops(where: {items_aggregate: {count: {arguments: [content, stock], distinct: true, predicate: {_eq: 1}}}}, order_by: {id: asc}) { id }
     }`);
     expect(got.pair.map((s: { id: number }) => s.id)).toEqual(
-      await ids(`SELECT s.id FROM shops s WHERE (SELECT count(*) FROM items i WHERE i.shop_id = s.id
-        AND i.content IS NOT NULL AND i.stock IS NOT NULL) = 2 ORDER BY s.id`),
+      await ids(
+        `SELECT s.id FROM shops s WHERE (SELECT count(*) FROM items i WHERE i.shop_id = s.id) = 2 ORDER BY s.id`,
+      ),
     );
     expect(got.distinct.map((s: { id: number }) => s.id)).toEqual(
       await ids(`SELECT s.id FROM shops s WHERE (SELECT count(*) FROM (SELECT DISTINCT content, stock FROM items i
-        WHERE i.shop_id = s.id AND i.content IS NOT NULL AND i.stock IS NOT NULL) d) = 1 ORDER BY s.id`),
+        WHERE i.shop_id = s.id) d) = 1 ORDER BY s.id`),
     );
   });
 });

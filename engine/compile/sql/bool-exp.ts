@@ -21,15 +21,14 @@ function compare(
 }
 
 /**
- * `count` over some columns: the rows where every one of them is not null (`(a, b) IS NOT NULL`), or
- * the distinct combinations among those; over no columns, every row (`distinct` then changes nothing).
+ * `count` over some columns, as Hasura writes it: `count((a, b))`. Over one column that counts its
+ * non-null values; over several it counts a row value, which is never null itself, so every row
+ * counts (and `distinct` counts the distinct combinations, nulls included). Over no columns, every row.
  */
 export function countSql(columns: string[], distinct: boolean): string {
   if (columns.length === 0) return 'count(*)';
   const d = distinct ? 'DISTINCT ' : '';
-  if (columns.length === 1) return `count(${d}${columns[0]})`;
-  const row = `(${columns.join(', ')})`;
-  return `count(${d}${row}) FILTER (WHERE ${row} IS NOT NULL)`;
+  return `count(${d}(${columns.join(', ')}))`;
 }
 
 /** The join condition of a relationship, between the source row alias and the target alias. */
