@@ -303,6 +303,29 @@ describe(`a table the role may select no column of does not exist for it on ${ba
   });
 });
 
+describe(`a role that may set no column has no insert or update fields on ${backendName}`, () => {
+  const stamper = { 'x-hasura-role': 'stamper' };
+
+  test('its schema builds: reads and deletes are there, inserts and updates are not', async () => {
+    const d = await data(
+      `{ m: __type(name: "mutation_root") { fields { name } }
+         insert: __type(name: "notes_insert_input") { name }
+         set: __type(name: "notes_set_input") { name } }`,
+      {},
+      stamper,
+    );
+    expect(names(d.m.fields)).toEqual(['delete_notes', 'delete_notes_by_pk']);
+    expect(d.insert).toBeNull();
+    expect(d.set).toBeNull();
+    expect(await data('{ notes(order_by: {id: asc}) { id } }', {}, stamper)).toEqual({ notes: [{ id: 1 }, { id: 2 }] });
+  });
+
+  test('asking to insert is a validation error, not a server error', async () => {
+    const err = await errorOf('mutation { insert_notes(objects: [{}]) { affected_rows } }', {}, stamper);
+    expect(err.extensions.code).toBe('validation-failed');
+  });
+});
+
 describe(`an empty schema answers with no_queries_available on ${backendName}`, () => {
   const PLACEHOLDER =
     "There are no queries available to the current role. Either there are no sources or remote schemas configured, or the current role doesn't have the required permissions.";

@@ -73,8 +73,12 @@ function queryFields(model: Model, types: TableTypes): Fields {
   return fields;
 }
 
-/** insert_T (many rows) and insert_T_one (a row, read back, so only for a role that may select). */
+/**
+ * insert_T (many rows) and insert_T_one (a row, read back, so only for a role that may select). A role
+ * that may set no column gets neither: an input object needs a field, so the schema could not be built.
+ */
 function insertFields(table: Table, types: TableTypes, mt: MutationTypes, fields: Fields): void {
+  if (mt.insertColumns(table).length === 0) return;
   const names = table.rootFields;
   const onConflict = mt.onConflict(table);
   const conflictArg: GraphQLFieldConfigArgumentMap = onConflict
@@ -107,8 +111,9 @@ function insertFields(table: Table, types: TableTypes, mt: MutationTypes, fields
   }
 }
 
-/** update_T (by a where) and update_T_by_pk (a row, read back). */
+/** update_T (by a where) and update_T_by_pk (a row, read back); none for a role that may set no column. */
 function updateFields(table: Table, types: TableTypes, mt: MutationTypes, fields: Fields): void {
+  if (mt.updateColumns(table).length === 0) return;
   const names = table.rootFields;
   const inc = mt.incInput(table);
   const setArgs: GraphQLFieldConfigArgumentMap = {
