@@ -338,8 +338,20 @@ export class Engine {
             'check constraint of an insert/update permission has failed',
             `$.selectionSet.${step.alias}`,
           );
+        if (typeof row.empty === 'string') {
+          // A nested insert's object relationship wrote no row (an upsert that did nothing), as Hasura says.
+          const [path, message] = JSON.parse(row.empty) as [string, string];
+          throw new RequestError('not-supported', message, path);
+        }
         if (step.output) {
           const [o] = await tx!.query(step.output.text, bindOutputParams(step.output, row.rows, vars, session));
+          // A nested insert checks each table's insert permission in the output statement, which sees every row.
+          if (o.ok === false || o.ok === 'f')
+            throw new RequestError(
+              'permission-error',
+              'check constraint of an insert/update permission has failed',
+              `$.selectionSet.${step.alias}`,
+            );
           value = (o.out as string | null) ?? 'null';
         } else value = (row.out as string | null) ?? 'null';
       } else {

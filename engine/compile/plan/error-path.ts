@@ -21,8 +21,11 @@ export function errorPath(document: DocumentNode | undefined, err: GraphQLError)
         node,
       ].filter((a): a is ASTNode => !!a && !Array.isArray(a) && 'kind' in (a as object));
       const parts: string[] = ['$'];
-      for (const a of chain) {
-        if (a.kind === Kind.FIELD) parts.push('selectionSet', a.alias?.value ?? a.name.value);
+      for (const [i, a] of chain.entries()) {
+        // An item of a list value, as Hasura writes it: `objects[1]`.
+        if (a.kind === Kind.LIST && chain[i + 1])
+          parts[parts.length - 1] += `[${a.values.indexOf(chain[i + 1] as never)}]`;
+        else if (a.kind === Kind.FIELD) parts.push('selectionSet', a.alias?.value ?? a.name.value);
         else if (a.kind === Kind.ARGUMENT) parts.push('args', a.name.value);
         else if (a.kind === Kind.OBJECT_FIELD) parts.push(a.name.value);
         else if (a.kind === Kind.VARIABLE_DEFINITION) parts.push('variableDefinitions', a.variable.name.value);

@@ -85,12 +85,34 @@ export interface OnConflict {
   where: BoolExp;
 }
 
+/**
+ * Rows inserted through a relationship of a row being inserted (Hasura's nested insert): for an object
+ * relationship the related row is written first and fills the row's `rel.mapping` source columns; for an
+ * array relationship the rows are written after, their mapping target columns filled from the row.
+ */
+export interface NestedInsert {
+  rel: Relationship;
+  rows: Assignment[][];
+  nested: NestedRows[];
+  onConflict?: OnConflict;
+  check: BoolExp;
+  /** Path of the relationship's field in the request, for errors. */
+  path: string;
+}
+/** The nested inserts of one row, by relationship kind. */
+export interface NestedRows {
+  before: NestedInsert[];
+  after: NestedInsert[];
+}
+
 export type MutationField =
   | {
       kind: 'insert';
       alias: string;
       table: Table;
       rows: Assignment[][];
+      /** Set when some row inserts through relationships: one entry per row of `rows`. */
+      nested?: NestedRows[];
       onConflict?: OnConflict;
       check: BoolExp;
       one: boolean;

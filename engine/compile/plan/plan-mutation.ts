@@ -1,5 +1,5 @@
 import type { FieldNode, GraphQLField, GraphQLObjectType } from 'graphql';
-import type { Column, Table } from '../model/model-types';
+import type { Column, Relationship, Table } from '../model/model-types';
 import { meaningOf, type Meaning } from '../schema/meaning';
 import { fieldArgs, listItems, objectFields } from './arguments';
 import { collectFields, fieldDef, subSelections } from './collect';
@@ -12,6 +12,8 @@ import {
   type BoolExp,
   type MutationField,
   type MutationOutput,
+  type NestedInsert,
+  type NestedRows,
   type OnConflict,
   type ValueSource,
 } from './ir';
@@ -19,8 +21,8 @@ import { planBoolExp } from './plan-bool-exp';
 import { objectTypeOf, planFields } from './plan-select';
 import type { Arg } from './values';
 
-function assignments(table: Table, arg: Arg | undefined, path: string): Assignment[] {
-  return objectFields(arg).map(([key, v]) => {
+function assignments(table: Table, arg: Arg | Map<string, Arg> | undefined, path: string): Assignment[] {
+  return (arg instanceof Map ? [...arg] : objectFields(arg)).map(([key, v]) => {
     const column = table.columnByGql.get(key);
     if (!column) throw validationError(`field "${key}" not found in table "${table.name}"`, `${path}.${key}`);
     const source: ValueSource = v.kind === 'leaf' ? v.source : { from: 'literal', value: null };
@@ -91,6 +93,68 @@ function planOnConflict(table: Table, arg: Arg | undefined, ctx: PlanContext, pa
   };
 }
 
+/** Columns a relationship fills on the row it is written for: `from` is the side the value comes from. */
+function filledBy(rel: Relationship, side: 'source' | 'target'): Column[] {
+  return rel.mapping.map(([s, t]) => (side === 'source' ? s : t));
+}
+
+/**
+ * One object to insert, with its nested inserts (Hasura's `<table>_obj_rel_insert_input` and
+ * `_arr_rel_insert_input` fields); `filled` are the columns a relationship fills, which it may not set.
+ */
+function planInsertRow(
+  table: Table,
+  arg: Arg | undefined,
+  filled: Column[],
+  ctx: PlanContext,
+  path: string,
+): { row: Assignment[]; nested: NestedRows } {
+  const columns = new Map<string, Arg>();
+  const nested: NestedRows = { before: [], after: [] };
+  const taken = new Set(filled);
+  for (const [key, v] of objectFields(arg)) {
+    const rel = table.columnByGql.has(key) ? undefined : table.relByName.get(key);
+    if (!rel) {
+      columns.set(key, v);
+      continue;
+    }
+    const here = `${path}.${key}`;
+    const n = planNestedInsert(rel, v, ctx, here);
+    if (rel.kind === 'object') {
+      nested.before.push(n);
+      for (const c of filledBy(rel, 'source')) taken.add(c);
+    } else nested.after.push(n);
+  }
+  const row = assignments(table, new Map(columns), path);
+  for (const a of row)
+    if (taken.has(a.column))
+      throw validationError(
+        `column "${a.column.gqlName}" is filled by a relationship of the nested insert and cannot be set`,
+        `${path}.${a.column.gqlName}`,
+      );
+  const perm = ctx.perms.insert(table)!;
+  row.push(...presets(table, perm.set).filter((a) => !taken.has(a.column)));
+  return { row, nested };
+}
+
+function planNestedInsert(rel: Relationship, arg: Arg, ctx: PlanContext, path: string): NestedInsert {
+  const f = arg.kind === 'object' ? arg.fields : new Map<string, Arg>();
+  const data = f.get('data');
+  const items = rel.kind === 'object' ? [data] : listItems(data);
+  const filled = rel.kind === 'object' ? [] : filledBy(rel, 'target');
+  const planned = items.map((o, i) =>
+    planInsertRow(rel.target, o, filled, ctx, rel.kind === 'object' ? `${path}.data` : `${path}.data[${i}]`),
+  );
+  return {
+    rel,
+    rows: planned.map((p) => p.row),
+    nested: planned.map((p) => p.nested),
+    onConflict: planOnConflict(rel.target, f.get('on_conflict'), ctx, `${path}.on_conflict`),
+    check: ctx.perms.insert(rel.target)!.check,
+    path,
+  };
+}
+
 export function planMutation(
   m: Extract<Meaning, { kind: 'insert' | 'update' | 'delete' }>,
   alias: string,
@@ -105,15 +169,16 @@ export function planMutation(
   if (m.kind === 'insert') {
     const perm = ctx.perms.insert(table)!;
     const objects = one ? [args.get('object')] : listItems(args.get('objects'));
-    const rows = objects.map((o, i) => [
-      ...assignments(table, o, `${path}.args.objects[${i}]`),
-      ...presets(table, perm.set),
-    ]);
+    const planned = objects.map((o, i) =>
+      planInsertRow(table, o, [], ctx, one ? `${path}.args.object` : `${path}.args.objects[${i}]`),
+    );
+    const nested = planned.some((p) => p.nested.before.length + p.nested.after.length > 0);
     return {
       kind: 'insert',
       alias,
       table,
-      rows,
+      rows: planned.map((p) => p.row),
+      ...(nested ? { nested: planned.map((p) => p.nested) } : {}),
       onConflict: planOnConflict(table, args.get('on_conflict'), ctx, `${path}.args.on_conflict`),
       check: perm.check,
       one,

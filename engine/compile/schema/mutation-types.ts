@@ -52,9 +52,36 @@ export class MutationTypes {
         new GraphQLInputObjectType({
           name: `${table.gqlName}_insert_input`,
           description: `input type for inserting data into table "${table.name}"`,
-          fields: this.columnFields(this.insertColumns(table)),
+          fields: () => ({ ...this.columnFields(this.insertColumns(table)), ...this.relInsertFields(table) }),
         }),
     );
+  }
+
+  /** Nested inserts: a relationship to a table the role may insert into, as Hasura offers them. */
+  private relInsertFields(table: Table): GraphQLInputFieldConfigMap {
+    const fields: GraphQLInputFieldConfigMap = {};
+    for (const r of table.relationships) {
+      if (r.target.kind !== 'table' || !r.mapping.length || !this.insertColumns(r.target).length) continue;
+      fields[r.name] = { type: this.relInsertInput(r.target, r.kind) };
+    }
+    return fields;
+  }
+
+  /** `<table>_obj_rel_insert_input` ({data: row}) or `<table>_arr_rel_insert_input` ({data: [row]}). */
+  private relInsertInput(target: Table, kind: 'object' | 'array'): GraphQLInputObjectType {
+    const short = kind === 'object' ? 'obj' : 'arr';
+    return this.once(`${short}rel:${target.gqlName}`, () => {
+      const conflict = this.onConflict(target);
+      const row = new GraphQLNonNull(this.insertInput(target));
+      return new GraphQLInputObjectType({
+        name: `${target.gqlName}_${short}_rel_insert_input`,
+        description: `input type for inserting ${kind} relation for remote table "${target.name}"`,
+        fields: {
+          data: { type: kind === 'object' ? row : new GraphQLNonNull(new GraphQLList(row)) },
+          ...(conflict ? { on_conflict: { type: conflict, description: 'upsert condition' } } : {}),
+        },
+      });
+    });
   }
 
   /** on_conflict is offered when the table has a key and the role may also update (an upsert updates). */

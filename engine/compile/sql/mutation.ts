@@ -1,6 +1,7 @@
 import type { Column } from '../model/model-types';
 import type { Field, MutationField, MutationOutput } from '../plan/ir';
 import { boolExpSql } from './bool-exp';
+import { NestedInsertWriter, onConflictSql } from './nested-insert';
 import { jsonObject, rowJson } from './select';
 import { ident, stringLiteral, tableName, SqlWriter, type JsonOutput } from './writer';
 
@@ -49,13 +50,7 @@ function insertSql(m: Extract<MutationField, { kind: 'insert' }>, w: SqlWriter):
         .join(', ')})`,
   );
   let sql = `INSERT INTO ${tableName(m.table)} AS "_i" (${columns.map((c) => ident(c.name)).join(', ')}) VALUES ${values.join(', ')}`;
-  if (m.onConflict) {
-    const oc = m.onConflict;
-    sql += ` ON CONFLICT ON CONSTRAINT ${ident(oc.constraint)}`;
-    sql += oc.updateColumns.length
-      ? ` DO UPDATE SET ${oc.updateColumns.map((c) => `${ident(c.name)} = EXCLUDED.${ident(c.name)}`).join(', ')} WHERE ${boolExpSql(oc.where, '"_i"', w)}`
-      : ' DO NOTHING';
-  }
+  if (m.onConflict) sql += onConflictSql(m.onConflict, w);
   return `${sql} RETURNING *`;
 }
 
@@ -71,7 +66,7 @@ function deleteSql(m: Extract<MutationField, { kind: 'delete' }>, w: SqlWriter):
   return `DELETE FROM ${tableName(m.table)} AS "_d" WHERE ${boolExpSql(m.where, '"_d"', w)} RETURNING "_d".*`;
 }
 
-function outputSql(out: MutationOutput, one: boolean, w: SqlWriter): string {
+function outputSql(out: MutationOutput, one: boolean, w: SqlWriter, affected = '(SELECT count(*) FROM "_m")'): string {
   const a = w.alias();
   const visible = boolExpSql(out.visible, a, w);
   if (one) {
@@ -81,7 +76,7 @@ function outputSql(out: MutationOutput, one: boolean, w: SqlWriter): string {
   return jsonObject(
     out.fields.map((f): [string, string] => {
       if (f.kind === 'typename') return [f.alias, stringLiteral(f.name)];
-      if (f.kind === 'affected_rows') return [f.alias, '(SELECT count(*) FROM "_m")'];
+      if (f.kind === 'affected_rows') return [f.alias, affected];
       if (f.kind === 'returning') {
         const r = w.alias();
         return [
@@ -99,6 +94,7 @@ function outputSql(out: MutationOutput, one: boolean, w: SqlWriter): string {
  * check computed over the changed rows. The caller rolls the transaction back when `ok` is false.
  */
 export function mutationStatement(m: MutationField, output: JsonOutput = {}): MutationStatement {
+  if (m.kind === 'insert' && m.nested) return nestedInsertStatement(m, output);
   const w = new SqlWriter(0, output);
   const change = m.kind === 'insert' ? insertSql(m, w) : m.kind === 'update' ? updateSql(m, w) : deleteSql(m, w);
   const c = w.alias();
@@ -118,5 +114,23 @@ export function mutationStatement(m: MutationField, output: JsonOutput = {}): Mu
   const ow = new SqlWriter(1, output);
   const out = outputSql(m.output, m.one, ow);
   const outputText = `WITH "_m" AS (SELECT * FROM json_populate_recordset(NULL::${tableName(m.table)}, $1::text::json)) SELECT (${out})::text AS "out"`;
+  return { alias: m.alias, text, writer: w, output: { text: outputText, writer: ow, rowsParam: 1 } };
+}
+
+/**
+ * A nested insert: every row at every level written by one statement of data-modifying CTEs (see
+ * NestedInsertWriter), which returns the rows; then a second statement, which sees them, checks each
+ * table's insert permission over its rows and builds the output (`affected_rows` counts every level).
+ * The caller rolls back when `empty` is set (an object relationship wrote no row) or `ok` is false.
+ */
+function nestedInsertStatement(m: Extract<MutationField, { kind: 'insert' }>, output: JsonOutput): MutationStatement {
+  const w = new SqlWriter(0, output);
+  const n = new NestedInsertWriter(w);
+  const top = n.write(m);
+  const text = `WITH ${n.ctes.join(', ')} SELECT (${n.rowsJson(top)})::text AS "rows", true AS "ok", ${n.emptyJson()} AS "empty"`;
+  const ow = new SqlWriter(1, output);
+  const rows = '$1::text::json';
+  const out = outputSql(m.output, m.one, ow, NestedInsertWriter.affectedSql(rows));
+  const outputText = `WITH "_m" AS (SELECT * FROM json_populate_recordset(NULL::${tableName(m.table)}, ${rows}->'top')) SELECT (${out})::text AS "out", ${n.checksSql(rows, ow)} AS "ok"`;
   return { alias: m.alias, text, writer: w, output: { text: outputText, writer: ow, rowsParam: 1 } };
 }
