@@ -175,16 +175,65 @@ describe(`nested inserts (${backendName})`, () => {
     expect(await counts()).toEqual(before);
   });
 
-  test('a column the relationship fills cannot also be given', async () => {
+  test('a column a parent row fills cannot also be given (Hasura’s message and path)', async () => {
     const res = await server.gql(
       `mutation { insert_authors(objects: [{name: "Ed", articles: {data: [{title: "t"}, {title: "u", author_id: 1}]}}]) { affected_rows } }`,
       {},
       asUser(7),
     );
-    expect(res.body.errors[0].extensions).toEqual({
-      code: 'validation-failed',
-      path: '$.selectionSet.insert_authors.args.objects[0].articles.data[1].author_id',
+    expect(res.body.errors[0]).toEqual({
+      message: 'cannot insert "author_id" columns as their values are already being determined by parent insert',
+      extensions: { code: 'validation-failed', path: '$.selectionSet.insert_authors.args.objects[0].articles.data[1]' },
     });
+  });
+
+  test('an object relationship beside the column it fills is refused (Hasura’s message and path)', async () => {
+    const res = await server.gql(
+      `mutation { insert_articles(objects: [{title: "t", author_id: 1, author: {data: {name: "Ed"}}}]) { affected_rows } }`,
+      {},
+      asUser(7),
+    );
+    expect(res.body.errors[0]).toEqual({
+      message: 'cannot insert object relationship "author" as "author_id" column values are already determined',
+      extensions: { code: 'validation-failed', path: '$.selectionSet.insert_articles.args.objects[0].author' },
+    });
+    expect(await sql(`SELECT count(*)::int AS n FROM authors WHERE name = 'Ed'`)).toEqual([{ n: 0 }]);
+  });
+
+  test('a composite key: both columns flow down an array relationship and up an object relationship', async () => {
+    const res = await server.gql(
+      `mutation {
+        insert_series(objects: [{owner: "o", code: "s1", title: "S1", episodes: {data: [{name: "e1"}, {name: "e2"}]}}]) {
+          affected_rows returning { episodes(order_by: {name: asc}) { name series_owner series_code } }
+        }
+        insert_episodes_one(object: {name: "e3", series: {data: {owner: "o", code: "s2", title: "S2"}}}) {
+          series { code episodes { name } }
+        }
+      }`,
+      {},
+      asUser(7),
+    );
+    expect(res.body).toEqual({
+      data: {
+        insert_series: {
+          affected_rows: 3,
+          returning: [
+            {
+              episodes: [
+                { name: 'e1', series_owner: 'o', series_code: 's1' },
+                { name: 'e2', series_owner: 'o', series_code: 's1' },
+              ],
+            },
+          ],
+        },
+        insert_episodes_one: { series: { code: 's2', episodes: [{ name: 'e3' }] } },
+      },
+    });
+    expect(await sql('SELECT series_owner, series_code, name FROM episodes ORDER BY name')).toEqual([
+      { series_owner: 'o', series_code: 's1', name: 'e1' },
+      { series_owner: 'o', series_code: 's1', name: 'e2' },
+      { series_owner: 'o', series_code: 's2', name: 'e3' },
+    ]);
   });
 
   test('a bad type at depth two is refused with the path to the field, and nothing is written', async () => {
@@ -260,6 +309,32 @@ describe(`nested inserts (${backendName})`, () => {
     );
     expect(res.body).toEqual({
       data: { insert_authors: { affected_rows: 2, returning: [{ name: 'Hal', articles: [{ title: 'H1' }] }] } },
+    });
+    // The same document with nested objects of another shape: a plan of its own, not the cached one.
+    const again = await server.gql(
+      `mutation ($objects: [authors_insert_input!]!) { insert_authors(objects: $objects) { affected_rows returning { name articles(order_by: {title: asc}) { title comments { body } } } } }`,
+      {
+        objects: [
+          { name: 'Ivy', articles: { data: [{ title: 'I1', comments: { data: [{ body: 'q' }] } }, { title: 'I2' }] } },
+        ],
+      },
+      asUser(7),
+    );
+    expect(again.body).toEqual({
+      data: {
+        insert_authors: {
+          affected_rows: 4,
+          returning: [
+            {
+              name: 'Ivy',
+              articles: [
+                { title: 'I1', comments: [{ body: 'q' }] },
+                { title: 'I2', comments: [] },
+              ],
+            },
+          ],
+        },
+      },
     });
   });
 });

@@ -111,30 +111,38 @@ function planInsertRow(
 ): { row: Assignment[]; nested: NestedRows } {
   const columns = new Map<string, Arg>();
   const nested: NestedRows = { before: [], after: [] };
-  const taken = new Set(filled);
   for (const [key, v] of objectFields(arg)) {
     const rel = table.columnByGql.has(key) ? undefined : table.relByName.get(key);
-    if (!rel) {
-      columns.set(key, v);
-      continue;
-    }
-    const here = `${path}.${key}`;
-    const n = planNestedInsert(rel, v, ctx, here);
-    if (rel.kind === 'object') {
-      nested.before.push(n);
-      for (const c of filledBy(rel, 'source')) taken.add(c);
-    } else nested.after.push(n);
+    if (!rel) columns.set(key, v);
+    else if (rel.kind === 'object') nested.before.push(planNestedInsert(rel, v, ctx, `${path}.${key}`));
+    else nested.after.push(planNestedInsert(rel, v, ctx, `${path}.${key}`));
   }
-  const row = assignments(table, new Map(columns), path);
-  for (const a of row)
-    if (taken.has(a.column))
-      throw validationError(
-        `column "${a.column.gqlName}" is filled by a relationship of the nested insert and cannot be set`,
-        `${path}.${a.column.gqlName}`,
-      );
+  const row = assignments(table, columns, path);
+  const given = row.map((a) => a.column);
+  checkNotDetermined(given, filled, nested, path);
+  const taken = new Set([...filled, ...nested.before.flatMap((n) => filledBy(n.rel, 'source'))]);
   const perm = ctx.perms.insert(table)!;
   row.push(...presets(table, perm.set).filter((a) => !taken.has(a.column)));
   return { row, nested };
+}
+
+/** As Hasura refuses them: a column given that a parent row or an object relationship also fills. */
+function checkNotDetermined(given: Column[], filled: Column[], nested: NestedRows, path: string): void {
+  const names = (cs: Column[]) => cs.map((c) => `"${c.name}"`).join(', ');
+  const twice = given.filter((c) => filled.includes(c));
+  if (twice.length)
+    throw validationError(
+      `cannot insert ${names(twice)} columns as their values are already being determined by parent insert`,
+      path,
+    );
+  for (const n of nested.before) {
+    const clash = filledBy(n.rel, 'source').filter((c) => given.includes(c) || filled.includes(c));
+    if (clash.length)
+      throw validationError(
+        `cannot insert object relationship "${n.rel.name}" as ${names(clash)} column values are already determined`,
+        n.path,
+      );
+  }
 }
 
 function planNestedInsert(rel: Relationship, arg: Arg, ctx: PlanContext, path: string): NestedInsert {

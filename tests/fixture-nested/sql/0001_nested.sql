@@ -15,3 +15,17 @@ CREATE TABLE comments (
   body text NOT NULL
 );
 INSERT INTO authors (name, owner_id) VALUES ('Existing', 1);
+-- A composite key: a series is (owner, code); its episodes reference both columns.
+CREATE TABLE series (
+  owner text NOT NULL,
+  code text NOT NULL,
+  title text NOT NULL,
+  PRIMARY KEY (owner, code)
+);
+CREATE TABLE episodes (
+  id serial PRIMARY KEY,
+  series_owner text NOT NULL,
+  series_code text NOT NULL,
+  name text NOT NULL,
+  FOREIGN KEY (series_owner, series_code) REFERENCES series (owner, code)
+);
