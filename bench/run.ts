@@ -11,7 +11,8 @@
  * Settings (environment): BENCH_DATABASE_URL or DATABASE_URL (a server where databases may be
  * created), BENCH_CONNECTIONS (32), BENCH_WARMUP_SECONDS (2), BENCH_DURATION_SECONDS (10),
  * BENCH_ROUNDS (2; rounds rotate which server goes first and are merged), BENCH_EXTRA_SPEND_DAYS
- * (365 days of spend lines added before the demo's), BENCH_WORKLOADS (comma list, default all),
+ * (365 days of spend lines added before the demo's), BENCH_WORKLOADS (comma list, default all but
+ * those that write rows, such as nested_insert, which run only when named),
  * BENCH_DIAGNOSE=1 (also load `Engine.run` behind a bare node:http route, without Hono, to split
  * the engine's overhead into HTTP layer and engine), BENCH_CPU_PROF (a folder: the engine and floor
  * processes write V8 CPU profiles there when they stop; summarise with dist/bench/profile-top.js),
@@ -64,9 +65,9 @@ const settings = {
   // By default: the large-data workloads with BENCH_SCALE, the logs_query ones with BENCH_LOG_LINES, else the others.
   workloads: env.BENCH_WORKLOADS
     ? env.BENCH_WORKLOADS.split(',').map((s) => s.trim())
-    : WORKLOADS.filter((w) => (w.logs ? logLines > 0 : w.large ? scale > 0 : scale === 0 && logLines === 0)).map(
-        (w) => w.name,
-      ),
+    : WORKLOADS.filter(
+        (w) => !w.writes && (w.logs ? logLines > 0 : w.large ? scale > 0 : scale === 0 && logLines === 0),
+      ).map((w) => w.name),
   cpuProfDir: env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : undefined,
   diagnose: /^(1|true|yes|on)$/i.test(env.BENCH_DIAGNOSE ?? ''),
 };

@@ -20,12 +20,16 @@ export interface Workload {
     field?: string;
     /** The rows are the field's value itself (a list), not its `rows` (the analytic actions' shape). */
     list?: boolean;
+    /** The field's value is the one row itself (a mutation's `{affected_rows}`). */
+    single?: boolean;
   };
   analytic?: { request: Record<string, unknown>; columns: string[] };
   /** A logs_query request (the engine's statement for EXPLAIN comes from actions/logs/store.ts). */
   logs?: LogsRequest;
   /** Only run on the large data (BENCH_SCALE), unless named in BENCH_WORKLOADS. */
   large?: boolean;
+  /** Only run when named in BENCH_WORKLOADS (it writes rows, which would change the other workloads' data). */
+  writes?: boolean;
 }
 
 /** The `request` of a logs_query workload. */
@@ -234,15 +238,68 @@ WORKLOADS.push(
   ),
 );
 
+/**
+ * A nested insert (Hasura's `<table>_arr_rel_insert_input`): 100 playbooks of 10 tasks each in one
+ * request, the tasks taking their new playbook's generated key; the floor writes the same rows with one
+ * hand-written statement (two data-modifying CTEs over generate_series). Both answer affected_rows.
+ */
+const NESTED_PLAYBOOKS = 100;
+const NESTED_TASKS = 10;
+const account = DEMO.tenants.acme.cloudAccounts.aws;
+WORKLOADS.push({
+  name: 'nested_insert',
+  description: `insert_auto_playbook: ${NESTED_PLAYBOOKS} playbooks x ${NESTED_TASKS} auto_playbook_tasks, nested, one request; floor: hand-written SQL`,
+  writes: true,
+  query: `mutation NestedInsert($objects: [auto_playbook_insert_input!]!) {
+  insert_auto_playbook(objects: $objects) { affected_rows }
+}`,
+  variables: {
+    objects: Array.from({ length: NESTED_PLAYBOOKS }, (_, p) => ({
+      account_id: account,
+      name: `bench-${p + 1}`,
+      status: 'DRAFT',
+      auto_playbook_tasks: {
+        data: Array.from({ length: NESTED_TASKS }, (__, t) => ({
+          account_id: account,
+          name: `task-${t + 1}`,
+          action_type: 'bench',
+          task_type: 'bench',
+          status: 'Scheduled',
+          scheduled_time: '2026-01-01T00:00:00',
+        })),
+      },
+    })),
+  },
+  floor: {
+    sql: `WITH p AS (
+  INSERT INTO auto_playbook (tenant_id, account_id, name, status)
+  SELECT $1::uuid, $2::uuid, 'bench-' || g, 'DRAFT' FROM generate_series(1, ${NESTED_PLAYBOOKS}) AS g
+  RETURNING id
+), t AS (
+  INSERT INTO auto_playbook_task (tenant_id, account_id, auto_playbook_id, name, action_type, task_type, status, scheduled_time)
+  SELECT $1::uuid, $2::uuid, p.id, 'task-' || g, 'bench', 'bench', 'Scheduled', '2026-01-01T00:00:00'
+  FROM p, generate_series(1, ${NESTED_TASKS}) AS g
+  RETURNING 1
+)
+SELECT ((SELECT count(*) FROM p) + (SELECT count(*) FROM t))::float8 AS affected_rows`,
+    params: [BENCH_TENANT, account],
+    columns: [{ name: 'affected_rows', type: 'float' }],
+    field: 'insert_auto_playbook',
+    single: true,
+  },
+});
+
 /** The rows of an answer (engine's or floor's) of a workload with a hand-written floor. */
 export function answerRows(w: Workload, text: string): Record<string, unknown>[] {
   const field = JSON.parse(text)?.data?.[w.floor?.field ?? 'spend_groupings_v2'];
+  if (w.floor?.single) return field ? [field] : [];
   return ((w.floor?.list ? field : field?.rows) ?? []) as Record<string, unknown>[];
 }
 
 /** The floor's answer around its rows, in the shape of the engine's. */
 export function floorAnswer(w: Workload, rows: unknown[]): string {
   const field = JSON.stringify(w.floor?.field ?? 'spend_groupings_v2');
+  if (w.floor?.single) return `{"data":{${field}:${JSON.stringify(rows[0] ?? null)}}}`;
   return w.floor?.list
     ? `{"data":{${field}:${JSON.stringify(rows)}}}`
     : `{"data":{${field}:{"rows":${JSON.stringify(rows)}}}}`;

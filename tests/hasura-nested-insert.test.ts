@@ -301,6 +301,28 @@ describe(`nested inserts (${backendName})`, () => {
     expect(ok.body).toEqual({ data: { insert_articles: { affected_rows: 2 } } });
   });
 
+  test('rows of one level with different columns: a column an object leaves out gets its DEFAULT', async () => {
+    const res = await server.gql(
+      `mutation {
+        insert_authors(objects: [{name: "Jo"}, {name: "Kim", articles: {data: [{title: "K1", rating: 3}, {title: "K2"}, {rating: 1, title: "K3"}]}}]) {
+          affected_rows
+        }
+      }`,
+      {},
+      asUser(7),
+    );
+    expect(res.body).toEqual({ data: { insert_authors: { affected_rows: 5 } } });
+    expect(
+      await sql(
+        `SELECT ar.title, ar.rating, au.name FROM articles ar JOIN authors au ON au.id = ar.author_id WHERE au.name = 'Kim' ORDER BY 1`,
+      ),
+    ).toEqual([
+      { title: 'K1', rating: 3, name: 'Kim' },
+      { title: 'K2', rating: null, name: 'Kim' },
+      { title: 'K3', rating: 1, name: 'Kim' },
+    ]);
+  });
+
   test('nested objects given as variables', async () => {
     const res = await server.gql(
       `mutation ($objects: [authors_insert_input!]!) { insert_authors(objects: $objects) { affected_rows returning { name articles { title } } } }`,

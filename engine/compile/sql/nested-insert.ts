@@ -40,13 +40,52 @@ export class NestedInsertWriter {
 
   /** Writes the mutation's rows; returns the CTE names of its top-level rows. */
   write(m: Extract<MutationField, { kind: 'insert' }>): string[] {
-    return m.rows.map((row, i) => this.row(m.table, row, m.nested![i], m.onConflict, m.check, []));
+    return this.rows(m.table, m.rows, m.nested!, m.onConflict, m.check, []);
   }
 
   private group(table: Table, check: BoolExp, cte: string): void {
     let g = this.groups.find((x) => x.table === table);
     if (!g) this.groups.push((g = { table, check, ctes: [] }));
     g.ctes.push(cte);
+  }
+
+  /**
+   * Rows of one level under the same links: a row with nested inserts gets a CTE of its own (its
+   * children take its key); the others are written together, one CTE per set of columns given.
+   */
+  private rows(
+    table: Table,
+    rows: Assignment[][],
+    nested: NestedRows[],
+    onConflict: OnConflict | undefined,
+    check: BoolExp,
+    links: Link[],
+  ): string[] {
+    const names: string[] = [];
+    const leaves = new Map<string, Assignment[][]>();
+    rows.forEach((row, i) => {
+      if (nested[i].before.length + nested[i].after.length) {
+        names.push(this.row(table, row, nested[i], onConflict, check, links));
+        return;
+      }
+      const key = row.map((a) => a.column.name).join(',');
+      leaves.set(key, [...(leaves.get(key) ?? []), row]);
+    });
+    for (const group of leaves.values()) names.push(this.cte(table, group, links, onConflict, check));
+    return names;
+  }
+
+  private cte(
+    table: Table,
+    rows: Assignment[][],
+    links: Link[],
+    onConflict: OnConflict | undefined,
+    check: BoolExp,
+  ): string {
+    const name = `"_n${this.ctes.length}"`;
+    this.ctes.push(`${name} AS (${this.insert(table, rows, links, onConflict)})`);
+    this.group(table, check, name);
+    return name;
   }
 
   private row(
@@ -59,33 +98,39 @@ export class NestedInsertWriter {
   ): string {
     links = [...links];
     for (const n of nested.before) {
-      const cte = this.row(n.rel.target, n.rows[0], n.nested[0], n.onConflict, n.check, []);
+      const [cte] = this.rows(n.rel.target, n.rows, n.nested, n.onConflict, n.check, []);
       const message = `cannot proceed to insert object relation "${n.rel.name}" since insert to table "${n.rel.target.name}" affects zero rows`;
       this.required.push({ cte, path: n.path, message });
       links.push({ cte, pairs: n.rel.mapping });
     }
-    const name = `"_n${this.ctes.length}"`;
-    this.ctes.push(`${name} AS (${this.insert(table, row, links, onConflict)})`);
-    this.group(table, check, name);
+    const name = this.cte(table, [row], links, onConflict, check);
     for (const n of nested.after) {
       const back: Link = { cte: name, pairs: n.rel.mapping.map(([s, t]): [Column, Column] => [t, s]) };
-      n.rows.forEach((r, i) => this.row(n.rel.target, r, n.nested[i], n.onConflict, n.check, [back]));
+      this.rows(n.rel.target, n.rows, n.nested, n.onConflict, n.check, [back]);
     }
     return name;
   }
 
-  private insert(table: Table, row: Assignment[], links: Link[], onConflict: OnConflict | undefined): string {
+  /** One INSERT of rows that give the same columns, each with the linked rows' keys. */
+  private insert(table: Table, rows: Assignment[][], links: Link[], onConflict: OnConflict | undefined): string {
     const linked = links.flatMap((l, i) => l.pairs.map(([c, from]) => [c, `"_l${i}".${ident(from.name)}`] as const));
-    const own = row.filter((a) => !linked.some(([c]) => c === a.column));
-    const columns = [...own.map((a) => a.column), ...linked.map(([c]) => c)];
-    const values = [...own.map((a) => this.w.bind(a.value)), ...linked.map(([, v]) => v)];
+    const own = rows[0].map((a) => a.column).filter((c) => !linked.some(([l]) => l === c));
+    const tuples = rows.map((r) => `(${own.map((c) => this.w.bind(r.find((a) => a.column === c)!.value)).join(', ')})`);
+    const columns = [...own, ...linked.map(([c]) => c)];
     const target = `INSERT INTO ${tableName(table)} AS "_i"`;
-    let sql = !columns.length
-      ? `${target} (${ident(table.columns[0].name)}) VALUES (DEFAULT)`
-      : `${target} (${columns.map((c) => ident(c.name)).join(', ')}) ` +
-        (links.length
-          ? `SELECT ${values.join(', ')} FROM ${links.map((l, i) => `${l.cte} AS "_l${i}"`).join(', ')}`
-          : `VALUES (${values.join(', ')})`);
+    let sql: string;
+    if (!columns.length)
+      sql = `${target} (${ident(table.columns[0].name)}) VALUES ${rows.map(() => '(DEFAULT)').join(', ')}`;
+    else if (!links.length)
+      sql = `${target} (${columns.map((c) => ident(c.name)).join(', ')}) VALUES ${tuples.join(', ')}`;
+    else {
+      const values = own.length ? tuples : rows.map(() => '(NULL)');
+      const names = own.length ? own.map((_, i) => `"c${i}"`) : ['"c"'];
+      const select = [...own.map((_, i) => `"_v"."c${i}"`), ...linked.map(([, v]) => v)];
+      sql =
+        `${target} (${columns.map((c) => ident(c.name)).join(', ')}) SELECT ${select.join(', ')} ` +
+        `FROM (VALUES ${values.join(', ')}) AS "_v"(${names.join(', ')}), ${links.map((l, i) => `${l.cte} AS "_l${i}"`).join(', ')}`;
+    }
     if (onConflict) sql += onConflictSql(onConflict, this.w);
     return `${sql} RETURNING *`;
   }
