@@ -5,6 +5,7 @@ import { arrayLiteral, scalarText } from '../../core/db/sql';
 import type { OutputStatement } from './compile';
 import type { ParamSlot } from '../sql/writer';
 import type { Session } from '../../core/session';
+import { fillJsonTemplate } from '../schema/json-literal';
 
 function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
   let v = root;
@@ -29,6 +30,15 @@ export function resolveSource(s: ValueSource, vars: Record<string, unknown>, ses
     }
     case 'list':
       return s.items.map((i) => resolveSource(i, vars, session));
+    case 'json':
+      return fillJsonTemplate(s.template, vars, (name) => {
+        throw new RequestError(
+          'validation-failed',
+          `the variable $${name} inside a JSON literal is not provided`,
+          '$',
+          400,
+        );
+      });
   }
 }
 

@@ -115,7 +115,13 @@ export type ValueSource =
   | { from: 'literal'; value: unknown }
   | { from: 'variable'; name: string; path: readonly (string | number)[] }
   | { from: 'session'; name: string }
-  | { from: 'list'; items: ValueSource[] };
+  | { from: 'list'; items: ValueSource[] }
+  /** A json/jsonb literal holding variables (`{name: {first: $first}}`), filled when the plan runs. */
+  | { from: 'json'; template: JsonPart };
+
+/** A json/jsonb literal's parts: constant JSON, variables, and the lists and objects around them. */
+export type JsonPart =
+  { literal: unknown } | { variable: string } | { list: JsonPart[] } | { object: [string, JsonPart][] };
 
 /** A value bound as a parameter, with the SQL type it is cast to. */
 export interface ValueRef {

@@ -13,6 +13,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import { isEnumTableType } from '../schema/scalars';
+import { jsonTemplate, parseJsonLiteral } from '../schema/json-literal';
 import { isColumnOperator } from '../model/operators';
 import type { ValueSource } from './ir';
 
@@ -92,6 +93,7 @@ export function resolveArg(node: ValueNode, type: GraphQLInputType, vars: Variab
 
 /** A scalar, or a list of scalars, that may hold variables among literals. */
 function scalarLeaf(node: ValueNode, type: GraphQLInputType, vars: Variables): Arg {
+  if (isJsonScalar(type)) return { kind: 'leaf', source: jsonSource(node) };
   if (node.kind === Kind.LIST && !node.values.some(hasVariable)) {
     return { kind: 'leaf', source: { from: 'literal', value: valueFromAST(node, type) } };
   }
@@ -104,6 +106,21 @@ function scalarLeaf(node: ValueNode, type: GraphQLInputType, vars: Variables): A
     return { kind: 'leaf', source: { from: 'list', items } };
   }
   return { kind: 'leaf', source: { from: 'literal', value: valueFromAST(node, type, vars) } };
+}
+
+const isJsonScalar = (type: GraphQLInputType): boolean => {
+  const t = isNonNullType(type) ? type.ofType : type;
+  return isScalarType(t) && (t.name === 'json' || t.name === 'jsonb');
+};
+
+/**
+ * A json/jsonb literal: its value when it is constant, else a template whose variables are filled when
+ * the plan runs (a variable's value must not be cached in the plan).
+ */
+function jsonSource(node: ValueNode): ValueSource {
+  return hasVariable(node)
+    ? { from: 'json', template: jsonTemplate(node) }
+    : { from: 'literal', value: parseJsonLiteral(node) };
 }
 
 function hasVariable(node: ValueNode): boolean {

@@ -12,6 +12,7 @@ import {
 } from 'graphql';
 import { GraphQLJSON } from 'graphql-scalars';
 import { geoJsonError } from './geojson';
+import { parseJsonLiteral } from './json-literal';
 import { isUuid } from '../../core/uuid';
 
 /**
@@ -189,6 +190,7 @@ const cache = new Map<string, GraphQLScalarType>([
       name: 'jsonb',
       description: 'A JSON value (stored as jsonb)',
       specifiedByURL: undefined,
+      parseLiteral: (node, vars) => parseJsonLiteral(node, vars),
     }),
   ],
   [
@@ -198,6 +200,7 @@ const cache = new Map<string, GraphQLScalarType>([
       name: 'json',
       description: 'A JSON value',
       specifiedByURL: undefined,
+      parseLiteral: (node, vars) => parseJsonLiteral(node, vars),
     }),
   ],
 ]);
