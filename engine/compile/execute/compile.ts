@@ -24,6 +24,8 @@ export interface OutputStatement extends Statement {
 /** Mutations run one step at a time, in document order, in one transaction. */
 export type MutationStep =
   | { kind: 'sql'; alias: string; statement: Statement; output?: OutputStatement }
+  /** update_T_many: its updates' statements, run in order; the answer is the list of their outputs. */
+  | { kind: 'sqlList'; alias: string; items: { statement: Statement; output?: OutputStatement }[] }
   | { kind: 'graphql'; alias: string; document: DocumentNode };
 
 export interface ExecutablePlan {
@@ -41,6 +43,16 @@ const isRead = (
   f: RootField | GraphqlRootField,
 ): f is Extract<RootField, { kind: 'select' | 'selectByPk' | 'aggregate' }> =>
   f.kind === 'select' || f.kind === 'selectByPk' || f.kind === 'aggregate';
+
+/** One mutation field's statement, and its output statement when it has one. */
+function sqlStep(
+  f: Extract<RootField, { kind: 'insert' | 'update' | 'delete' }>,
+  json: JsonOutput,
+): { statement: Statement; output?: OutputStatement } {
+  const s = mutationStatement(f, json);
+  const output = s.output && { text: s.output.text, params: s.output.writer.params, rowsParam: s.output.rowsParam };
+  return { statement: { text: s.text, params: s.writer.params }, output };
+}
 
 /** GraphQL operation -> IR -> SQL text, once per (role, document, operation, variable shape). */
 export function compile(
@@ -61,15 +73,10 @@ export function compile(
           alias: f.alias,
           document: graphqlOnlyDocument(operation, fragments, f.nodes),
         });
-      else if (f.kind === 'insert' || f.kind === 'update' || f.kind === 'delete') {
-        const s = mutationStatement(f, json);
-        const output = s.output && {
-          text: s.output.text,
-          params: s.output.writer.params,
-          rowsParam: s.output.rowsParam,
-        };
-        plan.steps.push({ kind: 'sql', alias: f.alias, statement: { text: s.text, params: s.writer.params }, output });
-      }
+      else if (f.kind === 'updateMany')
+        plan.steps.push({ kind: 'sqlList', alias: f.alias, items: f.updates.map((u) => sqlStep(u, json)) });
+      else if (f.kind === 'insert' || f.kind === 'update' || f.kind === 'delete')
+        plan.steps.push({ kind: 'sql', alias: f.alias, ...sqlStep(f, json) });
     }
     return plan;
   }

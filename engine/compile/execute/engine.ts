@@ -37,7 +37,7 @@ import {
   type ActionHandler,
   type ActionSetup,
 } from './actions';
-import { compile, type ExecutablePlan } from './compile';
+import { compile, type ExecutablePlan, type OutputStatement, type Statement } from './compile';
 import { Lru } from '../../core/lru';
 import { bindOutputParams, bindParams } from './params';
 import { assertRuntimeChecks } from './runtime-checks';
@@ -318,10 +318,38 @@ export class Engine {
     // Table changes and the actions beside them stand or fall together, in one transaction. Actions
     // alone need none of the engine's: each handler opens its own around its writes, so that a slow
     // call to another service holds no connection (on PGlite: the only one).
-    const parts = plan.steps.every((step) => step.kind !== 'sql')
+    const parts = plan.steps.every((step) => step.kind === 'graphql')
       ? await this.runSteps(plan, vars, session)
       : await this.db.transaction((tx: Queryable) => this.runSteps(plan, vars, session, tx));
     return { status: 200, body: `{"data":{${parts.join(',')}}}` };
+  }
+
+  /** One mutation statement (and its output statement): the field's JSON, or the refusal of its checks. */
+  private async runSql(
+    step: { statement: Statement; output?: OutputStatement },
+    alias: string,
+    vars: Variables,
+    session: Session,
+    tx: Queryable,
+  ): Promise<string> {
+    const refused = () =>
+      new RequestError(
+        'permission-error',
+        'check constraint of an insert/update permission has failed',
+        `$.selectionSet.${alias}`,
+      );
+    const [row] = await tx.query(step.statement.text, bindParams(step.statement.params, vars, session));
+    if (row.ok === false || row.ok === 'f') throw refused();
+    if (typeof row.empty === 'string') {
+      // A nested insert's object relationship wrote no row (an upsert that did nothing), as Hasura says.
+      const [path, message] = JSON.parse(row.empty) as [string, string];
+      throw new RequestError('not-supported', message, path);
+    }
+    if (!step.output) return (row.out as string | null) ?? 'null';
+    const [o] = await tx.query(step.output.text, bindOutputParams(step.output, row.rows, vars, session));
+    // A nested insert checks each table's insert permission in the output statement, which sees every row.
+    if (o.ok === false || o.ok === 'f') throw refused();
+    return (o.out as string | null) ?? 'null';
   }
 
   /** Each root field of a mutation in document order, as `"alias":json`; SQL steps need `tx`. */
@@ -330,30 +358,12 @@ export class Engine {
     const out: string[] = [];
     for (const step of plan.steps) {
       let value: string;
-      if (step.kind === 'sql') {
-        const [row] = await tx!.query(step.statement.text, bindParams(step.statement.params, vars, session));
-        if (row.ok === false || row.ok === 'f')
-          throw new RequestError(
-            'permission-error',
-            'check constraint of an insert/update permission has failed',
-            `$.selectionSet.${step.alias}`,
-          );
-        if (typeof row.empty === 'string') {
-          // A nested insert's object relationship wrote no row (an upsert that did nothing), as Hasura says.
-          const [path, message] = JSON.parse(row.empty) as [string, string];
-          throw new RequestError('not-supported', message, path);
-        }
-        if (step.output) {
-          const [o] = await tx!.query(step.output.text, bindOutputParams(step.output, row.rows, vars, session));
-          // A nested insert checks each table's insert permission in the output statement, which sees every row.
-          if (o.ok === false || o.ok === 'f')
-            throw new RequestError(
-              'permission-error',
-              'check constraint of an insert/update permission has failed',
-              `$.selectionSet.${step.alias}`,
-            );
-          value = (o.out as string | null) ?? 'null';
-        } else value = (row.out as string | null) ?? 'null';
+      if (step.kind === 'sql') value = await this.runSql(step, step.alias, vars, session, tx!);
+      else if (step.kind === 'sqlList') {
+        // update_T_many: one statement per update, in order, each seeing the ones before.
+        const values: string[] = [];
+        for (const item of step.items) values.push(await this.runSql(item, step.alias, vars, session, tx!));
+        value = `[${values.join(',')}]`;
       } else {
         const data = await this.runGraphql(step.document, role, vars, this.actionContext(session, tx));
         value = JSON.stringify(data[step.alias] ?? null);

@@ -59,6 +59,7 @@ const NO_ROOT_FIELDS = Object.fromEntries(
     'insert_one',
     'update',
     'update_by_pk',
+    'update_many',
     'delete',
     'delete_by_pk',
   ].map((k) => [k, null]),

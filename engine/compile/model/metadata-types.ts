@@ -56,6 +56,7 @@ export type RootFieldKey =
   | 'insert_one'
   | 'update'
   | 'update_by_pk'
+  | 'update_many'
   | 'delete'
   | 'delete_by_pk';
 

@@ -37,6 +37,7 @@ function rootFieldNames(name: string, json: TableJson): Record<RootFieldKey, str
     insert_one: pick('insert_one', `insert_${name}_one`),
     update: pick('update', `update_${name}`),
     update_by_pk: pick('update_by_pk', `update_${name}_by_pk`),
+    update_many: pick('update_many', `update_${name}_many`),
     delete: pick('delete', `delete_${name}`),
     delete_by_pk: pick('delete_by_pk', `delete_${name}_by_pk`),
   };

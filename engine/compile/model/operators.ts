@@ -415,3 +415,6 @@ export function castTarget(scalar: string, name: string): { scalar: string; sqlT
   const targets = CAST_TARGETS[scalar];
   return targets && Object.hasOwn(targets, name) ? targets[name] : undefined;
 }
+
+/** Hasura's jsonb update operators (`_append: {col: value}` ...), on update_T, _by_pk and _many. */
+export type JsonbOperator = '_append' | '_prepend' | '_delete_key' | '_delete_elem' | '_delete_at_path';

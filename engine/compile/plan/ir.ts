@@ -1,4 +1,5 @@
 import type { BoolExp, Column, NativeQuery, Relationship, Table, ValueRef } from '../model/model-types';
+import type { JsonbOperator } from '../model/operators';
 
 /**
  * The intermediate representation: what a GraphQL request means, with permissions folded in, before
@@ -7,7 +8,7 @@ import type { BoolExp, Column, NativeQuery, Relationship, Table, ValueRef } from
  * the IR reads as one vocabulary.
  */
 export type { BoolExp, ValueRef, ValueSource } from '../model/model-types';
-export type { CompareOp } from '../model/operators';
+export type { CompareOp, JsonbOperator } from '../model/operators';
 export { and, TRUE } from '../model/bool-exp';
 
 export type OrderDirection =
@@ -79,6 +80,13 @@ export interface Assignment {
   value: ValueRef;
 }
 
+/** A jsonb update operator (Hasura's): the column's new value computed from its old one and a bound value. */
+export interface JsonbAssignment {
+  column: Column;
+  op: JsonbOperator;
+  value: ValueRef;
+}
+
 export interface OnConflict {
   constraint: string;
   updateColumns: Column[];
@@ -125,11 +133,16 @@ export type MutationField =
       where: BoolExp;
       set: Assignment[];
       inc: Assignment[];
+      jsonb: JsonbAssignment[];
       check: BoolExp;
       one: boolean;
       output: MutationOutput;
     }
+  /** `update_T_many`: each update in order, each a statement that sees the ones before. */
+  | { kind: 'updateMany'; alias: string; table: Table; updates: UpdateField[] }
   | { kind: 'delete'; alias: string; table: Table; where: BoolExp; one: boolean; output: MutationOutput };
+
+export type UpdateField = Extract<MutationField, { kind: 'update' }>;
 
 /** `returning`/`affected_rows` of a many-row mutation, or the row of a `_one`/`_by_pk` mutation. */
 export interface MutationOutput {

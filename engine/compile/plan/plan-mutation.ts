@@ -10,11 +10,15 @@ import {
   TRUE,
   type Assignment,
   type BoolExp,
+  type JsonbAssignment,
+  type JsonbOperator,
   type MutationField,
   type MutationOutput,
   type NestedInsert,
   type NestedRows,
   type OnConflict,
+  type UpdateField,
+  type ValueRef,
   type ValueSource,
 } from './ir';
 import { planBoolExp } from './plan-bool-exp';
@@ -163,14 +167,96 @@ function planNestedInsert(rel: Relationship, arg: Arg, ctx: PlanContext, path: s
   };
 }
 
-export function planMutation(
-  m: Extract<Meaning, { kind: 'insert' | 'update' | 'delete' }>,
+/** How each jsonb operator's value is bound: jsonb, a key (text), an index (integer), a path (text[]). */
+const JSONB_VALUES: Record<JsonbOperator, Omit<ValueRef, 'source'>> = {
+  _append: { sqlType: 'jsonb' },
+  _prepend: { sqlType: 'jsonb' },
+  _delete_key: { sqlType: 'text' },
+  _delete_elem: { sqlType: 'integer' },
+  _delete_at_path: { sqlType: 'text', array: true },
+};
+
+function jsonbAssignments(table: Table, args: Map<string, Arg>, path: string): JsonbAssignment[] {
+  return (Object.keys(JSONB_VALUES) as JsonbOperator[]).flatMap((op) =>
+    assignments(table, args.get(op), `${path}.${op}`).map((a) => ({
+      column: a.column,
+      op,
+      value: { ...JSONB_VALUES[op], source: a.value.source },
+    })),
+  );
+}
+
+/** As Hasura refuses it: a column named by two operators (`_set` and `_append`, ...). */
+function checkDisjoint(named: Column[], path: string): void {
+  const twice = named.filter((c, i) => named.indexOf(c) !== i);
+  if (twice.length)
+    throw validationError(
+      `Column found in multiple operators: [${[...new Set(twice)].map((c) => `"${c.name}"`).join(', ')}].`,
+      path,
+    );
+}
+
+/** One update (update_T, update_T_by_pk or an entry of update_T_many): its operators, under the permission. */
+function planUpdate(
+  table: Table,
+  args: Map<string, Arg>,
+  where: BoolExp,
+  out: { alias: string; one: boolean; output: MutationOutput },
+  ctx: PlanContext,
+  path: string,
+): UpdateField {
+  const perm = ctx.perms.update(table)!;
+  const set = assignments(table, args.get('_set'), `${path}._set`);
+  const inc = assignments(table, args.get('_inc'), `${path}._inc`);
+  const jsonb = jsonbAssignments(table, args, path);
+  // The permission's presets alone may be the change, as in Hasura.
+  if (set.length + inc.length + jsonb.length === 0 && perm.set.size === 0)
+    throw validationError('at least one of "_set" or "_inc" with a column is expected', path);
+  checkDisjoint(
+    [...set, ...inc, ...jsonb].map((a) => a.column),
+    path,
+  );
+  return {
+    kind: 'update',
+    ...out,
+    table,
+    where: and(where, perm.filter),
+    set: [...set, ...presets(table, perm.set)],
+    inc,
+    jsonb,
+    check: perm.check,
+  };
+}
+
+/** update_T_many: each entry of `updates` an update of its own, with the field's selection as output. */
+function planUpdateMany(
+  table: Table,
   alias: string,
   nodes: FieldNode[],
   def: GraphQLField<unknown, unknown>,
   ctx: PlanContext,
   path: string,
 ): MutationField {
+  const args = fieldArgs(nodes[0], def, ctx);
+  const output = planOutput(table, objectTypeOf(def.type), nodes, false, ctx, path);
+  const updates = listItems(args.get('updates')).map((u, i) => {
+    const at = `${path}.args.updates[${i}]`;
+    const fields = u.kind === 'object' ? u.fields : new Map<string, Arg>();
+    const where = planBoolExp(table, fields.get('where'), ctx, `${at}.where`);
+    return planUpdate(table, fields, where, { alias, one: false, output }, ctx, at);
+  });
+  return { kind: 'updateMany', alias, table, updates };
+}
+
+export function planMutation(
+  m: Extract<Meaning, { kind: 'insert' | 'update' | 'delete' | 'updateMany' }>,
+  alias: string,
+  nodes: FieldNode[],
+  def: GraphQLField<unknown, unknown>,
+  ctx: PlanContext,
+  path: string,
+): MutationField {
+  if (m.kind === 'updateMany') return planUpdateMany(m.table, alias, nodes, def, ctx, path);
   const { table, one } = m;
   const args = fieldArgs(nodes[0], def, ctx);
   const output = planOutput(table, objectTypeOf(def.type), nodes, one, ctx, path);
@@ -194,25 +280,10 @@ export function planMutation(
     };
   }
   if (m.kind === 'update') {
-    const perm = ctx.perms.update(table)!;
-    const set = assignments(table, args.get('_set'), `${path}.args._set`);
-    const inc = assignments(table, args.get('_inc'), `${path}.args._inc`);
-    if (set.length + inc.length === 0)
-      throw validationError('at least one of "_set" or "_inc" with a column is expected', `${path}.args`);
     const where = one
       ? pkWhere(table, args.get('pk_columns')!, `${path}.args.pk_columns`)
       : planBoolExp(table, args.get('where'), ctx, `${path}.args.where`);
-    return {
-      kind: 'update',
-      alias,
-      table,
-      where: and(where, perm.filter),
-      set: [...set, ...presets(table, perm.set)],
-      inc,
-      check: perm.check,
-      one,
-      output,
-    };
+    return planUpdate(table, args, where, { alias, one, output }, ctx, `${path}.args`);
   }
   const perm = ctx.perms.delete(table)!;
   const where = one

@@ -113,6 +113,7 @@ function planRootField(
       return planNativeQuery(m.query, alias, nodes, def, ctx, path);
     case 'insert':
     case 'update':
+    case 'updateMany':
     case 'delete':
       return planMutation(m, alias, nodes, def, ctx, path);
     case 'action':

@@ -13,6 +13,8 @@ export type Meaning =
   | { kind: 'aggregate'; table: Table }
   | { kind: 'insert'; table: Table; one: boolean }
   | { kind: 'update'; table: Table; one: boolean }
+  /** `update_T_many`: a list of updates, each with its own operators and where. */
+  | { kind: 'updateMany'; table: Table }
   | { kind: 'delete'; table: Table; one: boolean }
   | { kind: 'nativeQuery'; query: NativeQuery }
   | { kind: 'action'; action: ActionJson }

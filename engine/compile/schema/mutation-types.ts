@@ -5,14 +5,26 @@ import {
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
+  GraphQLString,
+  type GraphQLFieldConfigArgumentMap,
   type GraphQLFieldConfigMap,
   type GraphQLInputFieldConfigMap,
+  type GraphQLInputType,
 } from 'graphql';
 import type { Column, Table } from '../model/model-types';
+import type { JsonbOperator } from '../model/operators';
 import { NUMERIC_SCALARS } from '../model/scalar-types';
 import { nonNullList } from './input-types';
 import { ext } from './meaning';
 import type { TableTypes } from './table-types';
+
+const JSONB_OPERATORS: Record<JsonbOperator, string> = {
+  _append: 'append the given jsonb value to the jsonb columns of the filtered rows',
+  _prepend: 'prepend the given jsonb value to the jsonb columns of the filtered rows',
+  _delete_key: 'delete a key (and its value) of an object, or string elements equal to it of an array',
+  _delete_elem: 'delete the array element at the given index (negative counts from the end)',
+  _delete_at_path: 'delete the field or element at the given path (negative array indexes count from the end)',
+};
 
 /** The input and output types of a table's mutations, for one role. */
 export class MutationTypes {
@@ -146,6 +158,73 @@ export class MutationTypes {
           name: `${table.gqlName}_inc_input`,
           description: `input type for incrementing numeric columns in table "${table.name}"`,
           fields: this.columnFields(cols),
+        }),
+    );
+  }
+
+  /**
+   * Hasura's jsonb operators, offered for the jsonb columns the role may update: `<table>_append_input`
+   * and `_prepend_input` take jsonb, `_delete_key_input` a String, `_delete_elem_input` an Int and
+   * `_delete_at_path_input` a [String!] (the path).
+   */
+  jsonbInputs(table: Table): Partial<Record<JsonbOperator, GraphQLInputObjectType>> {
+    const cols = this.updateColumns(table).filter((c) => c.sqlType === 'jsonb');
+    if (!cols.length) return {};
+    const make = (op: JsonbOperator, description: string, type: (c: Column) => GraphQLInputType) =>
+      this.once(
+        `${op}:${table.gqlName}`,
+        () =>
+          new GraphQLInputObjectType({
+            name: `${table.gqlName}${op}_input`,
+            description,
+            fields: Object.fromEntries(cols.map((c) => [c.gqlName, { type: type(c) }])),
+          }),
+      );
+    const jsonb = (c: Column) => this.types.shared.columnScalar(c);
+    return {
+      _append: make('_append', JSONB_OPERATORS._append, jsonb),
+      _delete_at_path: make(
+        '_delete_at_path',
+        JSONB_OPERATORS._delete_at_path,
+        () => new GraphQLList(new GraphQLNonNull(GraphQLString)),
+      ),
+      _delete_elem: make('_delete_elem', JSONB_OPERATORS._delete_elem, () => GraphQLInt),
+      _delete_key: make('_delete_key', JSONB_OPERATORS._delete_key, () => GraphQLString),
+      _prepend: make('_prepend', JSONB_OPERATORS._prepend, jsonb),
+    };
+  }
+
+  /** The operators of update_T, update_T_by_pk and `<table>_updates`, in Hasura's (alphabetical) order. */
+  updateOperatorArgs(table: Table): GraphQLFieldConfigArgumentMap {
+    const inc = this.incInput(table);
+    const jsonb = this.jsonbInputs(table);
+    const args: GraphQLFieldConfigArgumentMap = {};
+    for (const op of ['_append', '_delete_at_path', '_delete_elem', '_delete_key'] as const)
+      if (jsonb[op]) args[op] = { type: jsonb[op], description: JSONB_OPERATORS[op] };
+    if (inc)
+      args._inc = { type: inc, description: 'increments the numeric columns with given value of the filtered values' };
+    if (jsonb._prepend) args._prepend = { type: jsonb._prepend, description: JSONB_OPERATORS._prepend };
+    args._set = {
+      type: this.setInput(table),
+      description: 'sets the columns of the filtered rows to the given values',
+    };
+    return args;
+  }
+
+  /** `<table>_updates`: one entry of update_T_many, its operators and its where. */
+  updatesInput(table: Table): GraphQLInputObjectType {
+    return this.once(
+      `updates:${table.gqlName}`,
+      () =>
+        new GraphQLInputObjectType({
+          name: `${table.gqlName}_updates`,
+          fields: () => ({
+            ...this.updateOperatorArgs(table),
+            where: {
+              type: new GraphQLNonNull(this.types.boolExp(table)),
+              description: 'filter the rows which have to be updated',
+            },
+          }),
         }),
     );
   }

@@ -115,13 +115,7 @@ function insertFields(table: Table, types: TableTypes, mt: MutationTypes, fields
 function updateFields(table: Table, types: TableTypes, mt: MutationTypes, fields: Fields): void {
   if (mt.updateColumns(table).length === 0) return;
   const names = table.rootFields;
-  const inc = mt.incInput(table);
-  const setArgs: GraphQLFieldConfigArgumentMap = {
-    _set: { type: mt.setInput(table), description: 'sets the columns of the filtered rows to the given values' },
-    ...(inc
-      ? { _inc: { type: inc, description: 'increments the numeric columns with given value of the filtered values' } }
-      : {}),
-  };
+  const setArgs: GraphQLFieldConfigArgumentMap = mt.updateOperatorArgs(table);
   if (names.update) {
     fields[names.update] = {
       type: mt.response(table),
@@ -142,6 +136,19 @@ function updateFields(table: Table, types: TableTypes, mt: MutationTypes, fields
       description: `update single row of the table: "${table.name}"`,
       args: { ...setArgs, pk_columns: { type: new GraphQLNonNull(mt.pkColumnsInput(table)) } },
       extensions: ext({ kind: 'update', table, one: true }),
+    };
+  }
+  if (names.update_many) {
+    fields[names.update_many] = {
+      type: new GraphQLList(mt.response(table)),
+      description: `update multiples rows of table: "${table.name}"`,
+      args: {
+        updates: {
+          type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(mt.updatesInput(table)))),
+          description: 'updates to execute, in order',
+        },
+      },
+      extensions: ext({ kind: 'updateMany', table }),
     };
   }
 }

@@ -1,5 +1,5 @@
 import type { Column } from '../model/model-types';
-import type { Field, MutationField, MutationOutput } from '../plan/ir';
+import type { Field, JsonbOperator, MutationField, MutationOutput, UpdateField } from '../plan/ir';
 import { boolExpSql } from './bool-exp';
 import { NestedInsertWriter, onConflictSql } from './nested-insert';
 import { jsonObject, rowJson } from './select';
@@ -36,6 +36,8 @@ function readsRelationships(out: MutationOutput): boolean {
 }
 
 function insertSql(m: Extract<MutationField, { kind: 'insert' }>, w: SqlWriter): string {
+  // No object (`objects: []`): no row, so affected_rows 0 and no returning, as Hasura answers.
+  if (m.rows.length === 0) return `SELECT * FROM ${tableName(m.table)} WHERE false`;
   const columns: Column[] = [];
   for (const row of m.rows) for (const a of row) if (!columns.includes(a.column)) columns.push(a.column);
   if (columns.length === 0) columns.push(m.table.columns[0]);
@@ -54,10 +56,21 @@ function insertSql(m: Extract<MutationField, { kind: 'insert' }>, w: SqlWriter):
   return `${sql} RETURNING *`;
 }
 
-function updateSql(m: Extract<MutationField, { kind: 'update' }>, w: SqlWriter): string {
+/** A jsonb operator's new value, from the old one (`old`) and the bound value (`v`), as Hasura writes it. */
+const JSONB_SQL: Record<JsonbOperator, (old: string, v: string) => string> = {
+  _append: (old, v) => `${old} || ${v}`,
+  _prepend: (old, v) => `${v} || ${old}`,
+  _delete_key: (old, v) => `${old} - ${v}`,
+  _delete_elem: (old, v) => `${old} - ${v}`,
+  _delete_at_path: (old, v) => `${old} #- ${v}`,
+};
+
+function updateSql(m: UpdateField, w: SqlWriter): string {
+  const old = (c: Column) => `"_u".${ident(c.name)}`;
   const sets = [
     ...m.set.map((a) => `${ident(a.column.name)} = ${w.bind(a.value)}`),
-    ...m.inc.map((a) => `${ident(a.column.name)} = "_u".${ident(a.column.name)} + ${w.bind(a.value)}`),
+    ...m.inc.map((a) => `${ident(a.column.name)} = ${old(a.column)} + ${w.bind(a.value)}`),
+    ...m.jsonb.map((a) => `${ident(a.column.name)} = ${JSONB_SQL[a.op](old(a.column), w.bind(a.value))}`),
   ];
   return `UPDATE ${tableName(m.table)} AS "_u" SET ${sets.join(', ')} WHERE ${boolExpSql(m.where, '"_u"', w)} RETURNING "_u".*`;
 }
@@ -93,7 +106,10 @@ function outputSql(out: MutationOutput, one: boolean, w: SqlWriter, affected = '
  * One mutation field as one statement: the change in a CTE, then its output and the permission
  * check computed over the changed rows. The caller rolls the transaction back when `ok` is false.
  */
-export function mutationStatement(m: MutationField, output: JsonOutput = {}): MutationStatement {
+export function mutationStatement(
+  m: Exclude<MutationField, { kind: 'updateMany' }>,
+  output: JsonOutput = {},
+): MutationStatement {
   if (m.kind === 'insert' && m.nested) return nestedInsertStatement(m, output);
   const w = new SqlWriter(0, output);
   const change = m.kind === 'insert' ? insertSql(m, w) : m.kind === 'update' ? updateSql(m, w) : deleteSql(m, w);
