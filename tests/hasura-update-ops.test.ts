@@ -177,6 +177,15 @@ describe(`jsonb update operators and update_T_many (${backendName})`, () => {
     expect((await stored(1)).meta).toEqual(['y', 'z', 'new']);
   });
 
+  test('a jsonb literal with a variable inside is appended whole', async () => {
+    const q = `mutation ($x: Int) { update_docs_by_pk(pk_columns: {id: 2}, _append: {data: {c: $x, d: [1, "two"]}}) { id } }`;
+    for (const x of [5, 6]) {
+      const res = await server.gql(q, { x }, asUser(1));
+      expect(res.body).toEqual({ data: { update_docs_by_pk: { id: 2 } } });
+      expect((await stored(2)).data).toEqual({ a: 10, c: x, d: [1, 'two'] });
+    }
+  });
+
   test('update_T_many: each update in order sees the one before; one response per update', async () => {
     const res = await server.gql(
       `mutation { update_docs_many(updates: [
@@ -323,15 +332,24 @@ describe(`jsonb update operators and update_T_many (${backendName})`, () => {
       asUser(1),
     );
     expect(refusal(vars)).toBe('validation-failed');
+    // An entry without operators: refused for the editor; for the user, its preset is the change.
     const none = await server.gql(
-      `mutation { update_docs_many(updates: [{where: {}}]) { affected_rows } }`,
+      `mutation { update_docs_many(updates: [{where: {id: {_eq: 2}}, _set: {title: "2"}}, {where: {}}]) { affected_rows } }`,
+      {},
+      asEditor,
+    );
+    expect(none.body.errors[0].extensions).toEqual({
+      path: '$.selectionSet.update_docs_many.args.updates[1]',
+      code: 'validation-failed',
+    });
+    expect((await stored(2)).title).toBe('two');
+    const preset = await server.gql(
+      `mutation { update_docs_many(updates: [{where: {id: {_eq: 2}}}]) { affected_rows } }`,
       {},
       asUser(1),
     );
-    expect(none.body.errors[0].extensions).toEqual({
-      path: '$.selectionSet.update_docs_many.args.updates[0]',
-      code: 'validation-failed',
-    });
+    expect(preset.body).toEqual({ data: { update_docs_many: [{ affected_rows: 1 }] } });
+    expect((await stored(2)).updated_by).toBe('1');
     // PostgreSQL refuses an index into an object: nothing is written.
     const elem = await server.gql(
       `mutation { update_docs(where: {id: {_eq: 1}}, _delete_elem: {data: 0}) { affected_rows } }`,
