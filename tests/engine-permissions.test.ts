@@ -466,6 +466,8 @@ describe('introspection shows only what the role may see', () => {
       'insert_books_one',
       'update_books',
       'update_books_by_pk',
+      // Hasura's update_T_many, offered with the update permission.
+      'update_books_many',
       'delete_books',
       'delete_books_by_pk',
     ]);
