@@ -323,6 +323,21 @@ describe(`nested inserts (${backendName})`, () => {
     ]);
   });
 
+  test('a role without insert permission on the nested table gets no such field, and writes nothing', async () => {
+    const authorOnly = { 'x-hasura-role': 'author_only' };
+    const types = await server.gql('{ __type(name: "authors_insert_input") { inputFields { name } } }', {}, authorOnly);
+    expect(types.body.data.__type.inputFields.map((f: { name: string }) => f.name)).toEqual(['name']);
+    const before = await counts();
+    const res = await server.gql(
+      'mutation { insert_authors(objects: [{name: "Only authors", articles: {data: [{title: "t"}]}}]) { affected_rows } }',
+      {},
+      authorOnly,
+    );
+    expect(res.body.errors[0].extensions.code).toBe('validation-failed');
+    expect(res.body.errors[0].message).toContain('articles');
+    expect(await counts()).toEqual(before);
+  });
+
   test('nested objects given as variables', async () => {
     const res = await server.gql(
       `mutation ($objects: [authors_insert_input!]!) { insert_authors(objects: $objects) { affected_rows returning { name articles { title } } } }`,
