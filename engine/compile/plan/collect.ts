@@ -70,3 +70,39 @@ export function fieldDef(type: GraphQLObjectType, node: FieldNode, path: string)
   if (!def) throw validationError(`field "${node.name.value}" not found in type: '${type.name}'`, path);
   return def;
 }
+
+/** `__typename`, which every planner answers with the type's name, without a definition to read. */
+export interface TypenameSelection {
+  kind: 'typename';
+  alias: string;
+  name: string;
+}
+
+/** Any other selected field: its response key, its merged nodes, its error path and its definition. */
+export interface FieldSelection {
+  kind: 'field';
+  alias: string;
+  nodes: FieldNode[];
+  node: FieldNode;
+  path: string;
+  def: GraphQLField<unknown, unknown>;
+}
+
+/**
+ * The selected fields of `type` as every planner walks them (collected, `__typename` told apart, each
+ * other field's definition found or a validation error at its path), so the planners only say what
+ * each field means to them.
+ */
+export function selectedFields(
+  type: GraphQLObjectType,
+  sets: readonly SelectionSetNode[],
+  ctx: CollectContext,
+  path: string,
+): (TypenameSelection | FieldSelection)[] {
+  return [...collectFields(type, sets, ctx)].map(([alias, nodes]) => {
+    const node = nodes[0];
+    if (node.name.value === '__typename') return { kind: 'typename', alias, name: type.name };
+    const here = `${path}.selectionSet.${alias}`;
+    return { kind: 'field', alias, nodes, node, path: here, def: fieldDef(type, node, here) };
+  });
+}

@@ -2,7 +2,7 @@ import type { FieldNode, GraphQLField, GraphQLObjectType } from 'graphql';
 import type { Column, Relationship, Table } from '../model/model-types';
 import { meaningOf, type Meaning } from '../schema/meaning';
 import { fieldArgs, listItems, objectFields } from './arguments';
-import { collectFields, fieldDef, subSelections } from './collect';
+import { selectedFields, subSelections } from './collect';
 import type { PlanContext } from './context';
 import { validationError } from '../../core/errors';
 import {
@@ -53,13 +53,12 @@ function planOutput(
   const visible = ctx.perms.select(table)?.filter ?? TRUE;
   if (one) return { visible, fields: planFields(table, type, subSelections(nodes), ctx, path, 1) };
   const fields: MutationOutput['fields'] = [];
-  for (const [alias, ns] of collectFields(type, subSelections(nodes), ctx)) {
-    const here = `${path}.selectionSet.${alias}`;
-    if (ns[0].name.value === '__typename') {
-      fields.push({ kind: 'typename', alias, name: type.name });
+  for (const s of selectedFields(type, subSelections(nodes), ctx, path)) {
+    if (s.kind === 'typename') {
+      fields.push(s);
       continue;
     }
-    const def = fieldDef(type, ns[0], here);
+    const { alias, nodes: ns, path: here, def } = s;
     const m = meaningOf(def);
     if (m?.kind === 'affectedRows') fields.push({ kind: 'affected_rows', alias });
     else if (m?.kind === 'returning')

@@ -9,7 +9,7 @@ import {
 import type { Column, Relationship, Table } from '../model/model-types';
 import { meaningOf } from '../schema/meaning';
 import { booleanValue, fieldArgs, listItems, objectFields } from './arguments';
-import { collectFields, fieldDef, subSelections } from './collect';
+import { selectedFields, subSelections } from './collect';
 import type { PlanContext } from './context';
 import { validationError } from '../../core/errors';
 import {
@@ -43,14 +43,12 @@ export function planFields(
   if (depth > ctx.maxDepth)
     throw validationError(`the query is nested deeper than the maximum depth of ${ctx.maxDepth}`, path);
   const out: Field[] = [];
-  for (const [alias, nodes] of collectFields(type, sets, ctx)) {
-    const node = nodes[0];
-    const here = `${path}.selectionSet.${alias}`;
-    if (node.name.value === '__typename') {
-      out.push({ kind: 'typename', alias, name: type.name });
+  for (const s of selectedFields(type, sets, ctx, path)) {
+    if (s.kind === 'typename') {
+      out.push(s);
       continue;
     }
-    const def = fieldDef(type, node, here);
+    const { alias, nodes, node, path: here, def } = s;
     const m = meaningOf(def);
     const sub = subSelections(nodes);
     const target = objectTypeOf(def.type);
@@ -234,14 +232,12 @@ export function planAggregate(
   depth: number,
 ): AggregateField[] {
   const out: AggregateField[] = [];
-  for (const [alias, nodes] of collectFields(type, sets, ctx)) {
-    const node = nodes[0];
-    const here = `${path}.selectionSet.${alias}`;
-    if (node.name.value === '__typename') {
-      out.push({ kind: 'typename', alias, name: type.name });
+  for (const s of selectedFields(type, sets, ctx, path)) {
+    if (s.kind === 'typename') {
+      out.push(s);
       continue;
     }
-    const def = fieldDef(type, node, here);
+    const { alias, nodes, path: here, def } = s;
     const m = meaningOf(def);
     if (m?.kind === 'nodes') {
       out.push({
@@ -268,14 +264,12 @@ function planAggregateItems(
   path: string,
 ): AggregateItem[] {
   const out: AggregateItem[] = [];
-  for (const [alias, nodes] of collectFields(type, sets, ctx)) {
-    const node = nodes[0];
-    const here = `${path}.selectionSet.${alias}`;
-    if (node.name.value === '__typename') {
-      out.push({ kind: 'typename', alias, name: type.name });
+  for (const s of selectedFields(type, sets, ctx, path)) {
+    if (s.kind === 'typename') {
+      out.push(s);
       continue;
     }
-    const def = fieldDef(type, node, here);
+    const { alias, nodes, node, path: here, def } = s;
     const m = meaningOf(def);
     if (m?.kind === 'count') {
       const args = fieldArgs(node, def, ctx);
@@ -285,11 +279,11 @@ function planAggregateItems(
       out.push({ kind: 'count', alias, columns, distinct: booleanValue(args.get('distinct'), ctx.variables) === true });
     } else if (m?.kind === 'aggregateFunction') {
       const fnType = objectTypeOf(def.type);
-      const fields = [...collectFields(fnType, subSelections(nodes), ctx)].map(([a, ns]) => {
-        if (ns[0].name.value === '__typename') return { kind: 'typename' as const, alias: a, name: fnType.name };
-        const col = meaningOf(fieldDef(fnType, ns[0], `${here}.selectionSet.${a}`));
-        return { kind: 'column' as const, alias: a, column: (col as { column: Column }).column };
-      });
+      const fields = selectedFields(fnType, subSelections(nodes), ctx, here).map((f) =>
+        f.kind === 'typename'
+          ? f
+          : { kind: 'column' as const, alias: f.alias, column: (meaningOf(f.def) as { column: Column }).column },
+      );
       out.push({ kind: 'function', alias, fn: m.fn, fields });
     }
   }
