@@ -90,6 +90,8 @@ function isStructural(type: GraphQLInputType): boolean {
 function expectedDbErrorCode(sqlState: string): ErrorCode | undefined {
   if (sqlState === '23514') return 'permission-error';
   if (sqlState === '22025') return 'bad-request';
+  // Upserts of one statement naming one row twice (ON CONFLICT DO UPDATE cannot affect a row a second time).
+  if (sqlState === '21000') return 'constraint-violation';
   if (sqlState.startsWith('23')) return 'constraint-violation';
   if (sqlState.startsWith('22')) return 'data-exception';
   return undefined;

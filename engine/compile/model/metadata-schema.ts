@@ -56,7 +56,7 @@ const relationship = {
           properties: {
             remote_table: tableRef,
             column_mapping: { type: 'object', minProperties: 1, additionalProperties: name },
-            insertion_order: {},
+            insertion_order: { enum: ['before_parent', 'after_parent', null] },
           },
         },
       },

@@ -14,7 +14,11 @@ export interface RelationshipJson {
   using: {
     foreign_key_constraint_on?:
       string | string[] | { column?: string; columns?: string | string[]; table: TableRef | string };
-    manual_configuration?: { remote_table: TableRef | string; column_mapping: Record<string, string> };
+    manual_configuration?: {
+      remote_table: TableRef | string;
+      column_mapping: Record<string, string>;
+      insertion_order?: 'before_parent' | 'after_parent' | null;
+    };
   };
   comment?: string;
 }

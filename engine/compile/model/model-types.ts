@@ -30,6 +30,12 @@ export interface Relationship {
   target: Table;
   /** Pairs of (source column, target column) that join the two. */
   mapping: [Column, Column][];
+  /**
+   * When a nested insert writes the related row: `before_parent` when this table holds the foreign key
+   * (the related row's key fills it), `after_parent` when the related table does (an array relationship,
+   * or an object relationship seen from the referenced side). Hasura's `insertion_order`.
+   */
+  insertion: 'before_parent' | 'after_parent';
 }
 
 export interface SelectPermission {

@@ -127,7 +127,9 @@ function buildRelationship(
     const mapping = Object.entries(manual.column_mapping).map(
       ([l, r]) => [columnOf(source, l, file, where), columnOf(target, r, file, where)] as [Column, Column],
     );
-    return { name: json.name, kind, source, target, mapping };
+    // Hasura's default for a manual object relationship is the related row first.
+    const order = kind === 'array' ? 'after_parent' : (manual.insertion_order ?? 'before_parent');
+    return { name: json.name, kind, source, target, mapping, insertion: order };
   }
   if (typeof fk === 'string' || Array.isArray(fk)) {
     // Through a foreign key of this table (an object relationship), on one column or several.
@@ -139,7 +141,7 @@ function buildRelationship(
       (c, i) =>
         [columnOf(source, c, file, where), columnOf(target, found.refColumns[i], file, where)] as [Column, Column],
     );
-    return { name: json.name, kind, source, target, mapping };
+    return { name: json.name, kind, source, target, mapping, insertion: 'before_parent' };
   }
   if (fk && typeof fk === 'object') {
     // Through a foreign key of the remote table that points here: `{table, column}` or `{table, columns}`.
@@ -160,7 +162,7 @@ function buildRelationship(
       (c, i) =>
         [columnOf(source, found.refColumns[i], file, where), columnOf(target, c, file, where)] as [Column, Column],
     );
-    return { name: json.name, kind, source, target, mapping };
+    return { name: json.name, kind, source, target, mapping, insertion: 'after_parent' };
   }
   throw new MetadataError(file, where, 'relationship needs foreign_key_constraint_on or manual_configuration');
 }

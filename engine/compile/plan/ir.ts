@@ -94,9 +94,11 @@ export interface OnConflict {
 }
 
 /**
- * Rows inserted through a relationship of a row being inserted (Hasura's nested insert): for an object
- * relationship the related row is written first and fills the row's `rel.mapping` source columns; for an
- * array relationship the rows are written after, their mapping target columns filled from the row.
+ * Rows inserted through a relationship of a row being inserted (Hasura's nested insert). When the row
+ * holds the foreign key (`rel.insertion` before_parent: an object relationship) the related row is written
+ * first and fills the row's `rel.mapping` source columns; otherwise (an array relationship, or an object
+ * relationship seen from the referenced side) the rows are written after, their mapping target columns
+ * filled from the row.
  */
 export interface NestedInsert {
   rel: Relationship;
@@ -107,10 +109,11 @@ export interface NestedInsert {
   /** Path of the relationship's field in the request, for errors. */
   path: string;
 }
-/** The nested inserts of one row, by relationship kind. */
+/** The nested inserts of one row, by insertion order, and the row's path in the request. */
 export interface NestedRows {
   before: NestedInsert[];
   after: NestedInsert[];
+  path: string;
 }
 
 export type MutationField =

@@ -113,11 +113,11 @@ function planInsertRow(
   path: string,
 ): { row: Assignment[]; nested: NestedRows } {
   const columns = new Map<string, Arg>();
-  const nested: NestedRows = { before: [], after: [] };
+  const nested: NestedRows = { before: [], after: [], path };
   for (const [key, v] of objectFields(arg)) {
     const rel = table.columnByGql.has(key) ? undefined : table.relByName.get(key);
     if (!rel) columns.set(key, v);
-    else if (rel.kind === 'object') nested.before.push(planNestedInsert(rel, v, ctx, `${path}.${key}`));
+    else if (rel.insertion === 'before_parent') nested.before.push(planNestedInsert(rel, v, ctx, `${path}.${key}`));
     else nested.after.push(planNestedInsert(rel, v, ctx, `${path}.${key}`));
   }
   const row = assignments(table, columns, path);
@@ -152,7 +152,7 @@ function planNestedInsert(rel: Relationship, arg: Arg, ctx: PlanContext, path: s
   const f = arg.kind === 'object' ? arg.fields : new Map<string, Arg>();
   const data = f.get('data');
   const items = rel.kind === 'object' ? [data] : listItems(data);
-  const filled = rel.kind === 'object' ? [] : filledBy(rel, 'target');
+  const filled = rel.insertion === 'before_parent' ? [] : filledBy(rel, 'target');
   const planned = items.map((o, i) =>
     planInsertRow(rel.target, o, filled, ctx, rel.kind === 'object' ? `${path}.data` : `${path}.data[${i}]`),
   );

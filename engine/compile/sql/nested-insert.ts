@@ -27,14 +27,17 @@ export function onConflictSql(oc: OnConflict, w: SqlWriter): string {
 
 /**
  * A nested insert as data-modifying CTEs of one statement, one per row, each after the rows it takes
- * keys from: an object relationship's row before the row that references it, an array relationship's
- * rows after their parent. A row's linked values are selected from the linked row's CTE, so the keys
+ * keys from: a related row that the row references before it, rows that reference the row (an array
+ * relationship, or an object relationship from the referenced side) after it. A row's linked values are selected from the linked row's CTE, so the keys
  * the database generates flow down without a round trip.
  */
 export class NestedInsertWriter {
   readonly ctes: string[] = [];
   readonly groups: NestedGroup[] = [];
-  /** Object relationships' CTEs, which must hold a row (an upsert doing nothing leaves none). */
+  /**
+   * CTEs that must hold a row: a related row the parent takes its key from, and a parent whose children
+   * take its key (an upsert doing nothing leaves none).
+   */
   readonly required: { cte: string; path: string; message: string }[] = [];
   constructor(private w: SqlWriter) {}
 
@@ -104,6 +107,11 @@ export class NestedInsertWriter {
       links.push({ cte, pairs: n.rel.mapping });
     }
     const name = this.cte(table, [row], links, onConflict, check);
+    if (nested.after.length) {
+      // An upsert that wrote nothing has no key to give its children; Hasura refuses rather than skip them.
+      const message = `cannot proceed to insert array relations since insert to table "${table.name}" affects zero rows`;
+      this.required.push({ cte: name, path: nested.path, message });
+    }
     for (const n of nested.after) {
       const back: Link = { cte: name, pairs: n.rel.mapping.map(([s, t]): [Column, Column] => [t, s]) };
       this.rows(n.rel.target, n.rows, n.nested, n.onConflict, n.check, [back]);
@@ -142,7 +150,7 @@ export class NestedInsertWriter {
     return `json_build_object('top', ${agg(top)}, 'groups', json_build_array(${this.groups.map((g) => agg(g.ctes)).join(', ')}))`;
   }
 
-  /** NULL, or `[path, message]` of the first object relationship whose insert wrote no row. */
+  /** NULL, or `[path, message]` of the first required insert that wrote no row. */
   emptyJson(): string {
     if (!this.required.length) return 'NULL::text';
     const cases = this.required.map(

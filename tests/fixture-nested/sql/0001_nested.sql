@@ -29,3 +29,20 @@ CREATE TABLE episodes (
   name text NOT NULL,
   FOREIGN KEY (series_owner, series_code) REFERENCES series (owner, code)
 );
+-- One-to-one seen from the referenced side: the profile holds the key of its author.
+CREATE TABLE author_profiles (
+  author_id integer PRIMARY KEY REFERENCES authors (id),
+  bio text NOT NULL
+);
+-- A manual relationship without a foreign key, written after its parent (insertion_order: after_parent).
+CREATE TABLE author_settings (
+  author_id integer PRIMARY KEY,
+  theme text NOT NULL
+);
+-- An array relationship to a table with a unique key, for upserts at a nested level.
+CREATE TABLE tags (
+  id serial PRIMARY KEY,
+  author_id integer NOT NULL REFERENCES authors (id),
+  label text NOT NULL UNIQUE,
+  note text
+);
