@@ -1,4 +1,4 @@
-import type { FieldNode, GraphQLField, GraphQLObjectType } from 'graphql';
+import { getNamedType, isInputObjectType, type FieldNode, type GraphQLField, type GraphQLObjectType } from 'graphql';
 import type { Column, Relationship, Table } from '../model/model-types';
 import { meaningOf, type Meaning } from '../schema/meaning';
 import { fieldArgs, listItems, objectFields } from './arguments';
@@ -195,12 +195,23 @@ function checkDisjoint(named: Column[], path: string): void {
     );
 }
 
+/** Hasura's update operators, in the order its documentation lists them. */
+const UPDATE_OPERATORS = ['_set', '_inc', '_append', '_prepend', '_delete_key', '_delete_elem', '_delete_at_path'];
+
+/** The update operators a field offers the role (for update_T_many: those of an entry of `updates`). */
+function offeredOperators(def: GraphQLField<unknown, unknown>): string[] {
+  const updates = def.args.find((a) => a.name === 'updates');
+  const entry = updates && getNamedType(updates.type);
+  const names = entry && isInputObjectType(entry) ? Object.keys(entry.getFields()) : def.args.map((a) => a.name);
+  return UPDATE_OPERATORS.filter((op) => names.includes(op));
+}
+
 /** One update (update_T, update_T_by_pk or an entry of update_T_many): its operators, under the permission. */
 function planUpdate(
   table: Table,
   args: Map<string, Arg>,
   where: BoolExp,
-  out: { alias: string; one: boolean; output: MutationOutput },
+  out: { alias: string; one: boolean; output: MutationOutput; offered: string[] },
   ctx: PlanContext,
   path: string,
 ): UpdateField {
@@ -210,14 +221,16 @@ function planUpdate(
   const jsonb = jsonbAssignments(table, args, path);
   // The permission's presets alone may be the change, as in Hasura.
   if (set.length + inc.length + jsonb.length === 0 && perm.set.size === 0)
-    throw validationError('at least one of "_set" or "_inc" with a column is expected', path);
+    throw validationError(`at least any one of ${out.offered.join(', ')} is expected`, path);
   checkDisjoint(
     [...set, ...inc, ...jsonb].map((a) => a.column),
     path,
   );
   return {
     kind: 'update',
-    ...out,
+    alias: out.alias,
+    one: out.one,
+    output: out.output,
     table,
     where: and(where, perm.filter),
     set: [...set, ...presets(table, perm.set)],
@@ -238,11 +251,12 @@ function planUpdateMany(
 ): MutationField {
   const args = fieldArgs(nodes[0], def, ctx);
   const output = planOutput(table, objectTypeOf(def.type), nodes, false, ctx, path);
+  const offered = offeredOperators(def);
   const updates = listItems(args.get('updates')).map((u, i) => {
     const at = `${path}.args.updates[${i}]`;
     const fields = u.kind === 'object' ? u.fields : new Map<string, Arg>();
     const where = planBoolExp(table, fields.get('where'), ctx, `${at}.where`);
-    return planUpdate(table, fields, where, { alias, one: false, output }, ctx, at);
+    return planUpdate(table, fields, where, { alias, one: false, output, offered }, ctx, at);
   });
   return { kind: 'updateMany', alias, table, updates };
 }
@@ -282,7 +296,7 @@ export function planMutation(
     const where = one
       ? pkWhere(table, args.get('pk_columns')!, `${path}.args.pk_columns`)
       : planBoolExp(table, args.get('where'), ctx, `${path}.args.where`);
-    return planUpdate(table, args, where, { alias, one, output }, ctx, `${path}.args`);
+    return planUpdate(table, args, where, { alias, one, output, offered: offeredOperators(def) }, ctx, `${path}.args`);
   }
   const perm = ctx.perms.delete(table)!;
   const where = one
