@@ -272,6 +272,22 @@ describe(`json and jsonb literals (${backendName})`, () => {
     ]);
   });
 
+  test('a list of jsonb literals with variables inside (_in) is filled per request, not cached', async () => {
+    await server.gql(
+      `mutation { insert_docs(objects: [{batch: 102, doc: {k: 1}}, {batch: 102, doc: {k: 2}}]) { affected_rows } }`,
+    );
+    const doc = `query($v: jsonb, $w: Int) { docs(where: {batch: {_eq: 102}, doc: {_in: [{k: $v}, {k: $w}, {k: none}]}}, order_by: {id: asc}) { doc } }`;
+    const found = [];
+    for (const [v, w] of [
+      [1, 5],
+      [2, 5],
+      [7, 2],
+      [null, null],
+    ])
+      found.push((await server.gql(doc, { v, w })).body.data.docs.map((r: { doc: { k: number } }) => r.doc.k));
+    expect(found).toEqual([[1], [2], [2], []]);
+  });
+
   test('what cannot be kept whole is refused with validation-failed and nothing is written', async () => {
     const refused = [
       [`mutation($a: String) { insert_docs(objects: [{batch: 101, doc: {a: $a}}]) { affected_rows } }`, {}],

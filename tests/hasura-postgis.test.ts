@@ -269,6 +269,30 @@ suite('PostGIS (Hasura compatible)', () => {
     await sql`DELETE FROM places WHERE id = 10`;
   });
 
+  test('GeoJSON literals: bare names are strings, variables inside are filled per request and checked', async () => {
+    const bare = await server.gql(
+      '{ places(where: {location: {_eq: {type: Point, coordinates: [7.5, -3.25]}}}) { id } }',
+    );
+    expect(bare.body.errors).toBeUndefined();
+    const doc =
+      'query($x: Float, $y: Float) { places(where: {location: {_st_d_within: {distance: 0.001, from: {type: "Point", coordinates: [$x, $y]}}}}) { id } }';
+    const [[a], [b]] = await Promise.all([
+      sql`SELECT ST_X(location) AS x, ST_Y(location) AS y, id FROM places WHERE location IS NOT NULL ORDER BY id LIMIT 1`,
+      sql`SELECT ST_X(location) AS x, ST_Y(location) AS y, id FROM places WHERE location IS NOT NULL ORDER BY id DESC LIMIT 1`,
+    ]);
+    for (const p of [a, b]) {
+      const res = await server.gql(doc, { x: p.x, y: p.y });
+      expect(res.body.data.places.map((r: { id: number }) => r.id)).toContain(p.id);
+    }
+    const missing = await server.gql(doc, { x: 1 });
+    expect(missing.body.errors[0].extensions.code).toBe('validation-failed');
+    const wrong = await server.gql(
+      'query($c: [Float]) { places(where: {location: {_eq: {type: "Point", coordinates: $c}}}) { id } }',
+      { c: [1] },
+    );
+    expect(wrong.body.errors[0].extensions.code).toBe('validation-failed');
+  });
+
   test('malformed GeoJSON is validation-failed; a value PostGIS refuses for the column is data-exception', async () => {
     const where = (v: unknown) =>
       server.gql('query($v: geometry!) { places(where: {shape: {_st_intersects: $v}}) { id } }', { v });

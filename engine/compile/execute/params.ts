@@ -6,6 +6,7 @@ import type { OutputStatement } from './compile';
 import type { ParamSlot } from '../sql/writer';
 import type { Session } from '../../core/session';
 import { fillJsonTemplate } from '../schema/json-literal';
+import { geoJsonError } from '../schema/geojson';
 
 function valueAt(root: unknown, path: readonly (string | number)[]): unknown {
   let v = root;
@@ -31,15 +32,23 @@ export function resolveSource(s: ValueSource, vars: Record<string, unknown>, ses
     case 'list':
       return s.items.map((i) => resolveSource(i, vars, session));
     case 'json':
-      return fillJsonTemplate(s.template, vars, (name) => {
-        throw new RequestError(
-          'validation-failed',
-          `the variable $${name} inside a JSON literal is not provided`,
-          '$',
-          400,
-        );
-      });
+      return filledJson(s, vars);
   }
+}
+
+/** A JSON literal with variables, filled; a GeoJSON one must still be a geometry once filled. */
+function filledJson(s: Extract<ValueSource, { from: 'json' }>, vars: Record<string, unknown>): unknown {
+  const value = fillJsonTemplate(s.template, vars, (name) => {
+    throw new RequestError(
+      'validation-failed',
+      `the variable $${name} inside a JSON literal is not provided`,
+      '$',
+      400,
+    );
+  });
+  const why = s.geo ? geoJsonError(value) : undefined;
+  if (why) throw new RequestError('validation-failed', `invalid GeoJSON value: ${why}`, '$', 400);
+  return value;
 }
 
 /**

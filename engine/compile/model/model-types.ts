@@ -122,8 +122,11 @@ export type ValueSource =
   | { from: 'variable'; name: string; path: readonly (string | number)[] }
   | { from: 'session'; name: string }
   | { from: 'list'; items: ValueSource[] }
-  /** A json/jsonb literal holding variables (`{name: {first: $first}}`), filled when the plan runs. */
-  | { from: 'json'; template: JsonPart };
+  /**
+   * A json/jsonb (or GeoJSON) literal holding variables (`{name: {first: $first}}`), filled when the plan
+   * runs; `geo` when the filled value must be a GeoJSON geometry.
+   */
+  | { from: 'json'; template: JsonPart; geo?: boolean };
 
 /** A json/jsonb literal's parts: constant JSON, variables, and the lists and objects around them. */
 export type JsonPart =

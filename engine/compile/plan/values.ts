@@ -10,10 +10,11 @@ import {
   Kind,
   valueFromAST,
   type GraphQLInputType,
+  type GraphQLScalarType,
   type ValueNode,
 } from 'graphql';
 import { isEnumTableType } from '../schema/scalars';
-import { jsonTemplate, parseJsonLiteral } from '../schema/json-literal';
+import { hasVariable, jsonTemplate } from '../schema/json-literal';
 import { isColumnOperator } from '../model/operators';
 import type { ValueSource } from './ir';
 
@@ -93,7 +94,7 @@ export function resolveArg(node: ValueNode, type: GraphQLInputType, vars: Variab
 
 /** A scalar, or a list of scalars, that may hold variables among literals. */
 function scalarLeaf(node: ValueNode, type: GraphQLInputType, vars: Variables): Arg {
-  if (isJsonScalar(type)) return { kind: 'leaf', source: jsonSource(node) };
+  if (isJsonScalar(type)) return { kind: 'leaf', source: jsonSource(node, type, vars) };
   if (node.kind === Kind.LIST && !node.values.some(hasVariable)) {
     return { kind: 'leaf', source: { from: 'literal', value: valueFromAST(node, type) } };
   }
@@ -101,6 +102,7 @@ function scalarLeaf(node: ValueNode, type: GraphQLInputType, vars: Variables): A
     const itemType = (isNonNullType(type) ? type.ofType : type) as { ofType: GraphQLInputType };
     const items = node.values.map((n): ValueSource => {
       if (n.kind === Kind.VARIABLE) return { from: 'variable', name: n.name.value, path: [] };
+      if (isJsonScalar(itemType.ofType)) return jsonSource(n, itemType.ofType, vars);
       return { from: 'literal', value: valueFromAST(n, itemType.ofType, vars) };
     });
     return { kind: 'leaf', source: { from: 'list', items } };
@@ -108,26 +110,22 @@ function scalarLeaf(node: ValueNode, type: GraphQLInputType, vars: Variables): A
   return { kind: 'leaf', source: { from: 'literal', value: valueFromAST(node, type, vars) } };
 }
 
+/** Scalars whose GraphQL literals are JSON: json, jsonb, and GeoJSON (geometry, geography). */
+const JSON_SCALARS = ['json', 'jsonb', 'geometry', 'geography'];
 const isJsonScalar = (type: GraphQLInputType): boolean => {
   const t = isNonNullType(type) ? type.ofType : type;
-  return isScalarType(t) && (t.name === 'json' || t.name === 'jsonb');
+  return isScalarType(t) && JSON_SCALARS.includes(t.name);
 };
 
 /**
- * A json/jsonb literal: its value when it is constant, else a template whose variables are filled when
- * the plan runs (a variable's value must not be cached in the plan).
+ * A JSON literal: its value (checked by its scalar) when it is constant, else a template whose variables
+ * are filled when the plan runs (a variable's value must not be cached in the plan).
  */
-function jsonSource(node: ValueNode): ValueSource {
-  return hasVariable(node)
-    ? { from: 'json', template: jsonTemplate(node) }
-    : { from: 'literal', value: parseJsonLiteral(node) };
-}
-
-function hasVariable(node: ValueNode): boolean {
-  if (node.kind === Kind.VARIABLE) return true;
-  if (node.kind === Kind.LIST) return node.values.some(hasVariable);
-  if (node.kind === Kind.OBJECT) return node.fields.some((f) => hasVariable(f.value));
-  return false;
+function jsonSource(node: ValueNode, type: GraphQLInputType, vars: Variables): ValueSource {
+  const scalar = getNamedType(type) as GraphQLScalarType;
+  if (!hasVariable(node)) return { from: 'literal', value: scalar.parseLiteral(node, vars) };
+  const geo = scalar.name === 'geometry' || scalar.name === 'geography';
+  return { from: 'json', template: jsonTemplate(node), ...(geo ? { geo } : {}) };
 }
 
 /** The operand of a column operator (`_ceq: "price"`) names a column, which the SQL text names too. */

@@ -21,6 +21,14 @@ function numberOf(node: ValueNode & { value: string }): number {
   return n;
 }
 
+/** Whether a literal holds a variable anywhere inside it. */
+export function hasVariable(node: ValueNode): boolean {
+  if (node.kind === Kind.VARIABLE) return true;
+  if (node.kind === Kind.LIST) return node.values.some(hasVariable);
+  if (node.kind === Kind.OBJECT) return node.fields.some((f) => hasVariable(f.value));
+  return false;
+}
+
 /**
  * The literal as a template: its constant parts as JSON, its variables as references resolved when the
  * plan runs (plans are cached across variable values, so a variable's value is never baked in).

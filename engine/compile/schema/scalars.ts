@@ -12,7 +12,7 @@ import {
 } from 'graphql';
 import { GraphQLJSON } from 'graphql-scalars';
 import { geoJsonError } from './geojson';
-import { parseJsonLiteral } from './json-literal';
+import { hasVariable, parseJsonLiteral } from './json-literal';
 import { isUuid } from '../../core/uuid';
 
 /**
@@ -172,7 +172,9 @@ function geoJsonScalar(name: 'geometry' | 'geography'): GraphQLScalarType {
     description: `A PostGIS ${name} value, as a GeoJSON geometry object`,
     serialize: (v) => v,
     parseValue: check,
-    parseLiteral: (node, vars) => atNode(node, () => check(GraphQLJSON.parseLiteral(node, vars))),
+    // Validation parses without variables: a literal holding some is checked when the plan runs, filled.
+    parseLiteral: (node, vars) =>
+      atNode(node, () => (!vars && hasVariable(node) ? null : check(parseJsonLiteral(node, vars)))),
   });
 }
 
