@@ -68,8 +68,9 @@ serveCalls({
         const w = req.method === 'POST' ? routes.get(req.url ?? '') : undefined;
         const body = await readBody(req);
         if (hand) {
-          JSON.parse(body);
-          const rows = await db.unsafe(hand.floor!.sql, hand.floor!.params, { prepare: true });
+          const vars = (JSON.parse(body).variables ?? {}) as Record<string, unknown>;
+          const params = [...hand.floor!.params, ...(hand.floor!.variables ?? []).map((v) => JSON.stringify(vars[v]))];
+          const rows = await db.unsafe(hand.floor!.sql, params, { prepare: true });
           res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
           res.end(handWrittenBody(hand, rows));
           return;

@@ -15,6 +15,8 @@ export interface Workload {
   floor?: {
     sql: string;
     params: string[];
+    /** Request variables appended to `params` as JSON text, for a floor that writes the request's values. */
+    variables?: string[];
     columns: { name: string; type: 'string' | 'float' | 'datetime' | 'json' }[];
     /** The root field of the answer (default spend_groupings_v2). */
     field?: string;
@@ -240,8 +242,10 @@ WORKLOADS.push(
 
 /**
  * A nested insert (Hasura's `<table>_arr_rel_insert_input`): 100 playbooks of 10 tasks each in one
- * request, the tasks taking their new playbook's generated key; the floor writes the same rows with one
- * hand-written statement (two data-modifying CTEs over generate_series). Both answer affected_rows.
+ * request, the tasks taking their new playbook's generated key; the floor writes the same rows from the
+ * same request values with one hand-written statement (the objects as one json parameter, two
+ * data-modifying CTEs; a task finds its playbook by name, unique in this request). Both answer
+ * affected_rows.
  */
 const NESTED_PLAYBOOKS = 100;
 const NESTED_TASKS = 10;
@@ -271,18 +275,21 @@ WORKLOADS.push({
     })),
   },
   floor: {
-    sql: `WITH p AS (
+    sql: `WITH src AS (
+  SELECT o FROM json_array_elements($2::text::json) AS o
+), p AS (
   INSERT INTO auto_playbook (tenant_id, account_id, name, status)
-  SELECT $1::uuid, $2::uuid, 'bench-' || g, 'DRAFT' FROM generate_series(1, ${NESTED_PLAYBOOKS}) AS g
-  RETURNING id
+  SELECT $1::uuid, (o->>'account_id')::uuid, o->>'name', o->>'status' FROM src
+  RETURNING id, name
 ), t AS (
   INSERT INTO auto_playbook_task (tenant_id, account_id, auto_playbook_id, name, action_type, task_type, status, scheduled_time)
-  SELECT $1::uuid, $2::uuid, p.id, 'task-' || g, 'bench', 'bench', 'Scheduled', '2026-01-01T00:00:00'
-  FROM p, generate_series(1, ${NESTED_TASKS}) AS g
+  SELECT $1::uuid, (k->>'account_id')::uuid, p.id, k->>'name', k->>'action_type', k->>'task_type', k->>'status', (k->>'scheduled_time')::timestamp
+  FROM src JOIN p ON p.name = src.o->>'name', json_array_elements(src.o->'auto_playbook_tasks'->'data') AS k
   RETURNING 1
 )
 SELECT ((SELECT count(*) FROM p) + (SELECT count(*) FROM t))::float8 AS affected_rows`,
-    params: [BENCH_TENANT, account],
+    params: [BENCH_TENANT],
+    variables: ['objects'],
     columns: [{ name: 'affected_rows', type: 'float' }],
     field: 'insert_auto_playbook',
     single: true,
