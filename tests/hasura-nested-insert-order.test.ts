@@ -109,7 +109,7 @@ describe(`nested inserts written after their parent (${backendName})`, () => {
     );
     expect(spam.body.errors[0].extensions).toEqual({
       code: 'permission-error',
-      path: '$.selectionSet.insert_authors_one',
+      path: '$.selectionSet.insert_authors_one.args.object.profile.data',
     });
     expect(await counts()).toEqual(before);
   });

@@ -291,7 +291,10 @@ describe(`nested inserts (${backendName})`, () => {
       { id },
       asUser(7),
     );
-    expect(res.body.errors[0].extensions).toEqual({ code: 'permission-error', path: '$.selectionSet.insert_articles' });
+    expect(res.body.errors[0].extensions).toEqual({
+      code: 'permission-error',
+      path: '$.selectionSet.insert_articles.args.objects[0]',
+    });
     expect(await counts()).toEqual(before);
     const ok = await server.gql(
       `mutation ($id: Int!) { insert_articles(objects: [{title: "mine", author_id: $id, comments: {data: [{body: "b"}]}}]) { affected_rows } }`,
@@ -299,6 +302,36 @@ describe(`nested inserts (${backendName})`, () => {
       asUser(1),
     );
     expect(ok.body).toEqual({ data: { insert_articles: { affected_rows: 2 } } });
+  });
+
+  test('a check refused at depth two names the rows refused; nothing is written', async () => {
+    const before = await counts();
+    const res = await server.gql(
+      `mutation {
+        insert_authors(objects: [{name: "Lia", articles: {data: [
+          {title: "L1", comments: {data: [{body: "fine"}, {body: "spam!"}]}},
+          {title: "L2", comments: {data: [{body: "fine too"}]}}
+        ]}}]) { affected_rows }
+      }`,
+      {},
+      asUser(7),
+    );
+    expect(res.body.errors[0]).toEqual({
+      message: 'check constraint of an insert/update permission has failed',
+      extensions: {
+        code: 'permission-error',
+        path: '$.selectionSet.insert_authors.args.objects[0].articles.data[0].comments.data',
+      },
+    });
+    expect(await counts()).toEqual(before);
+    // A single refused row is named itself.
+    const one = await server.gql(
+      `mutation { insert_articles(objects: [{title: "M1", author: {data: {name: "Mo"}}, rating: 9}]) { affected_rows } }`,
+      {},
+      asUser(7),
+    );
+    expect(one.body.errors[0].extensions.path).toBe('$.selectionSet.insert_articles.args.objects[0]');
+    expect(await counts()).toEqual(before);
   });
 
   test('rows of one level with different columns: a column an object leaves out gets its DEFAULT', async () => {

@@ -334,12 +334,8 @@ export class Engine {
     session: Session,
     tx: Queryable,
   ): Promise<string> {
-    const refused = () =>
-      new RequestError(
-        'permission-error',
-        'check constraint of an insert/update permission has failed',
-        `$.selectionSet.${alias}`,
-      );
+    const refused = (path = `$.selectionSet.${alias}`) =>
+      new RequestError('permission-error', 'check constraint of an insert/update permission has failed', path);
     const [row] = await tx.query(step.statement.text, bindParams(step.statement.params, vars, session));
     if (row.ok === false || row.ok === 'f') throw refused();
     if (typeof row.empty === 'string') {
@@ -349,8 +345,9 @@ export class Engine {
     }
     if (!step.output) return (row.out as string | null) ?? 'null';
     const [o] = await tx.query(step.output.text, bindOutputParams(step.output, row.rows, vars, session));
-    // A nested insert checks each table's insert permission in the output statement, which sees every row.
-    if (o.ok === false || o.ok === 'f') throw refused();
+    // A nested insert checks each table's insert permission in the output statement, which sees every
+    // row, and names the path of the rows refused.
+    if (typeof o.refused === 'string') throw refused(o.refused);
     return (o.out as string | null) ?? 'null';
   }
 

@@ -10,11 +10,16 @@ interface Link {
   pairs: [Column, Column][];
 }
 
-/** The rows written into one table, by CTE name, and that table's insert check for the role. */
+/** The rows written into one table: its CTEs (with their rows' path, for errors) and the role's check. */
 export interface NestedGroup {
   table: Table;
   check: BoolExp;
-  ctes: string[];
+  ctes: { name: string; path: string }[];
+}
+
+/** The path of the rows of one CTE: a row's own, or the list they are items of. */
+function pathOf(rows: NestedRows[]): string {
+  return rows.length === 1 ? rows[0].path : rows[0].path.replace(/\[\d+\]$/, '');
 }
 
 /** The ON CONFLICT clause of an insert whose target is aliased `_i`. */
@@ -46,10 +51,10 @@ export class NestedInsertWriter {
     return this.rows(m.table, m.rows, m.nested!, m.onConflict, m.check, []);
   }
 
-  private group(table: Table, check: BoolExp, cte: string): void {
+  private group(table: Table, check: BoolExp, name: string, path: string): void {
     let g = this.groups.find((x) => x.table === table);
     if (!g) this.groups.push((g = { table, check, ctes: [] }));
-    g.ctes.push(cte);
+    g.ctes.push({ name, path });
   }
 
   /**
@@ -65,16 +70,20 @@ export class NestedInsertWriter {
     links: Link[],
   ): string[] {
     const names: string[] = [];
-    const leaves = new Map<string, Assignment[][]>();
+    const leaves = new Map<string, { rows: Assignment[][]; nested: NestedRows[] }>();
     rows.forEach((row, i) => {
       if (nested[i].before.length + nested[i].after.length) {
         names.push(this.row(table, row, nested[i], onConflict, check, links));
         return;
       }
       const key = row.map((a) => a.column.name).join(',');
-      leaves.set(key, [...(leaves.get(key) ?? []), row]);
+      const leaf = leaves.get(key) ?? { rows: [], nested: [] };
+      leaf.rows.push(row);
+      leaf.nested.push(nested[i]);
+      leaves.set(key, leaf);
     });
-    for (const group of leaves.values()) names.push(this.cte(table, group, links, onConflict, check));
+    for (const leaf of leaves.values())
+      names.push(this.cte(table, leaf.rows, links, onConflict, check, pathOf(leaf.nested)));
     return names;
   }
 
@@ -84,10 +93,11 @@ export class NestedInsertWriter {
     links: Link[],
     onConflict: OnConflict | undefined,
     check: BoolExp,
+    path: string,
   ): string {
     const name = `"_n${this.ctes.length}"`;
     this.ctes.push(`${name} AS (${this.insert(table, rows, links, onConflict)})`);
-    this.group(table, check, name);
+    this.group(table, check, name, path);
     return name;
   }
 
@@ -106,7 +116,7 @@ export class NestedInsertWriter {
       this.required.push({ cte, path: n.path, message });
       links.push({ cte, pairs: n.rel.mapping });
     }
-    const name = this.cte(table, [row], links, onConflict, check);
+    const name = this.cte(table, [row], links, onConflict, check, nested.path);
     if (nested.after.length) {
       // An upsert that wrote nothing has no key to give its children; Hasura refuses rather than skip them.
       const message = `cannot proceed to insert array relations since insert to table "${table.name}" affects zero rows`;
@@ -143,11 +153,15 @@ export class NestedInsertWriter {
     return `${sql} RETURNING *`;
   }
 
-  /** `rows` for the second statement: the top-level rows, and every table's rows for its check. */
+  /**
+   * `rows` for the second statement: the top-level rows, and every table's rows for its check, a list of
+   * rows per CTE (so that a refusal can name the rows' path).
+   */
   rowsJson(top: string[]): string {
     const agg = (ctes: string[]) =>
       `(SELECT coalesce(json_agg("_r"), '[]'::json) FROM (${ctes.map((c) => `SELECT * FROM ${c}`).join(' UNION ALL ')}) AS "_r")`;
-    return `json_build_object('top', ${agg(top)}, 'groups', json_build_array(${this.groups.map((g) => agg(g.ctes)).join(', ')}))`;
+    const parts = (g: NestedGroup) => `json_build_array(${g.ctes.map((c) => agg([c.name])).join(', ')})`;
+    return `json_build_object('top', ${agg(top)}, 'groups', json_build_array(${this.groups.map(parts).join(', ')}))`;
   }
 
   /** NULL, or `[path, message]` of the first required insert that wrote no row. */
@@ -162,18 +176,30 @@ export class NestedInsertWriter {
 
   /**
    * In the second statement, which sees every row written: each table's insert check over its rows
-   * (`rows` at `$n`), so a check through a relationship sees the related rows written with it.
+   * (`rows` at `$n`), so a check through a relationship sees the related rows written with it. NULL when
+   * every check holds, else the path of the first rows refused (found CTE by CTE, only on a refusal).
    */
-  checksSql(rows: string, w: SqlWriter): string {
-    const checks = this.groups.map((g, i) => {
+  refusedSql(rows: string, w: SqlWriter): string {
+    const holds = (g: NestedGroup, from: string) => {
       const a = w.alias();
-      return `(SELECT coalesce(bool_and(${boolExpSql(g.check, a, w)}), true) FROM json_populate_recordset(NULL::${tableName(g.table)}, ${rows}->'groups'->${i}) AS ${a})`;
-    });
-    return checks.join(' AND ');
+      return `(SELECT coalesce(bool_and(${boolExpSql(g.check, a, w)}), true) FROM ${from.replace('%a', a)})`;
+    };
+    const record = (g: NestedGroup, json: string) =>
+      `json_populate_recordset(NULL::${tableName(g.table)}, ${json}) AS %a`;
+    const all = this.groups.map((g, i) =>
+      holds(g, `json_array_elements(${rows}->'groups'->${i}) AS "_p"("v"), ${record(g, '"_p"."v"')}`),
+    );
+    const each = this.groups.flatMap((g, i) =>
+      g.ctes.map(
+        (c, j) =>
+          `WHEN NOT ${holds(g, record(g, `${rows}->'groups'->${i}->${j}`))} THEN ${stringLiteral(c.path)}::text`,
+      ),
+    );
+    return `(CASE WHEN ${all.join(' AND ')} THEN NULL::text ELSE (CASE ${each.join(' ')} END) END)`;
   }
 
   /** In the second statement: every row written, at every level. */
   static affectedSql(rows: string): string {
-    return `(SELECT coalesce(sum(json_array_length("_g"."v")), 0)::int FROM json_array_elements(${rows}->'groups') AS "_g"("v"))`;
+    return `(SELECT coalesce(sum(json_array_length("_c"."v")), 0)::int FROM json_array_elements(${rows}->'groups') AS "_g"("v"), json_array_elements("_g"."v") AS "_c"("v"))`;
   }
 }
