@@ -19,6 +19,8 @@ export type ResponseField = { alias: string; from: 'query'; column: string } | {
 /** A mutation's second statement: the plan's values in `params`, the changed rows at `rowsParam`. */
 export interface OutputStatement extends Statement {
   rowsParam: number;
+  /** Run when the output's `ok` is false, over the same rows: `refused`, the path of the rows refused. */
+  refusal?: OutputStatement;
 }
 
 /** Mutations run one step at a time, in document order, in one transaction. */
@@ -44,13 +46,18 @@ const isRead = (
 ): f is Extract<RootField, { kind: 'select' | 'selectByPk' | 'aggregate' }> =>
   f.kind === 'select' || f.kind === 'selectByPk' || f.kind === 'aggregate';
 
+function outputStatement(o: NonNullable<ReturnType<typeof mutationStatement>['output']>): OutputStatement {
+  const refusal = o.refusal && outputStatement(o.refusal);
+  return { text: o.text, params: o.writer.params, rowsParam: o.rowsParam, ...(refusal ? { refusal } : {}) };
+}
+
 /** One mutation field's statement, and its output statement when it has one. */
 function sqlStep(
   f: Extract<RootField, { kind: 'insert' | 'update' | 'delete' }>,
   json: JsonOutput,
 ): { statement: Statement; output?: OutputStatement } {
   const s = mutationStatement(f, json);
-  const output = s.output && { text: s.output.text, params: s.output.writer.params, rowsParam: s.output.rowsParam };
+  const output = s.output && outputStatement(s.output);
   return { statement: { text: s.text, params: s.writer.params }, output };
 }
 

@@ -346,8 +346,13 @@ export class Engine {
     if (!step.output) return (row.out as string | null) ?? 'null';
     const [o] = await tx.query(step.output.text, bindOutputParams(step.output, row.rows, vars, session));
     // A nested insert checks each table's insert permission in the output statement, which sees every
-    // row, and names the path of the rows refused.
-    if (typeof o.refused === 'string') throw refused(o.refused);
+    // row; its refusal statement then names the rows refused.
+    if (o.ok === false || o.ok === 'f') {
+      const refusal = step.output.refusal;
+      if (!refusal) throw refused();
+      const [r] = await tx.query(refusal.text, bindOutputParams(refusal, row.rows, vars, session));
+      throw refused(typeof r.refused === 'string' ? r.refused : undefined);
+    }
     return (o.out as string | null) ?? 'null';
   }
 

@@ -26,6 +26,8 @@ export interface OutputStatement {
   text: string;
   writer: SqlWriter;
   rowsParam: number;
+  /** When `ok` is false: a statement over the same rows returning `refused`, the path of the rows refused. */
+  refusal?: OutputStatement;
 }
 
 /** Relationships in the output read tables, which a statement sees as they were before its own changes. */
@@ -137,8 +139,8 @@ export function mutationStatement(
  * A nested insert: every row at every level written by one statement of data-modifying CTEs (see
  * NestedInsertWriter), which returns the rows; then a second statement, which sees them, checks each
  * table's insert permission over its rows and builds the output (`affected_rows` counts every level).
- * The caller rolls back when `empty` is set (a row whose key others take wrote none) or `refused` is
- * (the path of rows an insert permission's check refused).
+ * The caller rolls back when `empty` is set (a row whose key others take wrote none) or `ok` is false
+ * (the refusal statement then names the rows refused).
  */
 function nestedInsertStatement(m: Extract<MutationField, { kind: 'insert' }>, output: JsonOutput): MutationStatement {
   const w = new SqlWriter(0, output);
@@ -148,6 +150,8 @@ function nestedInsertStatement(m: Extract<MutationField, { kind: 'insert' }>, ou
   const ow = new SqlWriter(1, output);
   const rows = '$1::text::json';
   const out = outputSql(m.output, m.one, ow, NestedInsertWriter.affectedSql(rows));
-  const outputText = `WITH "_m" AS (SELECT * FROM json_populate_recordset(NULL::${tableName(m.table)}, ${rows}->'top')) SELECT (${out})::text AS "out", ${n.refusedSql(rows, ow)} AS "refused"`;
-  return { alias: m.alias, text, writer: w, output: { text: outputText, writer: ow, rowsParam: 1 } };
+  const outputText = `WITH "_m" AS (SELECT * FROM json_populate_recordset(NULL::${tableName(m.table)}, ${rows}->'top')) SELECT (${out})::text AS "out", ${n.checksSql(rows, ow)} AS "ok"`;
+  const rw = new SqlWriter(1, output);
+  const refusal = { text: `SELECT ${n.refusedSql(rows, rw)} AS "refused"`, writer: rw, rowsParam: 1 };
+  return { alias: m.alias, text, writer: w, output: { text: outputText, writer: ow, rowsParam: 1, refusal } };
 }

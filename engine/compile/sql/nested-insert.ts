@@ -17,6 +17,16 @@ export interface NestedGroup {
   ctes: { name: string; path: string }[];
 }
 
+/**
+ * Whether `g`'s insert check holds for the rows of a FROM list, which `from` writes around `record(json)`,
+ * the rows of a JSON array as rows of the table.
+ */
+function holds(g: NestedGroup, w: SqlWriter, from: (record: (json: string) => string) => string): string {
+  const a = w.alias();
+  const record = (json: string) => `json_populate_recordset(NULL::${tableName(g.table)}, ${json}) AS ${a}`;
+  return `(SELECT coalesce(bool_and(${boolExpSql(g.check, a, w)}), true) FROM ${from(record)})`;
+}
+
 /** The path of the rows of one CTE: a row's own, or the list they are items of. */
 function pathOf(rows: NestedRows[]): string {
   return rows.length === 1 ? rows[0].path : rows[0].path.replace(/\[\d+\]$/, '');
@@ -176,26 +186,27 @@ export class NestedInsertWriter {
 
   /**
    * In the second statement, which sees every row written: each table's insert check over its rows
-   * (`rows` at `$n`), so a check through a relationship sees the related rows written with it. NULL when
-   * every check holds, else the path of the first rows refused (found CTE by CTE, only on a refusal).
+   * (`rows` at `$n`), so a check through a relationship sees the related rows written with it.
+   */
+  checksSql(rows: string, w: SqlWriter): string {
+    const tables = this.groups.map((g, i) =>
+      holds(g, w, (record) => `json_array_elements(${rows}->'groups'->${i}) AS "_p"("v"), ${record('"_p"."v"')}`),
+    );
+    return tables.join(' AND ');
+  }
+
+  /**
+   * Run only after a refusal, since planning it costs a subquery per CTE: the path of the first rows
+   * refused, CTE by CTE.
    */
   refusedSql(rows: string, w: SqlWriter): string {
-    const holds = (g: NestedGroup, from: string) => {
-      const a = w.alias();
-      return `(SELECT coalesce(bool_and(${boolExpSql(g.check, a, w)}), true) FROM ${from.replace('%a', a)})`;
-    };
-    const record = (g: NestedGroup, json: string) =>
-      `json_populate_recordset(NULL::${tableName(g.table)}, ${json}) AS %a`;
-    const all = this.groups.map((g, i) =>
-      holds(g, `json_array_elements(${rows}->'groups'->${i}) AS "_p"("v"), ${record(g, '"_p"."v"')}`),
-    );
     const each = this.groups.flatMap((g, i) =>
       g.ctes.map(
         (c, j) =>
-          `WHEN NOT ${holds(g, record(g, `${rows}->'groups'->${i}->${j}`))} THEN ${stringLiteral(c.path)}::text`,
+          `WHEN NOT ${holds(g, w, (record) => record(`${rows}->'groups'->${i}->${j}`))} THEN ${stringLiteral(c.path)}`,
       ),
     );
-    return `(CASE WHEN ${all.join(' AND ')} THEN NULL::text ELSE (CASE ${each.join(' ')} END) END)`;
+    return `(CASE ${each.join(' ')} END)::text`;
   }
 
   /** In the second statement: every row written, at every level. */
