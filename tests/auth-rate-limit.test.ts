@@ -1,4 +1,5 @@
 import { createUser } from '../engine/cli/admin';
+import { loadConfig } from '../engine/core/config';
 import { waitInWords } from '../engine/serve/auth/throttle';
 import { DEMO } from '../demo/demo-data';
 import { authEnv, exchange, newSecret, signInForm, startSibling, tokenFor } from './support/auth';
@@ -229,4 +230,26 @@ describe('a wait in words', () => {
   ])('%d seconds: %s', (seconds, words) => {
     expect(waitInWords(seconds)).toBe(words);
   });
+});
+
+describe('the failure limits', () => {
+  const limits = (env: Record<string, string>) => {
+    const a = loadConfig(env).auth;
+    return [a.maxFailures, a.maxFailuresPerEmail, a.maxFailuresPerAddress];
+  };
+
+  test('default to 10 per address and e-mail, 30 per e-mail and 100 per address, the wider ones scaling with AUTH_MAX_FAILURES', () => {
+    expect(limits({})).toEqual([10, 30, 100]);
+    expect(limits({ AUTH_MAX_FAILURES: '5' })).toEqual([5, 15, 50]);
+    expect(limits({ AUTH_MAX_FAILURES_PER_EMAIL: '12', AUTH_MAX_FAILURES_PER_ADDRESS: '500' })).toEqual([10, 12, 500]);
+  });
+
+  test.each(['AUTH_MAX_FAILURES_PER_EMAIL', 'AUTH_MAX_FAILURES_PER_ADDRESS'])(
+    '%s below AUTH_MAX_FAILURES, zero or not a number stops start-up naming it',
+    (name) => {
+      expect(() => loadConfig({ [name]: '9' })).toThrow(`${name} must be at least AUTH_MAX_FAILURES (10), got "9"`);
+      expect(() => loadConfig({ [name]: '0' })).toThrow(`${name} must be a positive integer`);
+      expect(() => loadConfig({ [name]: 'many' })).toThrow(`${name} must be a non-negative integer`);
+    },
+  );
 });
