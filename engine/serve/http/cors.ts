@@ -18,6 +18,11 @@ const PREFLIGHT_MAX_AGE = 600;
  */
 export function mountCors(app: Hono, paths: readonly string[], origins: readonly string[]): void {
   const allowed = new Set(origins);
+  if (allowed.size === 0) {
+    // Nothing allowed (the default): only preflights to answer, and no middleware on every request.
+    for (const path of paths) app.options(path, (c) => c.body(null, 204));
+    return;
+  }
   const forAllowed = cors({
     origin: (origin) => (allowed.has(origin) ? origin : null),
     allowMethods: ['POST', 'OPTIONS'],
@@ -28,10 +33,10 @@ export function mountCors(app: Hono, paths: readonly string[], origins: readonly
   const middleware = async (c: Context, next: Next) => {
     const origin = header(requestHeaders(c), 'origin');
     if (origin !== undefined && allowed.has(origin)) return forAllowed(c, next);
-    if (c.req.method === 'OPTIONS') return c.body(null, 204, allowed.size > 0 ? { vary: 'Origin' } : {});
+    if (c.req.method === 'OPTIONS') return c.body(null, 204, { vary: 'Origin' });
     await next();
-    // The answer depends on the Origin once some origin is allowed: caches must keep them apart.
-    if (allowed.size > 0) c.header('vary', 'Origin', { append: true });
+    // The answer depends on the Origin: caches must keep them apart.
+    c.header('vary', 'Origin', { append: true });
   };
   for (const path of paths) app.use(path, middleware);
 }
