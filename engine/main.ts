@@ -71,6 +71,7 @@ export async function startEngine(
       auth: config.auth,
       saml: { config, license: () => license, log },
       pages: ACTION_PAGES,
+      corsOrigins: config.corsOrigins,
     });
     const close = async () => {
       await revocations.stop();

@@ -1,13 +1,15 @@
 import { deleteApiToken } from '../engine/serve/auth/api-tokens';
+import { SESSION_COOKIE, sessionCookieValue } from '../engine/serve/auth/session-cookie';
 import { DEMO } from '../demo/demo-data';
 import { authEnv, bearer, exchange, gqlWith, jwtFor, tokenFor } from './support/auth';
 import { backendName } from './support/database';
-import { as, startTestServer, type TestServer } from './support/server';
+import { ADMIN_SECRET, as, startTestServer, type TestServer } from './support/server';
 
 /**
  * The settings page's GraphQL operations on the signed-in user's own API tokens (create with a name,
  * list Name / Created / Last Used, delete), and what deletion does: the exchange and every JWT minted
- * from the token fail at once.
+ * from the token fail at once. Creating is for a browser session (the session cookie) only: a JWT
+ * lists and deletes, but cannot mint itself a long-lived token.
  */
 const acme = DEMO.tenants.acme;
 const alice = acme.users.admin;
@@ -30,6 +32,26 @@ describe(`API tokens through GraphQL on ${backendName}`, () => {
     expect(res.body.errors).toBeUndefined();
     return res.body.data;
   };
+  /** The headers of a signed-in browser: the user's session cookie. */
+  const browser = (u: { id: string; username: string; displayName: string }, tenantId: string) => ({
+    cookie: `${SESSION_COOKIE}=${sessionCookieValue(server.started.engine.config, {
+      userId: u.id,
+      tenantId,
+      role: 'tenant_admin',
+      email: u.username,
+      displayName: u.displayName,
+    })}`,
+  });
+  /** create_api_token from the user's browser session. */
+  const create = (u: typeof alice, tenantId: string, name: string) =>
+    gqlWith(server, browser(u, tenantId), CREATE, { name });
+  const created = async (u: typeof alice, tenantId: string, name: string) => {
+    const res = await create(u, tenantId, name);
+    expect(res.body.errors).toBeUndefined();
+    return res.body.data.create_api_token;
+  };
+  const aliceCreates = (name: string) => created(alice, acme.id, name);
+  const graceCreates = (name: string) => created(grace, DEMO.tenants.globex.id, name);
 
   beforeAll(async () => {
     server = await startTestServer({ env: authEnv({ AUTH_MAX_FAILURES: '1000' }) });
@@ -40,7 +62,7 @@ describe(`API tokens through GraphQL on ${backendName}`, () => {
   afterAll(() => server.close());
 
   test('create returns the secret once; the list shows Name, Created and Last Used, never the secret', async () => {
-    const created = (await ok(aliceJwt, CREATE, { name: '  deploy script  ' })).create_api_token;
+    const created = await aliceCreates('  deploy script  ');
     expect(created).toMatchObject({ name: 'deploy script', prefix: created.secret.slice(0, 9) });
     expect(created.secret).toMatch(/^plat_[\w-]{43}$/);
     expect(Math.abs(Date.parse(created.created_at) - Date.now())).toBeLessThan(60_000);
@@ -64,9 +86,9 @@ describe(`API tokens through GraphQL on ${backendName}`, () => {
   });
 
   test('the list is the user’s own live tokens, newest first', async () => {
-    const a = (await ok(graceJwt, CREATE, { name: 'first' })).create_api_token;
+    const a = await graceCreates('first');
     await new Promise((r) => setTimeout(r, 5));
-    const b = (await ok(graceJwt, CREATE, { name: 'second' })).create_api_token;
+    const b = await graceCreates('second');
     const list = (await ok(graceJwt, LIST)).api_tokens as { id: string; created_at: string }[];
     expect(list.slice(0, 2).map((t) => t.id)).toEqual([b.id, a.id]);
     const times = list.map((t) => Date.parse(t.created_at));
@@ -85,7 +107,7 @@ describe(`API tokens through GraphQL on ${backendName}`, () => {
   test('a token belongs to the user and the tenant of the session', async () => {
     const t = (await ok(victorJwt, LIST)).api_tokens;
     expect(t.length).toBeGreaterThan(0);
-    const created = (await ok(aliceJwt, CREATE, { name: 'tenant check' })).create_api_token;
+    const created = await aliceCreates('tenant check');
     const [row] = await server.started.db.query(
       'SELECT user_id::text AS u, tenant_id::text AS t FROM api_tokens WHERE id = $1::uuid',
       [created.id],
@@ -99,13 +121,59 @@ describe(`API tokens through GraphQL on ${backendName}`, () => {
     ['101 characters', 'x'.repeat(101), 'at most 100 characters'],
     ['a control character', 'a\u0007b', 'control characters'],
   ])('a name that is %s is refused', async (_n, name, message) => {
-    const res = await gql(aliceJwt, CREATE, { name });
+    const res = await create(alice, acme.id, name);
     expect(res.body.errors[0].extensions.code).toBe('validation-failed');
     expect(res.body.errors[0].message).toContain(message);
   });
 
   test('100 characters is a name', async () => {
-    expect((await ok(aliceJwt, CREATE, { name: 'y'.repeat(100) })).create_api_token.name).toHaveLength(100);
+    expect((await aliceCreates('y'.repeat(100))).name).toHaveLength(100);
+  });
+
+  describe('only a browser session creates tokens', () => {
+    const count = async () =>
+      (
+        await server.started.db.query(
+          'SELECT count(*)::int AS n FROM api_tokens WHERE user_id = $1::uuid AND deleted_at IS NULL',
+          [alice.id],
+        )
+      )[0].n as number;
+    const refusal = {
+      code: 'access-denied',
+      message: expect.stringContaining('API tokens are created from a browser session'),
+    };
+
+    test('a JWT cannot mint a long-lived token; it lists and deletes its user’s own', async () => {
+      const before = await count();
+      const res = await gql(aliceJwt, CREATE, { name: 'from a JWT' });
+      expect(res.body.data).toBeUndefined();
+      expect(res.body.errors).toHaveLength(1);
+      expect({ code: res.body.errors[0].extensions.code, message: res.body.errors[0].message }).toEqual(refusal);
+      expect(await count()).toBe(before);
+      // The same JWT lists and deletes.
+      const mine = await aliceCreates('for the JWT to delete');
+      expect((await ok(aliceJwt, LIST)).api_tokens.map((t: { id: string }) => t.id)).toContain(mine.id);
+      expect((await ok(aliceJwt, DELETE, { id: mine.id })).delete_api_token).toEqual({ id: mine.id, deleted: true });
+      expect(await count()).toBe(before);
+    });
+
+    test('the admin secret acting as a user cannot either (operators use npm run admin -- create-token)', async () => {
+      const before = await count();
+      const res = await gqlWith(
+        server,
+        { 'x-hasura-admin-secret': ADMIN_SECRET, ...as('tenant_admin', acme.id, alice.id) },
+        CREATE,
+        { name: 'from the admin secret' },
+      );
+      expect({ code: res.body.errors[0].extensions.code, message: res.body.errors[0].message }).toEqual(refusal);
+      expect(await count()).toBe(before);
+    });
+
+    test('the session cookie creates one', async () => {
+      const before = await count();
+      expect((await aliceCreates('from the browser')).secret).toMatch(/^plat_/);
+      expect(await count()).toBe(before + 1);
+    });
   });
 
   test('the read-only role lists its tokens but has no token mutations (its settings page manages them server-side)', async () => {

@@ -37,6 +37,8 @@ export interface EngineConfig {
   };
   /** bigint, numeric, double precision and money values come out as JSON strings (Hasura's stringify-numeric-types). */
   stringifyNumericTypes: boolean;
+  /** CORS_ORIGINS: the exact origins (scheme://host[:port]) whose pages may call the API; none by default. */
+  corsOrigins: string[];
   /** postgres.js pool size. */
   poolSize: number;
   /** Log SQL and errors in detail (never secrets). */
@@ -105,8 +107,12 @@ export interface AuthConfig {
   jwtAudience: string;
   /** Lifetime of a browser session cookie, in seconds. */
   sessionMaxAgeSeconds: number;
-  /** Failed sign-in attempts allowed per client address and per e-mail within a window. */
+  /** Failed sign-in attempts allowed within a window from one client address for one e-mail. */
   maxFailures: number;
+  /** ... for one e-mail from all addresses together (guessing from many addresses). */
+  maxFailuresPerEmail: number;
+  /** ... from one address for all e-mails together (password spraying); high, for shared addresses. */
+  maxFailuresPerAddress: number;
   failureWindowSeconds: number;
   /** Take the client address from X-Forwarded-For (behind a load balancer) rather than the socket. */
   trustProxy: boolean;
@@ -123,6 +129,25 @@ export function projectRoot(): string {
     dir = up;
   }
   return dir;
+}
+
+/**
+ * The three failure limits. The wider counters (one e-mail from every address, one address for every
+ * e-mail) default to multiples of AUTH_MAX_FAILURES and may not be set below it: a wider count is never
+ * smaller than the narrow one, so a lower limit would take the narrow one's place.
+ */
+function failureLimits(env: Env): Pick<AuthConfig, 'maxFailures' | 'maxFailuresPerEmail' | 'maxFailuresPerAddress'> {
+  const maxFailures = positive(env, 'AUTH_MAX_FAILURES', 10);
+  const wider = (name: string, factor: number) => {
+    const n = positive(env, name, factor * maxFailures);
+    if (n < maxFailures) throw new Error(`${name} must be at least AUTH_MAX_FAILURES (${maxFailures}), got "${n}"`);
+    return n;
+  };
+  return {
+    maxFailures,
+    maxFailuresPerEmail: wider('AUTH_MAX_FAILURES_PER_EMAIL', 3),
+    maxFailuresPerAddress: wider('AUTH_MAX_FAILURES_PER_ADDRESS', 10),
+  };
 }
 
 function authConfig(env: Env, port: number): AuthConfig {
@@ -145,7 +170,7 @@ function authConfig(env: Env, port: number): AuthConfig {
     jwtIssuer: env.JWT_ISSUER || baseUrl,
     jwtAudience: env.JWT_AUDIENCE || `${baseUrl}/api/graphql`,
     sessionMaxAgeSeconds: positive(env, 'SESSION_MAX_AGE_SECONDS', 8 * 3600),
-    maxFailures: positive(env, 'AUTH_MAX_FAILURES', 10),
+    ...failureLimits(env),
     failureWindowSeconds: positive(env, 'AUTH_FAILURE_WINDOW_SECONDS', 900),
     trustProxy: bool(env, 'TRUST_PROXY', false),
     recheckSeconds: positive(env, 'AUTH_RECHECK_SECONDS', 10),
@@ -247,6 +272,31 @@ function samlConfig(env: Env, baseUrl: string): SamlConfig {
   };
 }
 
+/**
+ * CORS_ORIGINS: a comma-separated list of exact origins. A value that is not one (a wildcard, a path,
+ * another scheme) stops start-up: a near miss would silently allow nothing, or more than meant.
+ */
+function corsOrigins(env: Env): string[] {
+  const list = (env.CORS_ORIGINS ?? '')
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean);
+  for (const origin of list) {
+    let exact = false;
+    try {
+      const u = new URL(origin);
+      exact = (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === origin;
+    } catch {
+      exact = false;
+    }
+    if (!exact)
+      throw new Error(
+        `CORS_ORIGINS must list exact origins such as https://app.example.com (scheme, host, port; no path, no wildcard), got "${origin}"`,
+      );
+  }
+  return list;
+}
+
 export function loadConfig(env: Env = process.env): EngineConfig {
   const root = projectRoot();
   const databaseUrl = env.DATABASE_URL || undefined;
@@ -272,6 +322,7 @@ export function loadConfig(env: Env = process.env): EngineConfig {
       maxBatchSize: positive(env, 'MAX_BATCH_SIZE', 50),
     },
     stringifyNumericTypes: bool(env, 'STRINGIFY_NUMERIC_TYPES', false),
+    corsOrigins: corsOrigins(env),
     poolSize: int(env, 'DATABASE_POOL_SIZE', 10),
     devMode: bool(env, 'DEV_MODE', false),
     auth,

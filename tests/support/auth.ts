@@ -65,6 +65,25 @@ export async function jwtFor(
 
 export const withPassword = (db: Database, email: string, password: string) => setPassword(db, email, password);
 
+/**
+ * POST /signin as the sign-in page's form does, with a CSRF token of the test's own in the cookie and
+ * the form (double-submit: any token works when both copies agree). The redirect is not followed.
+ */
+export function signInForm(
+  server: { url: string },
+  email: string,
+  password: string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  const csrf = newSecret();
+  return fetch(`${server.url}/signin`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `platform_csrf=${csrf}`, ...headers },
+    body: new URLSearchParams({ csrf, email, password }).toString(),
+  });
+}
+
 /** The claims of a JWT, unverified (tests look inside). */
 export const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8'));
 
@@ -146,20 +165,23 @@ export async function spawnEngine(
 
 /**
  * Another engine on the same database object, in this process, with its own HTTP server, listener and
- * memory of revocations: on PGlite the only way for two engines to share a database.
+ * memory of revocations: on PGlite the only way for two engines to share a database. With `ownPool`,
+ * on PostgreSQL it opens connections of its own instead, as an engine in another process would.
  */
 export async function startSibling(
   server: TestServer,
   env: Record<string, string>,
+  opts: { ownPool?: boolean } = {},
 ): Promise<{ url: string; post: TestServer['post']; started: Started; stop(): Promise<void> }> {
-  const config = loadConfig({ ADMIN_SECRET, SEED_DEMO_DATA: 'false', ...env });
-  const started = await startEngine(config, () => undefined, server.started.db);
+  const url = opts.ownPool ? server.started.engine.config.databaseUrl : undefined;
+  const config = loadConfig({ ADMIN_SECRET, SEED_DEMO_DATA: 'false', ...env, ...(url ? { DATABASE_URL: url } : {}) });
+  const started = await startEngine(config, () => undefined, url ? undefined : server.started.db);
   const http = serve({ fetch: started.app.fetch, port: 0, hostname: '127.0.0.1' });
   await new Promise<void>((resolve) => (http.listening ? resolve() : http.once('listening', () => resolve())));
-  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-  const post = poster(url);
+  const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const post = poster(base);
   return {
-    url,
+    url: base,
     post,
     started,
     stop: async () => {

@@ -20,7 +20,7 @@ export function adminSession(headers: HeaderBag, adminSecret: string | undefined
     if (n.startsWith('x-hasura-') && n !== 'x-hasura-admin-secret') vars[n] = header(headers, name)!;
   }
   const role = vars['x-hasura-role'] || ADMIN_ROLE;
-  return { role, vars, isAdmin: true };
+  return { role, vars, isAdmin: true, via: 'admin-secret' };
 }
 
 /** The default session resolver: the admin secret; sign-in methods are added in front of it. */

@@ -83,6 +83,7 @@ export function bearerSessions(auth: AuthConfig, revocations: Revocations) {
         'x-hasura-token-id': c.tokenId,
       },
       isAdmin: false,
+      via: 'jwt',
     };
   };
 }

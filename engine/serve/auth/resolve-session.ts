@@ -31,6 +31,7 @@ async function cookieSession(deps: SessionDeps, cookie: string, headers: HeaderB
       role: s.role,
       vars: { 'x-hasura-role': s.role, 'x-hasura-user-id': s.userId, 'x-hasura-tenant-id': s.tenantId },
       isAdmin: false,
+      via: 'cookie',
     };
   }
   if (header(headers, 'x-hasura-admin-secret') === undefined) {

@@ -4,57 +4,102 @@ import type { Queryable } from '../../core/db/database';
 import { normaliseEmail } from './users';
 
 /**
- * Failed sign-in attempts, counted in PostgreSQL (table auth_failures) so that every instance sees the
- * same counts: per client address and per e-mail, in fixed windows of AUTH_FAILURE_WINDOW_SECONDS.
- * A key with AUTH_MAX_FAILURES failures in its window is refused until the window ends. Keys are
- * stored hashed: the table holds no e-mail addresses or client addresses.
+ * Failed sign-in attempts (token exchange and browser sign-in), counted in PostgreSQL (table
+ * auth_failures) so that every instance sees the same counts, in fixed windows of
+ * AUTH_FAILURE_WINDOW_SECONDS. Three counters, each with its own limit:
+ * - one client address guessing one e-mail's secret: AUTH_MAX_FAILURES;
+ * - one e-mail guessed from many addresses: AUTH_MAX_FAILURES_PER_EMAIL;
+ * - one address trying many e-mails (password spraying): AUTH_MAX_FAILURES_PER_ADDRESS, a ceiling high
+ *   enough that the users behind one shared address (an office NAT) do not lock each other out.
+ * A counter past its limit refuses until its window ends. Keys are stored hashed: the table holds no
+ * e-mail addresses or client addresses.
  */
-export const throttleKeys = (clientAddress: string, email: string): string[] => [
-  hashKey(`client:${clientAddress}`),
-  hashKey(`email:${normaliseEmail(email)}`),
-];
+export interface ThrottleKey {
+  key: string;
+  limit: number;
+}
 
-export const emailKey = (email: string) => hashKey(`email:${normaliseEmail(email)}`);
+export function throttleKeys(auth: AuthConfig, clientAddress: string, email: string): ThrottleKey[] {
+  const e = normaliseEmail(email);
+  return [
+    { key: hashKey(`pair:${clientAddress}\n${e}`), limit: auth.maxFailures },
+    { key: hashKey(`email:${e}`), limit: auth.maxFailuresPerEmail },
+    { key: hashKey(`client:${clientAddress}`), limit: auth.maxFailuresPerAddress },
+  ];
+}
+
+/** What a success clears: the e-mail's counters, never the address's (a sprayer's one good account must not reset it). */
+export const successKeys = (keys: ThrottleKey[]) => keys.slice(0, 2);
 
 function hashKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-/** Keys are hex digests, so a PostgreSQL array literal of them needs no quoting. */
-const arrayLiteral = (keys: string[]) => `{${keys.join(',')}}`;
+/** Keys are hex digests and limits integers, so PostgreSQL array literals of them need no quoting. */
+const arrayLiteral = (items: (string | number)[]) => `{${items.join(',')}}`;
 
-/** Seconds until the first of `keys` that is locked out may try again; 0 when none is. */
-export async function lockedFor(db: Queryable, auth: AuthConfig, keys: string[]): Promise<number> {
+/** Seconds until every counter of `keys` that is at its limit may try again; 0 when none is. */
+export async function lockedFor(db: Queryable, auth: AuthConfig, keys: ThrottleKey[]): Promise<number> {
   const [row] = await db.query(
-    `SELECT coalesce(max(ceil(extract(epoch FROM window_start + make_interval(secs => $2::int) - now()))), 0)::int AS wait
-     FROM auth_failures
-     WHERE key = ANY($1::text[]) AND failures >= $3::int AND window_start > now() - make_interval(secs => $2::int)`,
-    [arrayLiteral(keys), String(auth.failureWindowSeconds), String(auth.maxFailures)],
+    `SELECT coalesce(max(ceil(extract(epoch FROM f.window_start + make_interval(secs => $3::int) - now()))), 0)::int AS wait
+     FROM auth_failures f JOIN unnest($1::text[], $2::int[]) AS k(key, lim) ON f.key = k.key
+     WHERE f.failures >= k.lim AND f.window_start > now() - make_interval(secs => $3::int)`,
+    [arrayLiteral(keys.map((k) => k.key)), arrayLiteral(keys.map((k) => k.limit)), String(auth.failureWindowSeconds)],
   );
   return Math.max(0, Number(row?.wait ?? 0));
 }
 
 let lastSweep = 0;
 
-/** Counts one failure against each key; a key whose window has ended starts a new one. */
-export async function recordFailure(db: Queryable, auth: AuthConfig, keys: string[]): Promise<void> {
-  await db.query(
-    `INSERT INTO auth_failures AS f (key, failures, window_start) SELECT k, 1, now() FROM unnest($1::text[]) AS k
+/**
+ * Counts one failure against each key and, in the same statement, reads the counts back: the answer
+ * is the seconds to wait when this failure went past a limit (the caller answers 429, not 401), else 0.
+ * Recording and checking in one statement is what makes the limit exact under parallel requests and
+ * many instances: PostgreSQL serialises the upserts of one key, so exactly `limit` failures see a count
+ * within it. Keys are written in one order (sorted) so that two requests never wait on each other's rows.
+ */
+export async function recordFailure(db: Queryable, auth: AuthConfig, keys: ThrottleKey[]): Promise<number> {
+  const window = String(auth.failureWindowSeconds);
+  const rows = await db.query(
+    `INSERT INTO auth_failures AS f (key, failures, window_start)
+       SELECT k, 1, now() FROM unnest($1::text[]) AS k ORDER BY k
      ON CONFLICT (key) DO UPDATE SET
        failures = CASE WHEN f.window_start <= now() - make_interval(secs => $2::int) THEN 1 ELSE f.failures + 1 END,
-       window_start = CASE WHEN f.window_start <= now() - make_interval(secs => $2::int) THEN now() ELSE f.window_start END`,
-    [arrayLiteral(keys), String(auth.failureWindowSeconds)],
+       window_start = CASE WHEN f.window_start <= now() - make_interval(secs => $2::int) THEN now() ELSE f.window_start END
+     RETURNING f.key, f.failures,
+       ceil(extract(epoch FROM f.window_start + make_interval(secs => $2::int) - now()))::int AS wait`,
+    [arrayLiteral(keys.map((k) => k.key)), window],
   );
+  const limits = new Map(keys.map((k) => [k.key, k.limit]));
+  let wait = 0;
+  for (const r of rows) {
+    if (Number(r.failures) > (limits.get(r.key as string) ?? Infinity)) wait = Math.max(wait, Number(r.wait), 1);
+  }
   // Ended windows are kept for nothing: sweep them, at most once a minute per process.
   if (Date.now() - lastSweep > 60_000) {
     lastSweep = Date.now();
-    await db.query('DELETE FROM auth_failures WHERE window_start <= now() - make_interval(secs => $1::int)', [
-      String(auth.failureWindowSeconds),
-    ]);
+    await db.query('DELETE FROM auth_failures WHERE window_start <= now() - make_interval(secs => $1::int)', [window]);
   }
+  return wait;
 }
 
 /** Forgets the failures of keys (the e-mail's, after a successful sign-in). */
-export async function clearFailures(db: Queryable, keys: string[]): Promise<void> {
-  await db.query('DELETE FROM auth_failures WHERE key = ANY($1::text[])', [arrayLiteral(keys)]);
+export async function clearFailures(db: Queryable, keys: ThrottleKey[]): Promise<void> {
+  await db.query('DELETE FROM auth_failures WHERE key = ANY($1::text[])', [arrayLiteral(keys.map((k) => k.key))]);
+}
+
+const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? '' : 's'}`;
+
+/**
+ * A wait in words for people: "30 seconds", "1 minute", "15 minutes", "2 hours and 5 minutes". Past a
+ * minute it is rounded up to whole minutes (898 seconds is "15 minutes"): never shorter than the real wait.
+ */
+export function waitInWords(seconds: number): string {
+  const s = Math.max(1, Math.ceil(seconds));
+  if (s < 60) return plural(s, 'second');
+  const minutes = Math.ceil(s / 60);
+  if (minutes < 60) return plural(minutes, 'minute');
+  const hours = Math.floor(minutes / 60);
+  const rest = minutes % 60;
+  return rest === 0 ? plural(hours, 'hour') : `${plural(hours, 'hour')} and ${plural(rest, 'minute')}`;
 }

@@ -16,6 +16,7 @@ import { mountAuthRoutes } from './auth-routes';
 import { adminSecretSessions } from '../auth/admin-secret';
 import type { SessionResolver } from '../../core/session';
 import { graphqlRoute } from './graphql-route';
+import { mountCors } from './cors';
 
 export interface AppOptions {
   engine: Engine;
@@ -29,11 +30,15 @@ export interface AppOptions {
   saml?: Omit<SamlDeps, 'db'>;
   /** Pages other rooms add behind sign-in (served with `auth`). */
   pages?: readonly SignedInPage[];
+  /** CORS_ORIGINS: origins whose pages may call the API (none when absent). */
+  corsOrigins?: readonly string[];
 }
 
 /** The HTTP surface: health, the token exchange, and GraphQL at /api/graphql (and Hasura's /v1/graphql). */
 export function createApp(opts: AppOptions): Hono {
   const app = new Hono();
+  // Before the routes: a preflight must be answered before any route sees the request.
+  mountCors(app, ['/api/graphql', '/v1/graphql', '/api/auth/token'], opts.corsOrigins ?? []);
   app.get('/healthz', async (c) => {
     try {
       await opts.db.query('SELECT 1');

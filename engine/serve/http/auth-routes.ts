@@ -1,7 +1,7 @@
 import type { Context, Hono } from 'hono';
 import { exchangeApiToken } from '../auth/api-tokens';
 import { mintApiJwt } from '../auth/jwt';
-import { clearFailures, emailKey, lockedFor, recordFailure, throttleKeys } from '../auth/throttle';
+import { clearFailures, lockedFor, recordFailure, successKeys, throttleKeys, waitInWords } from '../auth/throttle';
 import type { AuthConfig } from '../../core/config';
 import type { Database } from '../../core/db/database';
 import { errorBody } from '../../core/errors';
@@ -33,6 +33,11 @@ const problem = (
   extra: Record<string, string> = {},
 ) => answer(c, status, errorBody([{ message, code, path }]), extra);
 
+const tooMany = (c: Context, wait: number) =>
+  problem(c, 429, 'too-many-requests', `too many failed attempts: try again in ${waitInWords(wait)}`, '$', {
+    'retry-after': String(wait),
+  });
+
 type Parsed = { ok: true; email: string; secret: string } | { ok: false; message: string; path: string };
 
 function parseExchange(contentType: string | undefined, text: string): Parsed {
@@ -63,7 +68,7 @@ function parseExchange(contentType: string | undefined, text: string): Parsed {
 /**
  * POST /api/auth/token: `{email, secret}` -> `{token, expiry}`. A malformed request is 400 naming the
  * problem; a wrong e-mail, wrong secret, deleted token or suspended user is the same 401; too many
- * failures from one client or for one e-mail is 429 until the window ends. Nothing here logs the secret.
+ * failures (throttle.ts) is 429 until the window ends. Nothing here logs the secret.
  */
 export function mountAuthRoutes(app: Hono, deps: AuthRouteDeps): void {
   const { db, auth } = deps;
@@ -76,19 +81,17 @@ export function mountAuthRoutes(app: Hono, deps: AuthRouteDeps): void {
     const parsed = parseExchange(header(requestHeaders(c), 'content-type'), read.text);
     if (!parsed.ok) return problem(c, 400, 'bad-request', parsed.message, parsed.path);
 
-    const keys = throttleKeys(clientAddress(c, auth), parsed.email);
-    const wait = await lockedFor(db, auth, keys);
-    if (wait > 0) {
-      return problem(c, 429, 'too-many-requests', `too many failed attempts: try again in ${wait} seconds`, '$', {
-        'retry-after': String(wait),
-      });
-    }
+    const keys = throttleKeys(auth, clientAddress(c, auth), parsed.email);
+    const locked = await lockedFor(db, auth, keys);
+    if (locked > 0) return tooMany(c, locked);
     const token = await exchangeApiToken(db, parsed.email, parsed.secret);
     if (!token) {
-      await recordFailure(db, auth, keys);
+      // The failure that goes past a limit is already refused: exactly AUTH_MAX_FAILURES 401s, then 429s.
+      const wait = await recordFailure(db, auth, keys);
+      if (wait > 0) return tooMany(c, wait);
       return problem(c, 401, 'invalid-credentials', 'invalid e-mail or API token');
     }
-    await clearFailures(db, [emailKey(parsed.email)]);
+    await clearFailures(db, successKeys(keys));
     const jwt = await mintApiJwt(auth, token);
     return answer(c, 200, JSON.stringify({ token: jwt.token, expiry: jwt.expiry }));
   });

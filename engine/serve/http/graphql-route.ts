@@ -2,10 +2,35 @@ import type { Context } from 'hono';
 import { asRequest, type Engine, type EngineResponse } from '../../compile/execute/engine';
 import { errorBody } from '../../core/errors';
 import type { Session, SessionResolver } from '../../core/session';
+import { header, type HeaderBag } from '../../core/headers';
+import { csrfValid } from '../web/csrf';
 import { readBody, requestHeaders } from './read-request';
 
 const json = (c: Context, r: EngineResponse, extra: Record<string, string> = {}) =>
   c.body(r.body, r.status as 200, { 'content-type': 'application/json; charset=utf-8', ...extra });
+
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+
+/**
+ * Whether a request signed in by the session cookie may be run. A page of any other site can make the
+ * browser POST with the cookie, but only as a form or text/plain (a "simple" request, which needs no
+ * preflight); application/json or a custom header needs the preflight that CORS refuses. So such a
+ * request must be application/json, or carry x-csrf-token equal to the CSRF cookie (csrf.ts).
+ * SameSite=Lax alone is not relied on: it lets same-site pages through and old browsers ignore it.
+ */
+function crossSiteSafe(c: Context, headers: HeaderBag): boolean {
+  if (JSON_TYPE.test((header(headers, 'content-type') ?? '').trim())) return true;
+  return csrfValid(c, header(headers, 'x-csrf-token'));
+}
+
+const CROSS_SITE_REFUSED = errorBody([
+  {
+    message:
+      'a request signed in with the session cookie must have content-type application/json (or carry the x-csrf-token header): other content types can be sent by any web site',
+    code: 'unsupported-media-type',
+    path: '$',
+  },
+]);
 
 /**
  * POST /api/graphql: body `{query, variables?, operationName?}` (or a list of them, a batch). The
@@ -22,11 +47,14 @@ export function graphqlRoute(engine: Engine, resolveSession: SessionResolver, ma
       return json(c, { status: 413, body }, { connection: 'close' });
     }
     let session: Session;
+    const headers = requestHeaders(c);
     try {
-      session = await resolveSession(requestHeaders(c));
+      session = await resolveSession(headers);
     } catch (err) {
       return json(c, engine.failure(err));
     }
+    if (session.via === 'cookie' && !crossSiteSafe(c, headers))
+      return json(c, { status: 415, body: CROSS_SITE_REFUSED });
     let body: unknown;
     try {
       body = JSON.parse(read.text);

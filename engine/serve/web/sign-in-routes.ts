@@ -1,6 +1,6 @@
 import type { Context, Hono } from 'hono';
 import { sessionCookie, clearSessionCookie } from '../auth/session-cookie';
-import { clearFailures, lockedFor, recordFailure, throttleKeys } from '../auth/throttle';
+import { clearFailures, lockedFor, recordFailure, successKeys, throttleKeys, waitInWords } from '../auth/throttle';
 import { verifyCredentials } from '../auth/users';
 import { clientAddress } from '../http/read-request';
 import { NO_STORE, refuseForm, type PageSession, type WebDeps } from './page-session';
@@ -21,20 +21,23 @@ export function mountSignInRoutes(app: Hono, deps: WebDeps, page: PageSession): 
   app.post('/signin', async (c) => {
     const f = await page.checkedForm(c);
     if (!f) return refuseForm(c);
-    // The same failure counters as the token exchange: per client address and per e-mail.
-    const keys = throttleKeys(clientAddress(c, auth), f.email ?? '');
-    const wait = await lockedFor(deps.db, auth, keys);
-    if (wait > 0) {
+    // The same failure counters as the token exchange (throttle.ts).
+    const keys = throttleKeys(auth, clientAddress(c, auth), f.email ?? '');
+    const tooMany = (wait: number) => {
       c.header('retry-after', String(wait));
-      return signInAnswer(c, 429, { email: f.email, error: `Too many failed attempts. Try again in ${wait} seconds.` });
-    }
+      const error = `Too many failed attempts. Try again in ${waitInWords(wait)}.`;
+      return signInAnswer(c, 429, { email: f.email, error });
+    };
+    const locked = await lockedFor(deps.db, auth, keys);
+    if (locked > 0) return tooMany(locked);
     const user = f.email && f.password ? await verifyCredentials(deps.db, f.email, f.password) : null;
     if (!user) {
-      await recordFailure(deps.db, auth, keys);
+      const wait = await recordFailure(deps.db, auth, keys);
+      if (wait > 0) return tooMany(wait);
       // One answer for unknown e-mail, wrong password and suspended account.
       return signInAnswer(c, 401, { email: f.email, error: 'Wrong e-mail or password.' });
     }
-    await clearFailures(deps.db, keys);
+    await clearFailures(deps.db, successKeys(keys));
     c.header('set-cookie', sessionCookie(deps.config, user), { append: true });
     return c.redirect('/', 303);
   });
