@@ -50,7 +50,7 @@ export async function startEngine(
     await seedWhenAsked(db, config, log);
     const metadata = loadMetadata(config.metadataDir);
     for (const w of metadata.warnings) log({ level: 'warn', msg: w.message, file: w.file, feature: w.feature });
-    const model = await buildModel(db, metadata);
+    const model = await buildModel(db, metadata, config.tenancy);
     const engine = new Engine(model, db, config, log, actions);
     if (config.auth.sessionSecretGenerated) {
       log({
