@@ -294,4 +294,25 @@ describe(`tenant_admin writes point only at the tenant's rows (${backendName})`,
     );
     expect(back.body.data.update_spends_by_pk).toEqual({ cloud_resource_id: null });
   });
+
+  test('an update that leaves a key as it is passes over a row an import linked across tenants', async () => {
+    const theirs = await idOf('cloud_accounts', 'tenant', globex);
+    const [legacy] = await db.query(
+      `INSERT INTO spends (tenant, cloud_account, date, amount) VALUES ($1::uuid, $2::uuid, '2026-01-03', 3) RETURNING id::text AS id`,
+      [acme, theirs],
+    );
+    const set = (s: string, v: Record<string, unknown>) =>
+      server.gql(
+        `mutation($id: uuid!, $s: spends_set_input!) { update_spends_by_pk(pk_columns: {id: $id}, _set: $s) { ${s} } }`,
+        { id: legacy.id, s: v },
+        as(ROLE, acme),
+      );
+    expect((await set('unit', { unit: 'EUR' })).body.data.update_spends_by_pk).toEqual({ unit: 'EUR' });
+    const again = await set('cloud_account', { cloud_account: theirs });
+    expect(again.body.errors[0].extensions.code).toBe('permission-error');
+    const ours = await idOf('cloud_accounts', 'tenant', acme);
+    expect((await set('cloud_account', { cloud_account: ours })).body.data.update_spends_by_pk).toEqual({
+      cloud_account: ours,
+    });
+  });
 });

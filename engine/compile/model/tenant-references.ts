@@ -1,7 +1,7 @@
 import { and } from './bool-exp';
 import type { CatalogForeignKey, CatalogTable } from './catalog';
 import type { TableJson } from './metadata-types';
-import type { BoolExp, Column, Relationship, Table } from './model-types';
+import type { BoolExp, Column, ColumnCondition, Relationship, Table } from './model-types';
 import { parsePermissionBoolExp } from './permissions';
 
 /** Which table holds the tenants and which session variable names the session's tenant. */
@@ -42,11 +42,6 @@ function tenantRoles(tablesJson: TableJson[], variable: string): Set<string> {
   return roles;
 }
 
-/** One foreign key to a tenant-owned table, as a condition on the referencing row. */
-interface Reference {
-  columns: string[];
-  condition: BoolExp;
-}
 
 /**
  * `fk IS NULL OR the referenced row's owner = the session's tenant`: any NULL column of the key leaves
@@ -69,7 +64,7 @@ function referenceCondition(table: Table, fk: CatalogForeignKey, target: Table, 
 
 function referencesOf(table: Table, tables: Map<string, Table>, catalog: Map<string, CatalogTable>, t: Tenancy) {
   const tenant = tables.get(key(t.table))!;
-  const out: Reference[] = [];
+  const out: ColumnCondition[] = [];
   for (const fk of catalog.get(key(table))?.foreignKeys ?? []) {
     const target = tables.get(`${fk.refSchema}.${fk.refTable}`);
     const owner = target && ownerColumn(target, tenant, catalog);
@@ -79,17 +74,18 @@ function referencesOf(table: Table, tables: Map<string, Table>, catalog: Map<str
   return out;
 }
 
-/** The conditions of the references a write can set: a column of the key given or preset. */
-function settable(refs: Reference[], columns: Set<string>, set: Map<string, unknown>): BoolExp[] {
-  return refs.filter((r) => r.columns.some((c) => columns.has(c) || set.has(c))).map((r) => r.condition);
+/** The references a write can set: a column of the key given or preset. */
+function settable(refs: ColumnCondition[], columns: Set<string>, set: Map<string, unknown>): ColumnCondition[] {
+  return refs.filter((r) => r.columns.some((c) => columns.has(c) || set.has(c)));
 }
 
 /**
- * For every tenant role, each insert and update check also requires every tenant-owned row the
- * written row references (through a foreign key whose columns the role may set) to be the session's
- * tenant's. Added here rather than in the metadata so that a table added later is covered without
- * anyone remembering to write the condition; the checks already run in the writing statement (or,
- * for nested inserts, in the same transaction), so every way of writing is covered.
+ * For every tenant role, each insert check also requires every tenant-owned row the written row
+ * references (through a foreign key whose columns the role may set) to be the session's tenant's;
+ * each update check the same for the keys the update sets (the planner adds `references` of those).
+ * Added here rather than in the metadata so that a table added later is covered without anyone
+ * remembering to write the condition; the checks already run in the writing statement (or, for nested
+ * inserts, in the same transaction), so every way of writing is covered.
  */
 export function addTenantReferenceChecks(
   tables: Map<string, Table>,
@@ -105,10 +101,10 @@ export function addTenantReferenceChecks(
     if (refs.length === 0) continue;
     for (const [role, perms] of table.permissions) {
       if (!roles.has(role)) continue;
-      if (perms.insert)
-        perms.insert.check = and(perms.insert.check, ...settable(refs, perms.insert.columns, perms.insert.set));
-      if (perms.update)
-        perms.update.check = and(perms.update.check, ...settable(refs, perms.update.columns, perms.update.set));
+      const { insert, update } = perms;
+      if (insert)
+        insert.check = and(insert.check, ...settable(refs, insert.columns, insert.set).map((r) => r.condition));
+      if (update) update.references = settable(refs, update.columns, update.set);
     }
   }
 }

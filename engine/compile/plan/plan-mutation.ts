@@ -215,6 +215,9 @@ function planUpdate(
     [...set, ...inc, ...jsonb].map((a) => a.column),
     path,
   );
+  // Conditions on the columns this update writes (a tenant role's references), beside the check.
+  const written = new Set([...set, ...inc, ...jsonb].map((a) => a.column.name).concat([...perm.set.keys()]));
+  const references = (perm.references ?? []).filter((r) => r.columns.some((c) => written.has(c)));
   return {
     kind: 'update',
     ...out,
@@ -223,7 +226,7 @@ function planUpdate(
     set: [...set, ...presets(table, perm.set)],
     inc,
     jsonb,
-    check: perm.check,
+    check: and(perm.check, ...references.map((r) => r.condition)),
   };
 }
 

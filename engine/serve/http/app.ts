@@ -16,6 +16,7 @@ import { mountAuthRoutes } from './auth-routes';
 import { adminSecretSessions } from '../auth/admin-secret';
 import type { SessionResolver } from '../../core/session';
 import { graphqlRoute } from './graphql-route';
+import { mountAdminCommandRoute, type AdminCommandRunner } from './admin-command-route';
 
 export interface AppOptions {
   engine: Engine;
@@ -29,6 +30,8 @@ export interface AppOptions {
   saml?: Omit<SamlDeps, 'db'>;
   /** Pages other rooms add behind sign-in (served with `auth`). */
   pages?: readonly SignedInPage[];
+  /** With it, POST /api/admin/command runs `npm run admin` commands on this engine's database. */
+  adminCommand?: AdminCommandRunner;
 }
 
 /** The HTTP surface: health, the token exchange, and GraphQL at /api/graphql (and Hasura's /v1/graphql). */
@@ -53,6 +56,7 @@ export function createApp(opts: AppOptions): Hono {
       pages: opts.pages,
     });
   }
+  if (opts.adminCommand) mountAdminCommandRoute(app, opts.adminSecret, opts.adminCommand);
   const handler = graphqlRoute(
     opts.engine,
     opts.resolveSession ?? adminSecretSessions(opts.adminSecret),
