@@ -42,7 +42,6 @@ function tenantRoles(tablesJson: TableJson[], variable: string): Set<string> {
   return roles;
 }
 
-
 /**
  * `fk IS NULL OR the referenced row's owner = the session's tenant`: any NULL column of the key leaves
  * it unchecked, as PostgreSQL's own MATCH SIMPLE foreign keys do.
