@@ -315,4 +315,34 @@ describe(`tenant_admin writes point only at the tenant's rows (${backendName})`,
       cloud_account: ours,
     });
   });
+
+  test('rows of one insert may point at each other (a key to the same table), not at Globex rows', async () => {
+    const [a, b] = [randomUUID(), randomUUID()];
+    const rule = (id: string, override?: string) =>
+      `{id: "${id}", rule_type: "suppress", action: "drop"${override ? `, override_rule_id: "${override}"` : ''}}`;
+    const both = await server.gql(
+      `mutation { insert_event_triage_rules(objects: [${rule(a)}, ${rule(b, a)}]) { affected_rows returning { id override_rule_id } } }`,
+      {},
+      as(ROLE, acme),
+    );
+    expect(both.body.data.insert_event_triage_rules).toEqual({
+      affected_rows: 2,
+      returning: [
+        { id: a, override_rule_id: null },
+        { id: b, override_rule_id: a },
+      ],
+    });
+    const [theirs] = await db.query(
+      'INSERT INTO event_triage_rules (tenant_id, rule_type, action) VALUES ($1::uuid, $2::text, $2::text) RETURNING id::text AS id',
+      [globex, 'x'],
+    );
+    const c = randomUUID();
+    const refused = await server.gql(
+      `mutation { insert_event_triage_rules(objects: [${rule(c)}, ${rule(randomUUID(), String(theirs.id))}]) { affected_rows } }`,
+      {},
+      as(ROLE, acme),
+    );
+    expect(refused.body.errors[0].extensions.code).toBe('permission-error');
+    expect(await db.query('SELECT 1 FROM event_triage_rules WHERE id = $1::uuid', [c])).toEqual([]);
+  });
 });
