@@ -140,7 +140,8 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const where = config.databaseUrl ? 'PostgreSQL' : `the embedded PGlite in ${config.dataDir}`;
   say(`Seeding ${where}`);
-  const db = await connectDatabase(config);
+  // On PGlite: refused, naming the engine, while one holds the folder (stop it first).
+  const db = await connectDatabase(config, 'seed');
   let raw: postgres.Sql | undefined;
   try {
     const applied = await migrate(db, config.migrationsDir);

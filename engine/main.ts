@@ -16,6 +16,8 @@ import { seedDemoData, seedDemoScale } from '../demo/seed';
 import { loadActionsConfig, type ActionsConfig } from '../actions/config';
 import { ACTION_MODULES, ACTION_PAGES } from '../actions/registry';
 import { jsonLogger, type Logger } from './core/logger';
+import { DataDirLocked } from './core/db/data-lock';
+import { runAdminOn } from './cli/admin';
 /**
  * The composition root: configuration -> database -> migrations -> demo data -> model -> engine ->
  * HTTP app. The only module that wires the floors together, and so the only one of the engine that
@@ -29,6 +31,8 @@ export interface Started {
   revocations: Revocations;
   /** The actions' settings (AI, Loki, Jira) this instance runs with. */
   actionsConfig: ActionsConfig;
+  /** Tells the embedded database's folder lock where this engine listens, so that `npm run admin` finds it. */
+  listening(host: string, port: number): void;
   close(): Promise<void>;
 }
 
@@ -50,7 +54,7 @@ export async function startEngine(
     await seedWhenAsked(db, config, log);
     const metadata = loadMetadata(config.metadataDir);
     for (const w of metadata.warnings) log({ level: 'warn', msg: w.message, file: w.file, feature: w.feature });
-    const model = await buildModel(db, metadata);
+    const model = await buildModel(db, metadata, config.tenancy);
     const engine = new Engine(model, db, config, log, actions);
     if (config.auth.sessionSecretGenerated) {
       log({
@@ -72,12 +76,14 @@ export async function startEngine(
       saml: { config, license: () => license, log },
       pages: ACTION_PAGES,
       corsOrigins: config.corsOrigins,
+      adminCommand: (args, stdin) => runAdminOn(db, args, stdin),
     });
     const close = async () => {
       await revocations.stop();
       if (!existingDb) await db.close();
     };
-    return { engine, db, app, revocations, actionsConfig: actions.config, close };
+    const listening = (host: string, port: number) => db.setAddress?.(host, port);
+    return { engine, db, app, revocations, actionsConfig: actions.config, listening, close };
   } catch (err) {
     if (!existingDb) await db.close().catch(() => undefined);
     throw err;
@@ -116,19 +122,18 @@ async function samlLicense(config: EngineConfig, log: Logger): Promise<License |
 async function main(): Promise<void> {
   const config = loadConfig();
   const started = await startEngine(config);
-  const server = serve(
-    { fetch: started.app.fetch, port: config.port, hostname: process.env.HOST || '0.0.0.0' },
-    (info) => {
-      jsonLogger({
-        level: 'info',
-        msg: `GraphQL engine listening on http://localhost:${info.port}/api/graphql`,
-        database: started.db.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL',
-        tables: started.engine.model.tables.length,
-        adminSecret: config.adminSecret ? 'set' : 'unset (admin access off)',
-      });
-      process.stdout.write(welcome(info.port, config.adminSecret !== undefined, started.db.kind === 'pglite'));
-    },
-  );
+  const host = process.env.HOST || '0.0.0.0';
+  const server = serve({ fetch: started.app.fetch, port: config.port, hostname: host }, (info) => {
+    started.listening(host, info.port);
+    jsonLogger({
+      level: 'info',
+      msg: `GraphQL engine listening on http://localhost:${info.port}/api/graphql`,
+      database: started.db.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL',
+      tables: started.engine.model.tables.length,
+      adminSecret: config.adminSecret ? 'set' : 'unset (admin access off)',
+    });
+    process.stdout.write(welcome(info.port, config.adminSecret !== undefined, started.db.kind === 'pglite'));
+  });
   const stop = async () => {
     server.close();
     await started.close();
@@ -149,7 +154,11 @@ function welcome(port: number, adminSecret: boolean, embedded: boolean): string 
       `  Token exchange: POST ${base}/api/auth/token {"email", "secret"}`,
       '  A password for a demo user (Acme Corp, tenant 11111111-0000-4000-8000-000000000001):',
       '    npm run admin -- set-password --email alice.admin@acme.example.com --password-stdin',
-      embedded ? '    (stop this server first: the embedded database serves one process at a time)' : '',
+      !embedded
+        ? ''
+        : adminSecret
+          ? "    (with this server's ADMIN_SECRET set: the embedded database is its alone, the command goes through it)"
+          : "    (stop this server first, or start it with ADMIN_SECRET: the embedded database is one process's alone)",
       adminSecret
         ? '  Admin secret: send x-hasura-admin-secret, with x-hasura-role and x-hasura-tenant-id to act as a tenant role.'
         : '  Set ADMIN_SECRET to query as admin with x-hasura-admin-secret.',
@@ -162,7 +171,8 @@ function welcome(port: number, adminSecret: boolean, embedded: boolean): string 
 
 if (require.main === module) {
   main().catch((err) => {
-    jsonLogger({ level: 'fatal', msg: (err as Error).message });
+    const advice = err instanceof DataDirLocked ? '; stop it first, or set DATA_DIR to another folder' : '';
+    jsonLogger({ level: 'fatal', msg: `${(err as Error).message}${advice}` });
     process.exit(1);
   });
 }

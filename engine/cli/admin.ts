@@ -8,14 +8,18 @@ import { hashPassword, MAX_PASSWORD_LENGTH } from '../serve/auth/passwords';
 import { loadUserSession, normaliseEmail, TENANT_ROLES } from '../serve/auth/users';
 import { loadConfig } from '../core/config';
 import { connectDatabase } from '../core/db/connect';
+import { DataDirLocked, type LockHolder } from '../core/db/data-lock';
+import type { AdminCommandResult } from '../serve/http/admin-command-route';
 import type { Database, Queryable } from '../core/db/database';
 import { migrate } from '../core/db/migrate';
 import { isUuid } from '../core/uuid';
 
 /**
  * Operators' commands: `npm run admin -- <command> [options]`. Each works on the database of the
- * engine's configuration (DATABASE_URL, or the embedded PGlite in DATA_DIR: stop the engine first, as
- * PGlite is one process's alone) after applying the migrations. The functions are exported for tests.
+ * engine's configuration (DATABASE_URL, or the embedded PGlite in DATA_DIR) after applying the
+ * migrations. The embedded database's folder is one process's alone: when a running engine holds it,
+ * the command goes through that engine (POST /api/admin/command, with ADMIN_SECRET) or is refused.
+ * The functions are exported for tests.
  */
 
 /** created_by of rows an operator makes from the command line: nobody in particular. */
@@ -160,7 +164,8 @@ commands:
 
 --password-stdin reads the password from the first line of standard input (it keeps it out of the
 shell history and the process list). The database is the engine's: DATABASE_URL, or the embedded
-PGlite in DATA_DIR (stop the engine first).`;
+PGlite in DATA_DIR. While an engine runs on that PGlite folder, the command is sent through it: set
+ADMIN_SECRET to the engine's admin secret (without it the command is refused).`;
 
 export interface AdminIo {
   env: NodeJS.ProcessEnv;
@@ -245,14 +250,25 @@ function adminCommands(values: Options, io: AdminIo): Record<string, Command> {
   };
 }
 
+/** The command line as given, and whether it reads standard input: for sending it to a running engine. */
+interface Invocation {
+  args: string[];
+  readsStdin: boolean;
+}
+
 /** Runs a command on the tests' database or the configuration's (opened, migrated, closed); the exit code. */
-async function onDatabase(io: AdminIo, run: Command): Promise<number> {
+async function onDatabase(io: AdminIo, run: Command, invocation: Invocation): Promise<number> {
   let opened: Database | undefined;
   try {
     let db = io.database;
     if (!db) {
       const config = loadConfig(io.env);
-      db = opened = await connectDatabase(config);
+      try {
+        db = opened = await connectDatabase(config, 'admin');
+      } catch (err) {
+        if (err instanceof DataDirLocked) return await throughEngine(io, err, config.adminSecret, invocation);
+        throw err;
+      }
       await migrate(db, config.migrationsDir);
     }
     await run(db);
@@ -263,6 +279,75 @@ async function onDatabase(io: AdminIo, run: Command): Promise<number> {
   } finally {
     await opened?.close().catch(() => undefined);
   }
+}
+
+/** The URL a client on this machine reaches an engine at, from the address it listens on. */
+function engineUrl(by: LockHolder): string {
+  const host = !by.host || by.host === '0.0.0.0' ? '127.0.0.1' : by.host === '::' ? '::1' : by.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${by.port}/api/admin/command`;
+}
+
+/**
+ * The embedded database's folder is held by another process: an engine that listens gets the command
+ * (with the admin secret), anything else is a refusal that says what to do. Nothing is written here.
+ */
+async function throughEngine(
+  io: AdminIo,
+  locked: DataDirLocked,
+  adminSecret: string | undefined,
+  invocation: Invocation,
+): Promise<number> {
+  const by = locked.by;
+  if (by.holder !== 'engine' || !by.port) {
+    const why = by.holder === 'engine' ? 'it is starting up' : 'it holds the folder until it ends';
+    io.err(`error: ${locked.message}; ${why}: try again in a moment`);
+    return 1;
+  }
+  if (!adminSecret) {
+    io.err(
+      `error: ${locked.message}. Set ADMIN_SECRET to that engine's admin secret to send the command through it, or stop the engine first. Nothing was changed.`,
+    );
+    return 1;
+  }
+  const stdin = invocation.readsStdin ? await io.readStdin() : undefined;
+  let res: Response;
+  try {
+    res = await fetch(engineUrl(by), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-hasura-admin-secret': adminSecret },
+      body: JSON.stringify({ args: invocation.args, stdin }),
+    });
+  } catch (err) {
+    io.err(`error: ${locked.message}, but it cannot be reached (${(err as Error).message}). Nothing was changed.`);
+    return 1;
+  }
+  if (res.status === 401) {
+    io.err(`error: the running engine (pid ${by.pid}) refused the admin secret: ADMIN_SECRET must be the engine's`);
+    return 1;
+  }
+  if (!res.ok) {
+    io.err(`error: the running engine (pid ${by.pid}) answered HTTP ${res.status}: ${await res.text()}`);
+    return 1;
+  }
+  const result = (await res.json()) as AdminCommandResult;
+  io.err(`(sent through the running engine, pid ${by.pid}, port ${by.port})`);
+  result.out.forEach((line) => io.out(line));
+  result.err.forEach((line) => io.err(line));
+  return result.code;
+}
+
+/** A command run by a running engine on its own database (POST /api/admin/command): its output and exit code. */
+export async function runAdminOn(database: Database, args: string[], stdin: string): Promise<AdminCommandResult> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runAdmin(args, {
+    env: {},
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+    readStdin: async () => stdin,
+    database,
+  });
+  return { code, out, err };
 }
 
 /** Runs one command; the exit code. Errors are reported without any secret in them. */
@@ -284,7 +369,7 @@ export async function runAdmin(argv: string[], io: AdminIo): Promise<number> {
     io.err(`unknown command "${command}"\n\n${USAGE}`);
     return 2;
   }
-  return onDatabase(io, run);
+  return onDatabase(io, run, { args: argv, readsStdin: values['password-stdin'] === true });
 }
 
 function readStdin(): Promise<string> {

@@ -49,6 +49,8 @@ export interface EngineConfig {
   /** onprem: one licensed tenant; saas: tenants found by e-mail domain. */
   deploymentMode: DeploymentMode;
   saml: SamlConfig;
+  /** The tenant table and session variable: tenant roles may reference only their own tenant's rows. */
+  tenancy?: { table: { schema: string; name: string }; variable: string };
   /** The environment it was read from: the actions read their own settings (AI, Loki, Jira) from it. */
   env: Env;
 }
@@ -334,6 +336,21 @@ export function loadConfig(env: Env = process.env): EngineConfig {
       edition === 'cloud' ? 'saas' : 'onprem',
     ),
     saml: samlConfig(env, auth.baseUrl),
+    tenancy: tenancyOf(env),
     env,
   };
+}
+
+/** TENANT_TABLE (`schema.name` or `name`; `none` turns the rule off) and TENANT_SESSION_VARIABLE. */
+function tenancyOf(env: Env): EngineConfig['tenancy'] {
+  const raw = (env.TENANT_TABLE ?? '').trim() || 'public.tenant';
+  if (raw.toLowerCase() === 'none') return undefined;
+  const parts = raw.split('.');
+  if (parts.length > 2 || parts.some((p) => p === ''))
+    throw new Error(`TENANT_TABLE must be a table name or schema.name, got "${raw}"`);
+  const variable = ((env.TENANT_SESSION_VARIABLE ?? '').trim() || 'x-hasura-tenant-id').toLowerCase();
+  if (!variable.startsWith('x-hasura-'))
+    throw new Error(`TENANT_SESSION_VARIABLE must start with x-hasura-, got "${variable}"`);
+  const table = parts.length === 2 ? { schema: parts[0], name: parts[1] } : { schema: 'public', name: parts[0] };
+  return { table, variable };
 }

@@ -69,7 +69,9 @@ export async function startTestServer(opts: ServerOptions = {}): Promise<TestSer
   const started = await startEngine(config, opts.log ?? (() => undefined));
   const server = serve({ fetch: started.app.fetch, port: 0, hostname: '127.0.0.1' });
   await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const port = (server.address() as AddressInfo).port;
+  started.listening('127.0.0.1', port);
+  const url = `http://127.0.0.1:${port}`;
   const post = poster(url);
   const stop = async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -54,6 +54,16 @@ export interface UpdatePermission {
   filter: BoolExp;
   check: BoolExp;
   set: Map<string, ValueSource>;
+  /**
+   * Conditions the planner adds to `check` for the columns an update sets: a tenant role's references
+   * to tenant-owned rows (tenant-references.ts). An update that leaves a key as it is is not checked on it.
+   */
+  references?: ColumnCondition[];
+}
+/** A condition on the row that holds when `columns` are written. */
+export interface ColumnCondition {
+  columns: string[];
+  condition: BoolExp;
 }
 export interface DeletePermission {
   filter: BoolExp;

@@ -15,6 +15,7 @@ import { parsePermissionBoolExp, parsePresets } from './permissions';
 import { scalarForType } from './scalar-types';
 import { buildLogicalModels } from './logical-models';
 import { buildNativeQueries } from './native-queries';
+import { addTenantReferenceChecks, type Tenancy } from './tenant-references';
 
 function ref(t: TableRef | string): { schema: string; name: string } {
   return typeof t === 'string' ? { schema: 'public', name: t } : { schema: t.schema ?? 'public', name: t.name };
@@ -262,8 +263,11 @@ function checkEnumValues(table: Table, file: string): void {
     );
 }
 
-/** Joins the metadata with the database catalog; any name that does not resolve stops start-up. */
-export async function buildModel(db: Queryable, metadata: LoadedMetadata): Promise<Model> {
+/**
+ * Joins the metadata with the database catalog; any name that does not resolve stops start-up. With
+ * `tenancy`, tenant roles' writes may reference only their own tenant's rows (tenant-references.ts).
+ */
+export async function buildModel(db: Queryable, metadata: LoadedMetadata, tenancy?: Tenancy): Promise<Model> {
   const tablesJson = metadata.sources.flatMap((s) => s.tables);
   const schemas = [...new Set(tablesJson.map((t) => ref(t.table).schema))];
   const catalog = await readCatalog(db, schemas.length ? schemas : ['public']);
@@ -313,6 +317,7 @@ export async function buildModel(db: Queryable, metadata: LoadedMetadata): Promi
   const roles = new Set<string>([ADMIN_ROLE]);
   for (const json of tablesJson)
     buildPermissions(ctx.tables.get(key(ref(json.table)))!, json, roles, fileOf(json), ctx.tables);
+  addTenantReferenceChecks(ctx.tables, catalog, tablesJson, tenancy);
   for (const a of metadata.actions) for (const p of a.permissions ?? []) roles.add(p.role);
   const logicalModels = await buildLogicalModels(db, metadata.logicalModels, ctx.tables, roles);
   const nativeQueries = await buildNativeQueries(

@@ -226,6 +226,9 @@ function planUpdate(
     [...set, ...inc, ...jsonb].map((a) => a.column),
     path,
   );
+  // Conditions on the columns this update writes (a tenant role's references), beside the check.
+  const written = new Set([...set, ...inc, ...jsonb].map((a) => a.column.name).concat([...perm.set.keys()]));
+  const references = (perm.references ?? []).filter((r) => r.columns.some((c) => written.has(c)));
   return {
     kind: 'update',
     alias: out.alias,
@@ -236,7 +239,7 @@ function planUpdate(
     set: [...set, ...presets(table, perm.set)],
     inc,
     jsonb,
-    check: perm.check,
+    check: and(perm.check, ...references.map((r) => r.condition)),
   };
 }
 
@@ -261,6 +264,26 @@ function planUpdateMany(
   return { kind: 'updateMany', alias, table, updates };
 }
 
+/** Whether a check reads rows of `table` (through a relationship or `_exists`), beyond the row it is on. */
+function readsTable(exp: BoolExp, table: Table): boolean {
+  switch (exp.kind) {
+    case 'and':
+    case 'or':
+      return exp.items.some((e) => readsTable(e, table));
+    case 'not':
+    case 'scope':
+      return readsTable(exp.item, table);
+    case 'relationship':
+      return exp.rel.target === table || readsTable(exp.where, table);
+    case 'exists':
+      return exp.table === table || readsTable(exp.where, table);
+    case 'aggregate':
+      return exp.rel.target === table || readsTable(exp.filter, table);
+    default:
+      return false;
+  }
+}
+
 export function planMutation(
   m: Extract<Meaning, { kind: 'insert' | 'update' | 'delete' | 'updateMany' }>,
   alias: string,
@@ -279,7 +302,11 @@ export function planMutation(
     const planned = objects.map((o, i) =>
       planInsertRow(table, o, [], ctx, one ? `${path}.args.object` : `${path}.args.objects[${i}]`),
     );
-    const nested = planned.some((p) => p.nested.before.length + p.nested.after.length > 0);
+    // A check that reads the table itself (a key between rows of the insert) must see every row written:
+    // the nested form checks in a second statement, which does.
+    const nested =
+      planned.some((p) => p.nested.before.length + p.nested.after.length > 0) ||
+      (planned.length > 1 && readsTable(perm.check, table));
     return {
       kind: 'insert',
       alias,

@@ -32,6 +32,8 @@ export interface Database extends Queryable {
    * not are lost. Resolves once listening, to a function that stops.
    */
   listen(channel: string, onNotify: (payload: string) => void, onListen?: () => void): Promise<() => Promise<void>>;
+  /** The embedded database: records the engine's HTTP address in its folder's lock (data-lock.ts), for `npm run admin`. */
+  setAddress?(host: string, port: number): void;
   close(): Promise<void>;
 }
 

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import type { Database, Param, Queryable, Row } from './database';
+import { lockDataDir } from './data-lock';
 
 /**
  * PGlite's contrib ltree extension, as its `@electric-sql/pglite/contrib/ltree` module describes it (a
@@ -21,10 +22,22 @@ const ltree = {
  * queries itself and `transaction` holds that single connection until it ends.
  * `dataDir` is a folder on disk, or `memory://` for a throw-away database.
  */
-export async function openPglite(dataDir: string, opts: { statementTimeoutMs: number }): Promise<Database> {
-  if (!dataDir.startsWith('memory://')) fs.mkdirSync(dataDir, { recursive: true });
-  const db = await PGlite.create(dataDir, { extensions: { ltree } });
-  await db.exec(`SET statement_timeout = ${Math.trunc(opts.statementTimeoutMs)}`);
+export async function openPglite(
+  dataDir: string,
+  opts: { statementTimeoutMs: number; holder?: string },
+): Promise<Database> {
+  const memory = dataDir.startsWith('memory://');
+  if (!memory) fs.mkdirSync(dataDir, { recursive: true });
+  // The folder is this process's alone until close (data-lock.ts); a second opener is refused.
+  const lock = memory ? undefined : lockDataDir(dataDir, opts.holder ?? 'engine');
+  let db: PGlite;
+  try {
+    db = await PGlite.create(dataDir, { extensions: { ltree } });
+    await db.exec(`SET statement_timeout = ${Math.trunc(opts.statementTimeoutMs)}`);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
   const wrap = (q: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
     async query(text: string, params: readonly Param[] = []): Promise<Row[]> {
       const res = await q.query<Row>(text, params as Param[]);
@@ -48,6 +61,13 @@ export async function openPglite(dataDir: string, opts: { statementTimeoutMs: nu
         if (!db.closed) await stop();
       };
     },
-    close: () => db.close(),
+    setAddress: (host, port) => lock?.setAddress(host, port),
+    async close() {
+      try {
+        await db.close();
+      } finally {
+        lock?.release();
+      }
+    },
   };
 }

@@ -17,6 +17,7 @@ import { adminSecretSessions } from '../auth/admin-secret';
 import type { SessionResolver } from '../../core/session';
 import { graphqlRoute } from './graphql-route';
 import { mountCors } from './cors';
+import { mountAdminCommandRoute, type AdminCommandRunner } from './admin-command-route';
 
 export interface AppOptions {
   engine: Engine;
@@ -32,6 +33,8 @@ export interface AppOptions {
   pages?: readonly SignedInPage[];
   /** CORS_ORIGINS: origins whose pages may call the API (none when absent). */
   corsOrigins?: readonly string[];
+  /** With it, POST /api/admin/command runs `npm run admin` commands on this engine's database. */
+  adminCommand?: AdminCommandRunner;
 }
 
 /** The HTTP surface: health, the token exchange, and GraphQL at /api/graphql (and Hasura's /v1/graphql). */
@@ -58,6 +61,7 @@ export function createApp(opts: AppOptions): Hono {
       pages: opts.pages,
     });
   }
+  if (opts.adminCommand) mountAdminCommandRoute(app, opts.adminSecret, opts.adminCommand);
   const handler = graphqlRoute(
     opts.engine,
     opts.resolveSession ?? adminSecretSessions(opts.adminSecret),
