@@ -11,6 +11,8 @@ import type { JsonOutput, ParamSlot } from '../sql/writer';
 export interface Statement {
   text: string;
   params: ParamSlot[];
+  /** Run with a generic plan (see the engine's withGenericPlan): a nested insert's many-valued statement. */
+  genericPlan?: boolean;
 }
 
 /** Where each response key's value comes from when the plan runs. */
@@ -58,7 +60,8 @@ function sqlStep(
 ): { statement: Statement; output?: OutputStatement } {
   const s = mutationStatement(f, json);
   const output = s.output && outputStatement(s.output);
-  return { statement: { text: s.text, params: s.writer.params }, output };
+  const generic = f.kind === 'insert' && !!f.nested;
+  return { statement: { text: s.text, params: s.writer.params, ...(generic ? { genericPlan: true } : {}) }, output };
 }
 
 /** GraphQL operation -> IR -> SQL text, once per (role, document, operation, variable shape). */

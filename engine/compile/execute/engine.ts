@@ -97,6 +97,20 @@ function expectedDbErrorCode(sqlState: string): ErrorCode | undefined {
   return undefined;
 }
 
+/**
+ * Runs a statement with PostgreSQL's generic plan, planned once per connection and kept: a nested insert
+ * of many rows binds thousands of values, and replanning it for each request (custom plans) costs more
+ * than writing the rows. The setting is restored for the rest of the transaction.
+ */
+async function withGenericPlan<T>(tx: Queryable, run: () => Promise<T>): Promise<T> {
+  const [old] = await tx.query(
+    `SELECT current_setting('plan_cache_mode') AS "mode", set_config('plan_cache_mode', 'force_generic_plan', true)`,
+  );
+  const result = await run();
+  await tx.query(`SELECT set_config('plan_cache_mode', $1, true)`, [String(old.mode)]);
+  return result;
+}
+
 /** One operation of a request body: anything but an object is a request without a query. */
 export function asRequest(body: unknown): GraphqlRequest {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return { query: undefined };
@@ -336,7 +350,10 @@ export class Engine {
   ): Promise<string> {
     const refused = (path = `$.selectionSet.${alias}`) =>
       new RequestError('permission-error', 'check constraint of an insert/update permission has failed', path);
-    const [row] = await tx.query(step.statement.text, bindParams(step.statement.params, vars, session));
+    const params = bindParams(step.statement.params, vars, session);
+    const [row] = step.statement.genericPlan
+      ? await withGenericPlan(tx, () => tx.query(step.statement.text, params))
+      : await tx.query(step.statement.text, params);
     if (row.ok === false || row.ok === 'f') throw refused();
     if (typeof row.empty === 'string') {
       // A nested insert's object relationship wrote no row (an upsert that did nothing), as Hasura says.
