@@ -1,12 +1,13 @@
 import type { DocumentNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
 import type { RuntimeCheck } from '../plan/context';
-import type { RootField } from '../plan/ir';
+import type { AggregateField, Field, RootField } from '../plan/ir';
 import { graphqlOnlyDocument, planOperation, type GraphqlRootField } from '../plan/plan-operation';
 import type { Variables } from '../plan/values';
 import type { RoleSchema } from '../schema/role-schema';
 import { mutationStatement } from '../sql/mutation';
 import { queryStatement } from '../sql/query';
 import type { JsonOutput, ParamSlot } from '../sql/writer';
+import type { RowShape } from './request-budget';
 
 export interface Statement {
   text: string;
@@ -14,7 +15,9 @@ export interface Statement {
 }
 
 /** Where each response key's value comes from when the plan runs. */
-export type ResponseField = { alias: string; from: 'query'; column: string } | { alias: string; from: 'graphql' };
+export type ResponseField =
+  | { alias: string; from: 'query'; column: string; rows: RowShape }
+  | { alias: string; from: 'graphql' };
 
 /** A mutation's second statement: the plan's values in `params`, the changed rows at `rowsParam`. */
 export interface OutputStatement extends Statement {
@@ -31,8 +34,11 @@ export type MutationStep =
 export interface ExecutablePlan {
   operation: 'query' | 'mutation';
   fields: ResponseField[];
-  /** All table fields of a query, one statement. */
-  query?: Statement;
+  /**
+   * All table fields of a query, one statement. Its last placeholder (`bytesParam`) takes the bytes the
+   * request may still answer: a larger answer comes back as NULL fields and its size (`__bytes`).
+   */
+  query?: Statement & { bytesParam: number };
   /** The query's action and introspection fields, for graphql-js. */
   graphql?: DocumentNode;
   steps: MutationStep[];
@@ -43,6 +49,32 @@ const isRead = (
   f: RootField | GraphqlRootField,
 ): f is Extract<RootField, { kind: 'select' | 'selectByPk' | 'aggregate' }> =>
   f.kind === 'select' || f.kind === 'selectByPk' || f.kind === 'aggregate';
+
+/** Where the rows are in the JSON of a row's fields: its list and object relationships. */
+function fieldsShape(fields: Field[]): Map<string, RowShape> {
+  const out = new Map<string, RowShape>();
+  for (const f of fields) {
+    if (f.kind === 'array') out.set(JSON.stringify(f.alias), { list: true, children: fieldsShape(f.fields) });
+    else if (f.kind === 'object') out.set(JSON.stringify(f.alias), { list: false, children: fieldsShape(f.fields) });
+    else if (f.kind === 'arrayAggregate')
+      out.set(JSON.stringify(f.alias), { list: false, children: aggregateShape(f.fields) });
+  }
+  return out;
+}
+
+/** An aggregate's rows are its `nodes`. */
+function aggregateShape(fields: AggregateField[]): Map<string, RowShape> {
+  const out = new Map<string, RowShape>();
+  for (const f of fields)
+    if (f.kind === 'nodes') out.set(JSON.stringify(f.alias), { list: true, children: fieldsShape(f.fields) });
+  return out;
+}
+
+function rowShape(f: Extract<RootField, { kind: 'select' | 'selectByPk' | 'aggregate' }>): RowShape {
+  if (f.kind === 'select') return { list: true, children: fieldsShape(f.fields) };
+  if (f.kind === 'aggregate') return { list: false, children: aggregateShape(f.fields) };
+  return { list: false, children: fieldsShape(f.fields) };
+}
 
 /** One mutation field's statement, and its output statement when it has one. */
 function sqlStep(
@@ -83,7 +115,7 @@ export function compile(
   const reads = ir.fields.filter(isRead);
   if (reads.length) {
     const s = queryStatement(reads, json);
-    plan.query = { text: s.text, params: s.writer.params };
+    plan.query = { text: s.text, params: s.writer.params, bytesParam: s.bytesParam };
   }
   const others = ir.fields.filter((f): f is GraphqlRootField => f.kind === 'graphql');
   if (others.length)
@@ -94,7 +126,9 @@ export function compile(
     );
   let column = 0;
   plan.fields = ir.fields.map((f): ResponseField =>
-    isRead(f) ? { alias: f.alias, from: 'query', column: `f${column++}` } : { alias: f.alias, from: 'graphql' },
+    isRead(f)
+      ? { alias: f.alias, from: 'query', column: `f${column++}`, rows: rowShape(f) }
+      : { alias: f.alias, from: 'graphql' },
   );
   return plan;
 }
