@@ -139,7 +139,11 @@ function compileWorkloads(s: Started, names: string[]): CompiledWorkload[] {
     return {
       name: w.name,
       text: plan.query.text,
-      params: bindParams(plan.query.params, coerced.coerced, session),
+      // The last placeholder: the bytes the answer may have (the engine's MAX_RESPONSE_BYTES).
+      params: [
+        ...bindParams(plan.query.params, coerced.coerced, session),
+        String(s.engine.config.limits.maxResponseBytes),
+      ],
       fields: plan.fields.map((f) => ({ alias: f.alias, column: (f as { column: string }).column })),
     };
   });

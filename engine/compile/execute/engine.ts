@@ -68,8 +68,6 @@ interface OperationEntry {
   variables: { name: string; type: GraphQLInputType; structural: boolean }[];
   /** Compiled plans by variable shape ('' when no variable is structural). */
   plans: Map<string, ExecutablePlan>;
-  /** Its fields and aliases are within the limits (counted once). */
-  counted: boolean;
 }
 
 /** Plans kept per operation: one per shape of its structural variables. */
@@ -158,7 +156,8 @@ export class Engine {
         errorPath(undefined, err as GraphQLError),
       );
     }
-    checkLiterals(document, this.config.limits.maxInputDepth);
+    // Before validation, whose cost grows with the square of the fields (overlapping fields rule).
+    this.checkDocumentLimits(document);
     const errors = validate(role.schema, document);
     if (errors.length) throw new RequestError('validation-failed', errors[0].message, errorPath(document, errors[0]));
     const fragments: Record<string, FragmentDefinitionNode> = {};
@@ -174,13 +173,21 @@ export class Engine {
           node: d,
           variables: variables.map(([name, type]) => ({ name, type, structural: isStructural(type) })),
           plans: new Map(),
-          counted: false,
         });
       }
     }
     entry = { document, fragments, operations };
     cache.set(query, entry);
     return entry;
+  }
+
+  /** Fields, aliases, input nesting and NUL characters of every operation of a document, within the limits. */
+  private checkDocumentLimits(document: DocumentNode): void {
+    checkLiterals(document, this.config.limits.maxInputDepth);
+    const fragments: Record<string, FragmentDefinitionNode> = {};
+    for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
+    for (const d of document.definitions)
+      if (d.kind === Kind.OPERATION_DEFINITION) checkSelections(d, fragments, this.config.limits);
   }
 
   private operationOf(entry: DocumentEntry, name: unknown): OperationEntry {
@@ -283,10 +290,6 @@ export class Engine {
     const role = this.schemaFor(session.role);
     const entry = this.documentFor(role, request.query);
     const operation = this.operationOf(entry, request.operationName);
-    if (!operation.counted) {
-      checkSelections(operation.node, entry.fragments, limits);
-      operation.counted = true;
-    }
     const coerced = getVariableValues(
       role.schema,
       operation.node.variableDefinitions ?? [],
