@@ -70,6 +70,11 @@ describe(`request limits on ${backendName}`, () => {
       expect(Date.now() - started).toBeLessThan(2000);
     });
 
+    test('fragments that spread each other (a cycle) are counted without looping, then refused by validation', async () => {
+      const res = await gql('{ cloud_accounts(limit: 1) { ...A } } fragment A on cloud_accounts { id ...B } fragment B on cloud_accounts { ...A }');
+      expectError(res, 'validation-failed', /Cannot spread fragment "A" within itself/);
+    });
+
     test('an alias bomb is refused up front: a1: spends {...} a2: spends {...} ...', async () => {
       const within = Array.from({ length: 6 }, (_, i) => `a${i}: spends(limit: 1) { id }`).join(' ');
       const ok = await gql(`{ ${within} }`);

@@ -29,7 +29,8 @@ interface Count {
 /**
  * Fields and aliases of a selection set with fragments expanded. A fragment is counted once and its
  * count reused, so a document whose fragments spread each other many times (a "fragment bomb") costs
- * no more to count than it is long. graphql-js validation has already refused fragment cycles.
+ * no more to count than it is long. This runs before validation: a fragment that spreads itself
+ * (a cycle, which validation then refuses) counts as empty while it is being counted.
  */
 function countSelections(
   set: SelectionSetNode | undefined,
@@ -47,6 +48,7 @@ function countSelections(
       const name = s.name.value;
       let known = memo.get(name);
       if (!known) {
+        memo.set(name, { nodes: 0, aliases: 0 });
         known = countSelections(fragments[name]?.selectionSet, fragments, memo);
         memo.set(name, known);
       }
