@@ -49,7 +49,10 @@ async function send(url: string, headers: Record<string, string>, body: string):
 
 const bombs: [string, string][] = [
   ['batch of 1,000 entries', JSON.stringify(Array.from({ length: 1000 }, () => ({ query: `{ ${ENTRY} }` })))],
-  ['batch of 50 entries (MAX_BATCH_SIZE)', JSON.stringify(Array.from({ length: 50 }, () => ({ query: `{ ${ENTRY} }` })))],
+  [
+    'batch of 50 entries (MAX_BATCH_SIZE)',
+    JSON.stringify(Array.from({ length: 50 }, () => ({ query: `{ ${ENTRY} }` }))),
+  ],
   [
     'operation of 1,000 aliases',
     JSON.stringify({ query: `{ ${Array.from({ length: 1000 }, (_, i) => `a${i}: ${ENTRY}`).join(' ')} }` }),
@@ -118,7 +121,9 @@ export async function runBomb(baseUrl: string): Promise<number> {
       const codes = [...new Set(a.map((x) => `${x.status} ${x.code}`))].join(', ');
       const secs = Math.max(...a.map((x) => x.seconds)).toFixed(2);
       const mb = Math.max(...a.map((x) => x.mb)).toFixed(3);
-      process.stdout.write(`${b.name} (${(b.bytes / 1024).toFixed(0)} KB request) x${PARALLEL}: ${codes}; largest answer ${mb} MB; slowest ${secs} s\n`);
+      process.stdout.write(
+        `${b.name} (${(b.bytes / 1024).toFixed(0)} KB request) x${PARALLEL}: ${codes}; largest answer ${mb} MB; slowest ${secs} s\n`,
+      );
     }
     process.stdout.write(
       `RSS idle ${result.peak > 0 ? idle.toFixed(0) : '?'} MB, peak during the bombs ${result.peak.toFixed(0)} MB: ${(result.peak / idle).toFixed(2)}x idle (goal under 2x)\n` +

@@ -34,7 +34,13 @@ describe(`request limits on ${backendName}`, () => {
 
   beforeAll(async () => {
     server = await startTestServer({
-      env: { MAX_NODES: '40', MAX_ALIASES: '6', MAX_INPUT_DEPTH: '20', MAX_TOTAL_ROWS: '60', MAX_RESPONSE_BYTES: '12000' },
+      env: {
+        MAX_NODES: '40',
+        MAX_ALIASES: '6',
+        MAX_INPUT_DEPTH: '20',
+        MAX_TOTAL_ROWS: '60',
+        MAX_RESPONSE_BYTES: '12000',
+      },
     });
     const res = await gql('{ spends_aggregate { aggregate { count } } }');
     spendCount = res.body.data.spends_aggregate.aggregate.count;
@@ -57,7 +63,9 @@ describe(`request limits on ${backendName}`, () => {
       expect(ok.body.data.cloud_accounts).toHaveLength(1);
       // 1 + 8 spreads x 5 fields = 41 fields, though the document names only 6.
       const spread = Array.from({ length: 8 }, () => '...F').join(' ');
-      const res = await gql(`{ cloud_accounts(limit: 1) { ${spread} } } fragment F on cloud_accounts { id account_name a: id b: id c: id }`);
+      const res = await gql(
+        `{ cloud_accounts(limit: 1) { ${spread} } } fragment F on cloud_accounts { id account_name a: id b: id c: id }`,
+      );
       expectError(res, 'validation-failed', /41 fields .* node limit of 40 \(MAX_NODES\)/, '$.selectionSet');
     });
 
@@ -71,7 +79,9 @@ describe(`request limits on ${backendName}`, () => {
     });
 
     test('fragments that spread each other (a cycle) are counted without looping, then refused by validation', async () => {
-      const res = await gql('{ cloud_accounts(limit: 1) { ...A } } fragment A on cloud_accounts { id ...B } fragment B on cloud_accounts { ...A }');
+      const res = await gql(
+        '{ cloud_accounts(limit: 1) { ...A } } fragment A on cloud_accounts { id ...B } fragment B on cloud_accounts { ...A }',
+      );
       expectError(res, 'validation-failed', /Cannot spread fragment "A" within itself/);
     });
 
@@ -80,7 +90,11 @@ describe(`request limits on ${backendName}`, () => {
       const ok = await gql(`{ ${within} }`);
       expect(Object.keys(ok.body.data)).toHaveLength(6);
       const bomb = Array.from({ length: 7 }, (_, i) => `a${i}: spends(limit: 10000) { id }`).join(' ');
-      expectError(await gql(`{ ${bomb} }`), 'validation-failed', /7 aliased fields, more than the limit of 6 \(MAX_ALIASES\)/);
+      expectError(
+        await gql(`{ ${bomb} }`),
+        'validation-failed',
+        /7 aliased fields, more than the limit of 6 \(MAX_ALIASES\)/,
+      );
     });
   });
 
@@ -91,7 +105,12 @@ describe(`request limits on ${backendName}`, () => {
     });
 
     test('one list past it: an error, not a partial answer', async () => {
-      expectError(await gql('{ spends(limit: 61) { id } }'), 'too-many-rows', /more than 60 rows .*MAX_TOTAL_ROWS/, '$');
+      expectError(
+        await gql('{ spends(limit: 61) { id } }'),
+        'too-many-rows',
+        /more than 60 rows .*MAX_TOTAL_ROWS/,
+        '$',
+      );
     });
 
     test('rows of nested array relationships and of aggregate nodes count too', async () => {
@@ -176,10 +195,17 @@ describe(`request limits on ${backendName}`, () => {
     test('_and/_or lists, order_by, nested jsonb literals and jsonb variables are bounded alike', async () => {
       let andOr = '{id: {_is_null: false}}';
       for (let i = 0; i < 12; i++) andOr = `{_and: [${i % 2 ? '{_or: [' + andOr + ']}' : andOr}]}`;
-      expectError(await gql(`{ spends(where: ${andOr}) { id } }`), 'validation-failed', /input depth of 20/, /\.args\.where\._and\[0\]/);
+      expectError(
+        await gql(`{ spends(where: ${andOr}) { id } }`),
+        'validation-failed',
+        /input depth of 20/,
+        /\.args\.where\._and\[0\]/,
+      );
       let json = '1';
       for (let i = 0; i < 25; i++) json = `{k: ${json}}`;
-      const insert = await gql(`mutation { insert_spends_one(object: {cloud_account: "${acme.cloudAccounts.aws}", date: "2026-01-01", amount: 1, tags: ${json}}) { id } }`);
+      const insert = await gql(
+        `mutation { insert_spends_one(object: {cloud_account: "${acme.cloudAccounts.aws}", date: "2026-01-01", amount: 1, tags: ${json}}) { id } }`,
+      );
       expectError(insert, 'validation-failed', /input depth of 20/, /\.args\.object\.tags(\.k)+$/);
       let tags: unknown = 1;
       for (let i = 0; i < 25; i++) tags = [tags];
@@ -198,26 +224,72 @@ describe(`request limits on ${backendName}`, () => {
     const places: [string, string, Record<string, unknown>?][] = [
       ['table where (literal)', `{ spends(where: {unit: {_eq: ${JSON.stringify(NUL)}}}) { id } }`],
       ['table where (variable)', 'query ($u: String) { spends(where: {unit: {_eq: $u}}) { id } }', { u: NUL }],
-      ['where inside a variable object', 'query ($w: spends_bool_exp) { spends(where: $w) { id } }', { w: { unit: { _ilike: NUL } } }],
-      ['insert (literal)', `mutation { insert_spends_one(object: {cloud_account: "${account}", date: "2026-01-01", amount: 1, unit: ${JSON.stringify(NUL)}}) { id } }`],
-      ['insert (variable object)', 'mutation ($o: spends_insert_input!) { insert_spends_one(object: $o) { id } }', { o: { cloud_account: account, date: '2026-01-01', amount: 1, unit: NUL } }],
-      ['update _set', 'mutation ($u: String) { update_spends(where: {id: {_is_null: true}}, _set: {unit: $u}) { affected_rows } }', { u: NUL }],
-      ['jsonb literal', `mutation { update_spends(where: {id: {_is_null: true}}, _set: {tags: {k: ${JSON.stringify(NUL)}}}) { affected_rows } }`],
-      ['jsonb variable, in a key', 'mutation ($t: jsonb) { update_spends(where: {id: {_is_null: true}}, _set: {tags: $t}) { affected_rows } }', { t: { [NUL]: 1 } }],
-      ['jsonb variable, in a nested value', 'query ($t: jsonb) { spends(where: {tags: {_contains: $t}}) { id } }', { t: { a: [{ b: NUL }] } }],
+      [
+        'where inside a variable object',
+        'query ($w: spends_bool_exp) { spends(where: $w) { id } }',
+        { w: { unit: { _ilike: NUL } } },
+      ],
+      [
+        'insert (literal)',
+        `mutation { insert_spends_one(object: {cloud_account: "${account}", date: "2026-01-01", amount: 1, unit: ${JSON.stringify(NUL)}}) { id } }`,
+      ],
+      [
+        'insert (variable object)',
+        'mutation ($o: spends_insert_input!) { insert_spends_one(object: $o) { id } }',
+        { o: { cloud_account: account, date: '2026-01-01', amount: 1, unit: NUL } },
+      ],
+      [
+        'update _set',
+        'mutation ($u: String) { update_spends(where: {id: {_is_null: true}}, _set: {unit: $u}) { affected_rows } }',
+        { u: NUL },
+      ],
+      [
+        'jsonb literal',
+        `mutation { update_spends(where: {id: {_is_null: true}}, _set: {tags: {k: ${JSON.stringify(NUL)}}}) { affected_rows } }`,
+      ],
+      [
+        'jsonb variable, in a key',
+        'mutation ($t: jsonb) { update_spends(where: {id: {_is_null: true}}, _set: {tags: $t}) { affected_rows } }',
+        { t: { [NUL]: 1 } },
+      ],
+      [
+        'jsonb variable, in a nested value',
+        'query ($t: jsonb) { spends(where: {tags: {_contains: $t}}) { id } }',
+        { t: { a: [{ b: NUL }] } },
+      ],
       ['events_v2 (action)', `{ events_v2(where: {category: {_eq: ${JSON.stringify(NUL)}}}) { __typename } }`],
-      ['events_v2 (action, variable)', 'query ($w: EventsWhereRequest) { events_v2(where: $w) { __typename } }', { w: { category: { _eq: NUL } } }],
-      ['spend_groupings_v2 (action)', 'query ($g: [String!]) { spend_groupings_v2(group_by: $g) { __typename } }', { g: ['resource_type', NUL] }],
-      ['spend_groupings_v2 where (action)', `{ spend_groupings_v2(group_by: ["resource_type"], where: {account_id: {_eq: ${JSON.stringify(NUL)}}}) { __typename } }`],
-      ['kg_get_filter_values (action)', 'query ($r: kg_get_filter_values_input!) { kg_get_filter_values(request: $r) { __typename } }', { r: { filter_type: 'label', filter_key: NUL } }],
+      [
+        'events_v2 (action, variable)',
+        'query ($w: EventsWhereRequest) { events_v2(where: $w) { __typename } }',
+        { w: { category: { _eq: NUL } } },
+      ],
+      [
+        'spend_groupings_v2 (action)',
+        'query ($g: [String!]) { spend_groupings_v2(group_by: $g) { __typename } }',
+        { g: ['resource_type', NUL] },
+      ],
+      [
+        'spend_groupings_v2 where (action)',
+        `{ spend_groupings_v2(group_by: ["resource_type"], where: {account_id: {_eq: ${JSON.stringify(NUL)}}}) { __typename } }`,
+      ],
+      [
+        'kg_get_filter_values (action)',
+        'query ($r: kg_get_filter_values_input!) { kg_get_filter_values(request: $r) { __typename } }',
+        { r: { filter_type: 'label', filter_key: NUL } },
+      ],
     ];
 
     // Every entry has three items: jest would pass its done callback as a missing third.
     test.each(places.map(([name, query, variables]) => [name, query, variables ?? null] as const))(
       '%s',
       async (_name, query, variables) => {
-      const res = await gql(query, variables ?? undefined);
-      expectError(res, 'validation-failed', /NUL character/, variables ? /^\$\.variableValues\./ : /^\$\.selectionSet\./);
+        const res = await gql(query, variables ?? undefined);
+        expectError(
+          res,
+          'validation-failed',
+          /NUL character/,
+          variables ? /^\$\.variableValues\./ : /^\$\.selectionSet\./,
+        );
       },
     );
 
@@ -238,7 +310,12 @@ describe(`request time limit (REQUEST_TIMEOUT_MS) on ${backendName}`, () => {
   const gql = (query: string) => server.gql(query, undefined, session);
 
   test('a query past the time limit gets the timeout error', async () => {
-    expectError(await gql('{ spends { id cloudAccountByCloudAccount { id } } }'), 'timeout', /time limit of 1 ms \(REQUEST_TIMEOUT_MS\)/, '$');
+    expectError(
+      await gql('{ spends { id cloudAccountByCloudAccount { id } } }'),
+      'timeout',
+      /time limit of 1 ms \(REQUEST_TIMEOUT_MS\)/,
+      '$',
+    );
   });
 
   test('a batch past the time limit stops with one error', async () => {
@@ -265,11 +342,14 @@ describe(`request time limit (REQUEST_TIMEOUT_MS) on ${backendName}`, () => {
     const controller = new AbortController();
     const started = Date.now();
     setTimeout(() => controller.abort(), 200);
-    await expect(db.query('SELECT pg_sleep(10)', [], { signal: controller.signal })).rejects.toMatchObject({ code: '57014' });
+    await expect(db.query('SELECT pg_sleep(10)', [], { signal: controller.signal })).rejects.toMatchObject({
+      code: '57014',
+    });
     expect(Date.now() - started).toBeLessThan(1500);
     // The connection is usable afterwards and nothing of it still runs.
     const admin = postgres(process.env.DATABASE_URL!, { max: 1 });
-    const running = await admin`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(10)' AND state = 'active'`;
+    const running =
+      await admin`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(10)' AND state = 'active'`;
     expect(running[0].n).toBe(0);
     await admin.end();
     expect((await db.query('SELECT 1 AS one'))[0].one).toBe(1);

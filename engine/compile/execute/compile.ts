@@ -16,8 +16,7 @@ export interface Statement {
 
 /** Where each response key's value comes from when the plan runs. */
 export type ResponseField =
-  | { alias: string; from: 'query'; column: string; rows: RowShape }
-  | { alias: string; from: 'graphql' };
+  { alias: string; from: 'query'; column: string; rows: RowShape } | { alias: string; from: 'graphql' };
 
 /** A mutation's second statement: the plan's values in `params`, the changed rows at `rowsParam`. */
 export interface OutputStatement extends Statement {
