@@ -1,6 +1,7 @@
 import postgres from 'postgres';
 import { DEMO } from '../demo/demo-data';
 import { connectPostgres } from '../engine/core/db/postgres';
+import { countRows } from '../engine/compile/execute/request-budget';
 import { backendName, onPostgres } from './support/database';
 import { ADMIN_SECRET, as, startTestServer, type GqlResult, type TestServer } from './support/server';
 
@@ -123,6 +124,42 @@ describe(`request limits on ${backendName}`, () => {
       expectError(agg, 'too-many-rows', /more than 60 rows/);
       const counted = await gql('{ spends_aggregate { aggregate { count } } }');
       expect(counted.body.data.spends_aggregate.aggregate.count).toBe(spendCount);
+    });
+
+    test('fields that together may pass the limit run one by one: the answer is whole and in order when they do not', async () => {
+      const [first] = (await gql('{ spends(limit: 1, order_by: {id: asc}) { id } }')).body.data.spends;
+      // At most 30 + 30 + 30 rows by their limits: more than 60, so each runs on its own.
+      const res = await gql(`{
+        a: spends(limit: 30, where: {id: {_eq: "${first.id}"}}) { id }
+        n: spends_aggregate { aggregate { count } }
+        b: spends(limit: 30, where: {id: {_eq: "${first.id}"}}) { id tags }
+        c: spends(limit: 30, where: {id: {_eq: "${first.id}"}}) { id }
+      }`);
+      expect(Object.keys(res.body.data)).toEqual(['a', 'n', 'b', 'c']);
+      expect(res.body.data.a).toEqual([{ id: first.id }]);
+      expect(res.body.data.n.aggregate.count).toBe(spendCount);
+      expect(res.body.data.b).toHaveLength(1);
+      expect(res.body.data.c).toEqual([{ id: first.id }]);
+    });
+
+    test('aliases of capped lists that pass the limit together get too-many-rows', async () => {
+      const aliases = Array.from({ length: 4 }, (_, i) => `a${i}: spends(limit: 20) { id }`).join(' ');
+      expectError(await gql(`{ ${aliases} }`), 'too-many-rows', /more than 60 rows/);
+      const three = Array.from({ length: 3 }, (_, i) => `a${i}: spends(limit: 20) { id }`).join(' ');
+      expect((await gql(`{ ${three} }`)).body.data.a2).toHaveLength(20);
+    });
+
+    test('rows are counted in the JSON text by the shape of the selection, never inside values', () => {
+      const shape = {
+        list: true,
+        children: new Map([['"kids"', { list: true, children: new Map() }]]),
+      };
+      const text =
+        '[{"id" : "a]\\", "tags" : [[1],{"kids":[1,2]}], "kids" : [{"x" : "[{"}, {"x" : null}]}, \n {"kids" : []}]';
+      expect(countRows(text, shape).rows).toBe(4);
+      expect(countRows('[]', shape).rows).toBe(0);
+      expect(countRows('null', shape).rows).toBe(0);
+      expect(countRows('{"kids" : [{}, {}, {}]}', { list: false, children: shape.children }).rows).toBe(3);
     });
 
     test('a jsonb value that looks like a list is not counted as rows', async () => {

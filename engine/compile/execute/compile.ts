@@ -1,6 +1,6 @@
 import type { DocumentNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
 import type { RuntimeCheck } from '../plan/context';
-import type { AggregateField, Field, RootField } from '../plan/ir';
+import type { AggregateField, Field, RootField, RowSource } from '../plan/ir';
 import { graphqlOnlyDocument, planOperation, type GraphqlRootField } from '../plan/plan-operation';
 import type { Variables } from '../plan/values';
 import type { RoleSchema } from '../schema/role-schema';
@@ -16,7 +16,9 @@ export interface Statement {
 
 /** Where each response key's value comes from when the plan runs. */
 export type ResponseField =
-  { alias: string; from: 'query'; column: string; rows: RowShape } | { alias: string; from: 'graphql' };
+  /** `statement`: which of the plan's query statements holds its column. */
+  | { alias: string; from: 'query'; statement: number; column: string; rows: RowShape }
+  | { alias: string; from: 'graphql' };
 
 /** A mutation's second statement: the plan's values in `params`, the changed rows at `rowsParam`. */
 export interface OutputStatement extends Statement {
@@ -34,10 +36,12 @@ export interface ExecutablePlan {
   operation: 'query' | 'mutation';
   fields: ResponseField[];
   /**
-   * All table fields of a query, one statement. Its last placeholder (`bytesParam`) takes the bytes the
-   * request may still answer: a larger answer comes back as NULL fields and its size (`__bytes`).
+   * The table fields of a query: one statement for all, or one per field when together they may
+   * return more rows than MAX_TOTAL_ROWS (see `rowBound`), so that the request can stop at the field
+   * that passes it. The last placeholder (`bytesParam`) of each takes the bytes the request may still
+   * answer: a larger answer comes back as NULL fields and its size (`__bytes`).
    */
-  query?: Statement & { bytesParam: number };
+  queries: (Statement & { bytesParam: number })[];
   /** The query's action and introspection fields, for graphql-js. */
   graphql?: DocumentNode;
   steps: MutationStep[];
@@ -69,6 +73,36 @@ function aggregateShape(fields: AggregateField[]): Map<string, RowShape> {
   return out;
 }
 
+/** Most rows a RowSource gives: its cap, and its `limit` when written in the query. */
+function rowCap(rows: RowSource): number {
+  const given = rows.limit?.source.from === 'literal' ? Number(rows.limit.source.value) : Infinity;
+  return Math.min(rows.maxRows ?? Infinity, Number.isFinite(given) && given >= 0 ? given : Infinity);
+}
+
+/** Most rows under one row with these fields: its list relationships and their own, multiplied out. */
+function rowsUnder(fields: Field[]): number {
+  let n = 0;
+  for (const f of fields) {
+    if (f.kind === 'array') n += rowCap(f.rows) * (1 + rowsUnder(f.fields));
+    else if (f.kind === 'object') n += rowsUnder(f.fields);
+    else if (f.kind === 'arrayAggregate') n += aggregateRows(f.rows, f.fields);
+  }
+  return n;
+}
+
+function aggregateRows(rows: RowSource, fields: AggregateField[]): number {
+  let n = 0;
+  for (const f of fields) if (f.kind === 'nodes') n += rowCap(rows) * (1 + rowsUnder(f.fields));
+  return n;
+}
+
+/** Most rows a read field can return, known at plan time (Infinity when uncapped). */
+function rowBound(f: Extract<RootField, { kind: 'select' | 'selectByPk' | 'aggregate' }>): number {
+  if (f.kind === 'select') return rowCap(f.rows) * (1 + rowsUnder(f.fields));
+  if (f.kind === 'aggregate') return aggregateRows(f.rows, f.fields);
+  return rowsUnder(f.fields);
+}
+
 function rowShape(f: Extract<RootField, { kind: 'select' | 'selectByPk' | 'aggregate' }>): RowShape {
   if (f.kind === 'select') return { list: true, children: fieldsShape(f.fields) };
   if (f.kind === 'aggregate') return { list: false, children: aggregateShape(f.fields) };
@@ -91,11 +125,12 @@ export function compile(
   operation: OperationDefinitionNode,
   fragments: Record<string, FragmentDefinitionNode>,
   variables: Variables,
-  limits: { maxRows: number; maxDepth: number },
+  limits: { maxRows: number; maxDepth: number; maxTotalRows?: number },
   json: JsonOutput = {},
 ): ExecutablePlan {
-  const ir = planOperation({ role, operation, fragments, variables, ...limits });
-  const plan: ExecutablePlan = { operation: ir.operation, fields: [], steps: [], checks: ir.checks };
+  const { maxRows, maxDepth } = limits;
+  const ir = planOperation({ role, operation, fragments, variables, maxRows, maxDepth });
+  const plan: ExecutablePlan = { operation: ir.operation, fields: [], queries: [], steps: [], checks: ir.checks };
   if (ir.operation === 'mutation') {
     for (const f of ir.fields) {
       if (f.kind === 'graphql')
@@ -112,9 +147,13 @@ export function compile(
     return plan;
   }
   const reads = ir.fields.filter(isRead);
-  if (reads.length) {
-    const s = queryStatement(reads, json);
-    plan.query = { text: s.text, params: s.writer.params, bytesParam: s.bytesParam };
+  const bound = reads.reduce((n, f) => n + rowBound(f), 0);
+  // An alias bomb (many capped lists) runs field by field and stops at the one past the limit.
+  const split = reads.length > 1 && bound > (limits.maxTotalRows ?? Infinity);
+  const groups = split ? reads.map((f) => [f]) : reads.length ? [reads] : [];
+  for (const group of groups) {
+    const s = queryStatement(group, json);
+    plan.queries.push({ text: s.text, params: s.writer.params, bytesParam: s.bytesParam });
   }
   const others = ir.fields.filter((f): f is GraphqlRootField => f.kind === 'graphql');
   if (others.length)
@@ -123,11 +162,12 @@ export function compile(
       fragments,
       others.flatMap((f) => f.nodes),
     );
-  let column = 0;
-  plan.fields = ir.fields.map((f): ResponseField =>
-    isRead(f)
-      ? { alias: f.alias, from: 'query', column: `f${column++}`, rows: rowShape(f) }
-      : { alias: f.alias, from: 'graphql' },
-  );
+  let read = 0;
+  plan.fields = ir.fields.map((f): ResponseField => {
+    if (!isRead(f)) return { alias: f.alias, from: 'graphql' };
+    const i = read++;
+    const at = split ? { statement: i, column: 'f0' } : { statement: 0, column: `f${i}` };
+    return { alias: f.alias, from: 'query', ...at, rows: rowShape(f) };
+  });
   return plan;
 }

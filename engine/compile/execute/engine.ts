@@ -340,6 +340,25 @@ export class Engine {
     return (result.data ?? {}) as Record<string, unknown>;
   }
 
+  /**
+   * The query's statements, one after the other, each checked against the request's bytes and rows
+   * as soon as it answers: the request stops at the first past a limit. Each answer's rows are
+   * counted by its fields' shapes.
+   */
+  private async runStatements(plan: ExecutablePlan, vars: Variables, session: Session, budget: RequestBudget) {
+    const rows: Record<string, unknown>[] = [];
+    for (const [i, query] of plan.queries.entries()) {
+      const params = [...bindParams(query.params, vars, session), String(budget.bytesLeft)];
+      const [row] = await this.db.query(query.text, params, { signal: budget.signal });
+      budget.checkTime();
+      budget.addBytes(Number(row.__bytes));
+      for (const f of plan.fields)
+        if (f.from === 'query' && f.statement === i) budget.addRows(countRows(String(row[f.column]), f.rows).rows);
+      rows.push(row);
+    }
+    return rows;
+  }
+
   private async runQuery(
     plan: ExecutablePlan,
     vars: Variables,
@@ -347,26 +366,17 @@ export class Engine {
     budget: RequestBudget,
   ): Promise<EngineResponse> {
     const role = this.schemaFor(session.role);
-    const query = plan.query;
     const [rows, other] = await Promise.all([
-      query
-        ? this.db.query(query.text, [...bindParams(query.params, vars, session), String(budget.bytesLeft)], {
-            signal: budget.signal,
-          })
-        : Promise.resolve([]),
+      this.runStatements(plan, vars, session, budget),
       plan.graphql
         ? this.runGraphql(plan.graphql, role, vars, this.actionContext(session))
         : Promise.resolve({} as Record<string, unknown>),
     ]);
     budget.checkTime();
-    const row = rows[0] ?? {};
-    if (query) budget.addBytes(Number(row.__bytes));
     const parts = plan.fields.map((f) => {
       let value: string;
-      if (f.from === 'query') {
-        value = (row[f.column] as string | null) ?? 'null';
-        budget.addRows(countRows(value, f.rows).rows);
-      } else {
+      if (f.from === 'query') value = (rows[f.statement][f.column] as string | null) ?? 'null';
+      else {
         value = JSON.stringify(other[f.alias] ?? null);
         budget.addBytes(Buffer.byteLength(value));
       }
