@@ -393,3 +393,29 @@ describe(`request time limit (REQUEST_TIMEOUT_MS) on ${backendName}`, () => {
     await db.close();
   });
 });
+
+(onPostgres ? describe : describe.skip)('PostgreSQL: a request past its time limit, through HTTP', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { REQUEST_TIMEOUT_MS: '800' } });
+  });
+  afterAll(() => server.close());
+
+  test('is answered at the deadline, and its statement no longer runs', async () => {
+    // Spend lines x spend lines of their account x again: far more work than 800 ms.
+    const heavy = `{ spends { id cloudAccountByCloudAccount { spends { id cloudAccountByCloudAccount { spends { id cloudAccountByCloudAccount { spends { id } } } } } } } }`;
+    const started = Date.now();
+    const res = await server.gql(heavy, undefined, session);
+    const took = Date.now() - started;
+    expectError(res, 'timeout', /time limit of 800 ms/);
+    expect(took).toBeGreaterThanOrEqual(700);
+    expect(took).toBeLessThan(3000);
+    const running = await server.started.db.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%__bytes%' AND pid <> pg_backend_pid()`,
+    );
+    expect(running[0].n).toBe(0);
+    // And the server answers the next request at once.
+    const next = await server.gql('{ cloud_accounts(limit: 1) { id } }', undefined, session);
+    expect(next.body.data.cloud_accounts).toHaveLength(1);
+  });
+});
