@@ -134,12 +134,14 @@ function compileWorkloads(s: Started, names: string[]): CompiledWorkload[] {
     const coerced = getVariableValues(role.schema, operation.variableDefinitions ?? [], w.variables);
     if (coerced.errors) throw new Error(`workload ${w.name}: ${coerced.errors[0].message}`);
     const plan = compile(role, operation, {}, coerced.coerced, s.engine.config.limits);
-    if (!plan.query || plan.fields.some((f) => f.from !== 'query'))
+    const query = plan.queries.length === 1 ? plan.queries[0] : undefined;
+    if (!query || plan.fields.some((f) => f.from !== 'query'))
       throw new Error(`workload ${w.name} does not compile to one SQL statement`);
     return {
       name: w.name,
-      text: plan.query.text,
-      params: bindParams(plan.query.params, coerced.coerced, session),
+      text: query.text,
+      // The last placeholder: the bytes the answer may have (the engine's MAX_RESPONSE_BYTES).
+      params: [...bindParams(query.params, coerced.coerced, session), String(s.engine.config.limits.maxResponseBytes)],
       fields: plan.fields.map((f) => ({ alias: f.alias, column: (f as { column: string }).column })),
     };
   });

@@ -37,6 +37,7 @@ import type { EngineStart, EngineStarted, Explained } from './engine-server';
 import type { FloorStart } from './floor-server';
 import { forkChild, type Child } from './ipc';
 import { summarize, type LoadResult, type LoadRun } from './load';
+import { runBomb } from './bomb';
 import { answerRows, requestBody, sessionHeaders, WORKLOADS, type Workload } from './workloads';
 
 const env = process.env;
@@ -545,6 +546,8 @@ async function stopServers(s: Servers): Promise<void> {
 }
 
 async function main(): Promise<number> {
+  // `npm run bench -- bomb`: memory under the batch and alias bombs (bench/bomb.ts) instead of the workloads.
+  if (process.argv[2] === 'bomb') return runBomb(settings.baseUrl);
   const selected = selectedWorkloads();
   return withScratch(async (scratch) => {
     const pgVersion = await scratch.create();

@@ -34,6 +34,18 @@ export interface EngineConfig {
     planCacheSize: number;
     /** Most operations a batched request (a JSON array of operations) may hold. */
     maxBatchSize: number;
+    /** Most fields an operation may select, fragments expanded (Hasura's node_limit). */
+    maxNodes: number;
+    /** Most aliased fields an operation may have. */
+    maxAliases: number;
+    /** Deepest nesting of objects and lists in argument values and variables. */
+    maxInputDepth: number;
+    /** Most rows a request (all its list fields, all its batch's operations) may return. */
+    maxTotalRows: number;
+    /** Largest response a request (a whole batch) may have, in bytes. */
+    maxResponseBytes: number;
+    /** Time a whole request (a whole batch) may take, in milliseconds; 0: no limit. */
+    requestTimeoutMs: number;
   };
   /** bigint, numeric, double precision and money values come out as JSON strings (Hasura's stringify-numeric-types). */
   stringifyNumericTypes: boolean;
@@ -322,6 +334,12 @@ export function loadConfig(env: Env = process.env): EngineConfig {
       statementTimeoutMs: int(env, 'STATEMENT_TIMEOUT_MS', 30000),
       planCacheSize: int(env, 'PLAN_CACHE_SIZE', 1000),
       maxBatchSize: positive(env, 'MAX_BATCH_SIZE', 50),
+      maxNodes: positive(env, 'MAX_NODES', 2000),
+      maxAliases: int(env, 'MAX_ALIASES', 100),
+      maxInputDepth: positive(env, 'MAX_INPUT_DEPTH', 32),
+      maxTotalRows: positive(env, 'MAX_TOTAL_ROWS', 100000),
+      maxResponseBytes: positive(env, 'MAX_RESPONSE_BYTES', 10 * 1024 * 1024),
+      requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 60000),
     },
     stringifyNumericTypes: bool(env, 'STRINGIFY_NUMERIC_TYPES', false),
     corsOrigins: corsOrigins(env),

@@ -22,7 +22,13 @@ export type ErrorCode =
   | 'request-too-large'
   | 'not-supported'
   | 'not-found'
-  | 'action-error';
+  | 'action-error'
+  /** Past MAX_TOTAL_ROWS. */
+  | 'too-many-rows'
+  /** Past MAX_RESPONSE_BYTES. */
+  | 'response-too-large'
+  /** Past REQUEST_TIMEOUT_MS. */
+  | 'timeout';
 
 export class RequestError extends Error {
   constructor(

@@ -1,12 +1,13 @@
 import type { DocumentNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
 import type { RuntimeCheck } from '../plan/context';
-import type { RootField } from '../plan/ir';
+import type { AggregateField, Field, RootField, RowSource } from '../plan/ir';
 import { graphqlOnlyDocument, planOperation, type GraphqlRootField } from '../plan/plan-operation';
 import type { Variables } from '../plan/values';
 import type { RoleSchema } from '../schema/role-schema';
 import { mutationStatement } from '../sql/mutation';
 import { queryStatement } from '../sql/query';
 import type { JsonOutput, ParamSlot } from '../sql/writer';
+import type { RowShape } from './request-budget';
 
 export interface Statement {
   text: string;
@@ -16,7 +17,10 @@ export interface Statement {
 }
 
 /** Where each response key's value comes from when the plan runs. */
-export type ResponseField = { alias: string; from: 'query'; column: string } | { alias: string; from: 'graphql' };
+export type ResponseField =
+  /** `statement`: which of the plan's query statements holds its column. */
+  | { alias: string; from: 'query'; statement: number; column: string; rows: RowShape }
+  | { alias: string; from: 'graphql' };
 
 /** A mutation's second statement: the plan's values in `params`, the changed rows at `rowsParam`. */
 export interface OutputStatement extends Statement {
@@ -35,8 +39,13 @@ export type MutationStep =
 export interface ExecutablePlan {
   operation: 'query' | 'mutation';
   fields: ResponseField[];
-  /** All table fields of a query, one statement. */
-  query?: Statement;
+  /**
+   * The table fields of a query: one statement for all, or one per field when together they may
+   * return more rows than MAX_TOTAL_ROWS (see `rowBound`), so that the request can stop at the field
+   * that passes it. The last placeholder (`bytesParam`) of each takes the bytes the request may still
+   * answer: a larger answer comes back as NULL fields and its size (`__bytes`).
+   */
+  queries: (Statement & { bytesParam: number })[];
   /** The query's action and introspection fields, for graphql-js. */
   graphql?: DocumentNode;
   steps: MutationStep[];
@@ -51,6 +60,62 @@ const isRead = (
 function outputStatement(o: NonNullable<ReturnType<typeof mutationStatement>['output']>): OutputStatement {
   const refusal = o.refusal && outputStatement(o.refusal);
   return { text: o.text, params: o.writer.params, rowsParam: o.rowsParam, ...(refusal ? { refusal } : {}) };
+}
+
+/** Where the rows are in the JSON of a row's fields: its list and object relationships. */
+function fieldsShape(fields: Field[]): Map<string, RowShape> {
+  const out = new Map<string, RowShape>();
+  for (const f of fields) {
+    if (f.kind === 'array') out.set(JSON.stringify(f.alias), { list: true, children: fieldsShape(f.fields) });
+    else if (f.kind === 'object') out.set(JSON.stringify(f.alias), { list: false, children: fieldsShape(f.fields) });
+    else if (f.kind === 'arrayAggregate')
+      out.set(JSON.stringify(f.alias), { list: false, children: aggregateShape(f.fields) });
+  }
+  return out;
+}
+
+/** An aggregate's rows are its `nodes`. */
+function aggregateShape(fields: AggregateField[]): Map<string, RowShape> {
+  const out = new Map<string, RowShape>();
+  for (const f of fields)
+    if (f.kind === 'nodes') out.set(JSON.stringify(f.alias), { list: true, children: fieldsShape(f.fields) });
+  return out;
+}
+
+/** Most rows a RowSource gives: its cap, and its `limit` when written in the query. */
+function rowCap(rows: RowSource): number {
+  const given = rows.limit?.source.from === 'literal' ? Number(rows.limit.source.value) : Infinity;
+  return Math.min(rows.maxRows ?? Infinity, Number.isFinite(given) && given >= 0 ? given : Infinity);
+}
+
+/** Most rows under one row with these fields: its list relationships and their own, multiplied out. */
+function rowsUnder(fields: Field[]): number {
+  let n = 0;
+  for (const f of fields) {
+    if (f.kind === 'array') n += rowCap(f.rows) * (1 + rowsUnder(f.fields));
+    else if (f.kind === 'object') n += rowsUnder(f.fields);
+    else if (f.kind === 'arrayAggregate') n += aggregateRows(f.rows, f.fields);
+  }
+  return n;
+}
+
+function aggregateRows(rows: RowSource, fields: AggregateField[]): number {
+  let n = 0;
+  for (const f of fields) if (f.kind === 'nodes') n += rowCap(rows) * (1 + rowsUnder(f.fields));
+  return n;
+}
+
+/** Most rows a read field can return, known at plan time (Infinity when uncapped). */
+function rowBound(f: Extract<RootField, { kind: 'select' | 'selectByPk' | 'aggregate' }>): number {
+  if (f.kind === 'select') return rowCap(f.rows) * (1 + rowsUnder(f.fields));
+  if (f.kind === 'aggregate') return aggregateRows(f.rows, f.fields);
+  return rowsUnder(f.fields);
+}
+
+function rowShape(f: Extract<RootField, { kind: 'select' | 'selectByPk' | 'aggregate' }>): RowShape {
+  if (f.kind === 'select') return { list: true, children: fieldsShape(f.fields) };
+  if (f.kind === 'aggregate') return { list: false, children: aggregateShape(f.fields) };
+  return { list: false, children: fieldsShape(f.fields) };
 }
 
 /** One mutation field's statement, and its output statement when it has one. */
@@ -70,11 +135,12 @@ export function compile(
   operation: OperationDefinitionNode,
   fragments: Record<string, FragmentDefinitionNode>,
   variables: Variables,
-  limits: { maxRows: number; maxDepth: number },
+  limits: { maxRows: number; maxDepth: number; maxTotalRows?: number },
   json: JsonOutput = {},
 ): ExecutablePlan {
-  const ir = planOperation({ role, operation, fragments, variables, ...limits });
-  const plan: ExecutablePlan = { operation: ir.operation, fields: [], steps: [], checks: ir.checks };
+  const { maxRows, maxDepth } = limits;
+  const ir = planOperation({ role, operation, fragments, variables, maxRows, maxDepth });
+  const plan: ExecutablePlan = { operation: ir.operation, fields: [], queries: [], steps: [], checks: ir.checks };
   if (ir.operation === 'mutation') {
     for (const f of ir.fields) {
       if (f.kind === 'graphql')
@@ -91,9 +157,13 @@ export function compile(
     return plan;
   }
   const reads = ir.fields.filter(isRead);
-  if (reads.length) {
-    const s = queryStatement(reads, json);
-    plan.query = { text: s.text, params: s.writer.params };
+  const bound = reads.reduce((n, f) => n + rowBound(f), 0);
+  // An alias bomb (many capped lists) runs field by field and stops at the one past the limit.
+  const split = reads.length > 1 && bound > (limits.maxTotalRows ?? Infinity);
+  const groups = split ? reads.map((f) => [f]) : reads.length ? [reads] : [];
+  for (const group of groups) {
+    const s = queryStatement(group, json);
+    plan.queries.push({ text: s.text, params: s.writer.params, bytesParam: s.bytesParam });
   }
   const others = ir.fields.filter((f): f is GraphqlRootField => f.kind === 'graphql');
   if (others.length)
@@ -102,9 +172,12 @@ export function compile(
       fragments,
       others.flatMap((f) => f.nodes),
     );
-  let column = 0;
-  plan.fields = ir.fields.map((f): ResponseField =>
-    isRead(f) ? { alias: f.alias, from: 'query', column: `f${column++}` } : { alias: f.alias, from: 'graphql' },
-  );
+  let read = 0;
+  plan.fields = ir.fields.map((f): ResponseField => {
+    if (!isRead(f)) return { alias: f.alias, from: 'graphql' };
+    const i = read++;
+    const at = split ? { statement: i, column: 'f0' } : { statement: 0, column: `f${i}` };
+    return { alias: f.alias, from: 'query', ...at, rows: rowShape(f) };
+  });
   return plan;
 }

@@ -41,6 +41,8 @@ import { compile, type ExecutablePlan, type OutputStatement, type Statement } fr
 import { Lru } from '../../core/lru';
 import { bindOutputParams, bindParams } from './params';
 import { assertRuntimeChecks } from './runtime-checks';
+import { checkLiterals, checkSelections, checkVariables } from './input-limits';
+import { BUDGET_CODES, countRows, RequestBudget } from './request-budget';
 
 export interface GraphqlRequest {
   query?: unknown;
@@ -170,6 +172,8 @@ export class Engine {
         errorPath(undefined, err as GraphQLError),
       );
     }
+    // Before validation, whose cost grows with the square of the fields (overlapping fields rule).
+    this.checkDocumentLimits(document);
     const errors = validate(role.schema, document);
     if (errors.length) throw new RequestError('validation-failed', errors[0].message, errorPath(document, errors[0]));
     const fragments: Record<string, FragmentDefinitionNode> = {};
@@ -191,6 +195,15 @@ export class Engine {
     entry = { document, fragments, operations };
     cache.set(query, entry);
     return entry;
+  }
+
+  /** Fields, aliases, input nesting and NUL characters of every operation of a document, within the limits. */
+  private checkDocumentLimits(document: DocumentNode): void {
+    checkLiterals(document, this.config.limits.maxInputDepth);
+    const fragments: Record<string, FragmentDefinitionNode> = {};
+    for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
+    for (const d of document.definitions)
+      if (d.kind === Kind.OPERATION_DEFINITION) checkSelections(d, fragments, this.config.limits);
   }
 
   private operationOf(entry: DocumentEntry, name: unknown): OperationEntry {
@@ -215,12 +228,26 @@ export class Engine {
     return entry.operations.values().next().value as OperationEntry;
   }
 
+  /** The limits of one HTTP request's work, shared by the operations of a batch. */
+  private newBudget(): RequestBudget {
+    const l = this.config.limits;
+    return new RequestBudget({
+      maxTotalRows: l.maxTotalRows,
+      maxResponseBytes: l.maxResponseBytes,
+      requestTimeoutMs: l.requestTimeoutMs,
+    });
+  }
+
   /** Runs one GraphQL request for a session and returns the response text. */
-  async run(request: GraphqlRequest, session: Session): Promise<EngineResponse> {
+  async run(request: GraphqlRequest, session: Session, shared?: RequestBudget): Promise<EngineResponse> {
+    const budget = shared ?? this.newBudget();
     try {
-      return await this.runUnsafe(request, session);
+      return await this.runUnsafe(request, session, budget);
     } catch (err) {
-      return this.failure(err, session);
+      // A statement cancelled at the deadline fails with PostgreSQL's 57014: the answer names the limit.
+      return this.failure(budget.timedOut ? budget.timeoutError() : err, session);
+    } finally {
+      if (!shared) budget.dispose();
     }
   }
 
@@ -241,12 +268,30 @@ export class Engine {
         ),
         session,
       );
-    const bodies: string[] = [];
-    for (const r of requests) bodies.push((await this.run(asRequest(r), session)).body);
-    return { status: 200, body: `[${bodies.join(',')}]` };
+    // Rows, bytes and time are counted over the whole batch: past a limit the batch stops and the
+    // request gets that one error, not a part of the answers.
+    const budget = this.newBudget();
+    try {
+      const bodies: string[] = [];
+      for (const r of requests) {
+        if (budget.timedOut) return this.failure(budget.timeoutError(), session);
+        const res = await this.run(asRequest(r), session, budget);
+        const code = res.status === 200 && res.body.startsWith('{"errors"') ? this.codeOf(res.body) : undefined;
+        if (code && BUDGET_CODES.has(code)) return res;
+        bodies.push(res.body);
+      }
+      return { status: 200, body: `[${bodies.join(',')}]` };
+    } finally {
+      budget.dispose();
+    }
   }
 
-  private async runUnsafe(request: GraphqlRequest, session: Session): Promise<EngineResponse> {
+  /** The code of an error response's first error. */
+  private codeOf(body: string): string | undefined {
+    return (JSON.parse(body) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code;
+  }
+
+  private async runUnsafe(request: GraphqlRequest, session: Session, budget: RequestBudget): Promise<EngineResponse> {
     if (typeof request.query !== 'string' || request.query.trim() === '')
       throw new RequestError('bad-request', 'the request body needs a "query" string', '$.query', 400);
     if (
@@ -256,6 +301,8 @@ export class Engine {
     ) {
       throw new RequestError('bad-request', '"variables" must be an object', '$.variables', 400);
     }
+    const limits = this.config.limits;
+    checkVariables(request.variables, limits.maxInputDepth);
     const role = this.schemaFor(session.role);
     const entry = this.documentFor(role, request.query);
     const operation = this.operationOf(entry, request.operationName);
@@ -268,7 +315,9 @@ export class Engine {
     const vars = coerced.coerced;
     const plan = this.planFor(role, operation, entry, vars);
     assertRuntimeChecks(plan.checks, vars, session);
-    return plan.operation === 'mutation' ? this.runMutation(plan, vars, session) : this.runQuery(plan, vars, session);
+    if (plan.operation === 'mutation') return this.runMutation(plan, vars, session, budget);
+    // Reading loses nothing when abandoned: the answer is the timeout as soon as the deadline passes.
+    return Promise.race([this.runQuery(plan, vars, session, budget), budget.expired]);
   }
 
   /** The plan of an operation for these variables' shape; SQL is generated once per shape. */
@@ -307,19 +356,48 @@ export class Engine {
     return (result.data ?? {}) as Record<string, unknown>;
   }
 
-  private async runQuery(plan: ExecutablePlan, vars: Variables, session: Session): Promise<EngineResponse> {
+  /**
+   * The query's statements, one after the other, each checked against the request's bytes and rows
+   * as soon as it answers: the request stops at the first past a limit. Each answer's rows are
+   * counted by its fields' shapes.
+   */
+  private async runStatements(plan: ExecutablePlan, vars: Variables, session: Session, budget: RequestBudget) {
+    const rows: Record<string, unknown>[] = [];
+    for (const [i, query] of plan.queries.entries()) {
+      const params = [...bindParams(query.params, vars, session), String(budget.bytesLeft)];
+      const [row] = await this.db.query(query.text, params, { signal: budget.signal });
+      budget.checkTime();
+      budget.addBytes(Number(row.__bytes));
+      for (const f of plan.fields)
+        if (f.from === 'query' && f.statement === i) budget.addRows(countRows(String(row[f.column]), f.rows).rows);
+      rows.push(row);
+    }
+    return rows;
+  }
+
+  private async runQuery(
+    plan: ExecutablePlan,
+    vars: Variables,
+    session: Session,
+    budget: RequestBudget,
+  ): Promise<EngineResponse> {
     const role = this.schemaFor(session.role);
     const [rows, other] = await Promise.all([
-      plan.query ? this.db.query(plan.query.text, bindParams(plan.query.params, vars, session)) : Promise.resolve([]),
+      this.runStatements(plan, vars, session, budget),
       plan.graphql
         ? this.runGraphql(plan.graphql, role, vars, this.actionContext(session))
         : Promise.resolve({} as Record<string, unknown>),
     ]);
-    const row = rows[0] ?? {};
-    const parts = plan.fields.map(
-      (f) =>
-        `${JSON.stringify(f.alias)}:${f.from === 'query' ? ((row[f.column] as string | null) ?? 'null') : JSON.stringify(other[f.alias] ?? null)}`,
-    );
+    budget.checkTime();
+    const parts = plan.fields.map((f) => {
+      let value: string;
+      if (f.from === 'query') value = (rows[f.statement][f.column] as string | null) ?? 'null';
+      else {
+        value = JSON.stringify(other[f.alias] ?? null);
+        budget.addBytes(Buffer.byteLength(value));
+      }
+      return `${JSON.stringify(f.alias)}:${value}`;
+    });
     return { status: 200, body: `{"data":{${parts.join(',')}}}` };
   }
 
@@ -330,13 +408,18 @@ export class Engine {
     return { db: this.db, session, config, transaction: (fn) => this.db.transaction(fn) };
   }
 
-  private async runMutation(plan: ExecutablePlan, vars: Variables, session: Session): Promise<EngineResponse> {
+  private async runMutation(
+    plan: ExecutablePlan,
+    vars: Variables,
+    session: Session,
+    budget: RequestBudget,
+  ): Promise<EngineResponse> {
     // Table changes and the actions beside them stand or fall together, in one transaction. Actions
     // alone need none of the engine's: each handler opens its own around its writes, so that a slow
     // call to another service holds no connection (on PGlite: the only one).
     const parts = plan.steps.every((step) => step.kind === 'graphql')
-      ? await this.runSteps(plan, vars, session)
-      : await this.db.transaction((tx: Queryable) => this.runSteps(plan, vars, session, tx));
+      ? await this.runSteps(plan, vars, session, budget)
+      : await this.db.transaction((tx: Queryable) => this.runSteps(plan, vars, session, budget, tx));
     return { status: 200, body: `{"data":{${parts.join(',')}}}` };
   }
 
@@ -347,13 +430,14 @@ export class Engine {
     vars: Variables,
     session: Session,
     tx: Queryable,
+    signal: AbortSignal,
   ): Promise<string> {
     const refused = (path = `$.selectionSet.${alias}`) =>
       new RequestError('permission-error', 'check constraint of an insert/update permission has failed', path);
     const params = bindParams(step.statement.params, vars, session);
     const [row] = step.statement.genericPlan
-      ? await withGenericPlan(tx, () => tx.query(step.statement.text, params))
-      : await tx.query(step.statement.text, params);
+      ? await withGenericPlan(tx, () => tx.query(step.statement.text, params, { signal }))
+      : await tx.query(step.statement.text, params, { signal });
     if (row.ok === false || row.ok === 'f') throw refused();
     if (typeof row.empty === 'string') {
       // A nested insert's object relationship wrote no row (an upsert that did nothing), as Hasura says.
@@ -361,33 +445,52 @@ export class Engine {
       throw new RequestError('not-supported', message, path);
     }
     if (!step.output) return (row.out as string | null) ?? 'null';
-    const [o] = await tx.query(step.output.text, bindOutputParams(step.output, row.rows, vars, session));
+    const [o] = await tx.query(step.output.text, bindOutputParams(step.output, row.rows, vars, session), {
+      signal,
+    });
     // A nested insert checks each table's insert permission in the output statement, which sees every
     // row; its refusal statement then names the rows refused.
     if (o.ok === false || o.ok === 'f') {
       const refusal = step.output.refusal;
       if (!refusal) throw refused();
-      const [r] = await tx.query(refusal.text, bindOutputParams(refusal, row.rows, vars, session));
+      const [r] = await tx.query(refusal.text, bindOutputParams(refusal, row.rows, vars, session), { signal });
       throw refused(typeof r.refused === 'string' ? r.refused : undefined);
     }
     return (o.out as string | null) ?? 'null';
   }
 
-  /** Each root field of a mutation in document order, as `"alias":json`; SQL steps need `tx`. */
-  private async runSteps(plan: ExecutablePlan, vars: Variables, session: Session, tx?: Queryable): Promise<string[]> {
+  /**
+   * Each root field of a mutation in document order, as `"alias":json`; SQL steps need `tx`. Past the
+   * deadline or the response size it throws, which rolls the transaction back: nothing half-written.
+   * Without a transaction (actions only) nothing is checked once the first step has begun.
+   */
+  private async runSteps(
+    plan: ExecutablePlan,
+    vars: Variables,
+    session: Session,
+    budget: RequestBudget,
+    tx?: Queryable,
+  ): Promise<string[]> {
     const role = this.schemaFor(session.role);
     const out: string[] = [];
+    const signal = budget.signal;
+    budget.checkTime();
     for (const step of plan.steps) {
       let value: string;
-      if (step.kind === 'sql') value = await this.runSql(step, step.alias, vars, session, tx!);
+      if (step.kind === 'sql') value = await this.runSql(step, step.alias, vars, session, tx!, signal);
       else if (step.kind === 'sqlList') {
         // update_T_many: one statement per update, in order, each seeing the ones before.
         const values: string[] = [];
-        for (const item of step.items) values.push(await this.runSql(item, step.alias, vars, session, tx!));
+        for (const item of step.items) values.push(await this.runSql(item, step.alias, vars, session, tx!, signal));
         value = `[${values.join(',')}]`;
       } else {
         const data = await this.runGraphql(step.document, role, vars, this.actionContext(session, tx));
         value = JSON.stringify(data[step.alias] ?? null);
+      }
+      // Actions alone commit as each handler ends: their answer is given whatever the time or size.
+      if (tx) {
+        budget.checkTime();
+        budget.addBytes(Buffer.byteLength(value));
       }
       out.push(`${JSON.stringify(step.alias)}:${value}`);
     }

@@ -11,9 +11,14 @@ type ReadField = Extract<RootField, { kind: 'select' | 'selectByPk' | 'aggregate
 
 /**
  * All table fields of a query as ONE statement: one output column per field (`f0`, `f1`, ...), each
- * the field's JSON as text, which the engine writes into the response without parsing.
+ * the field's JSON as text, which the engine writes into the response without parsing. The last
+ * placeholder (`bytesParam`) is the number of bytes the answer may have: PostgreSQL measures the text
+ * it built (`__bytes`) and sends NULL in place of a larger answer, so that it never reaches the engine.
  */
-export function queryStatement(fields: ReadField[], output: JsonOutput = {}): { text: string; writer: SqlWriter } {
+export function queryStatement(
+  fields: ReadField[],
+  output: JsonOutput = {},
+): { text: string; writer: SqlWriter; bytesParam: number } {
   const w = new SqlWriter(0, output);
   const columns = fields.map((f, i) => {
     const alias = w.alias();
@@ -25,5 +30,10 @@ export function queryStatement(fields: ReadField[], output: JsonOutput = {}): { 
           : singleRowJson(f.table, f.where, f.fields, alias, w);
     return `(${json})::text AS "f${i}"`;
   });
-  return { text: `SELECT ${columns.join(', ')}`, writer: w };
+  const bytesParam = w.params.length + 1;
+  const names = fields.map((_, i) => `q."f${i}"`);
+  const size = names.map((n) => `coalesce(octet_length(${n}), 4)`).join(' + ');
+  const guarded = names.map((n, i) => `CASE WHEN b.n <= $${bytesParam}::bigint THEN ${n} END AS "f${i}"`);
+  const text = `SELECT ${guarded.join(', ')}, b.n AS "__bytes" FROM (SELECT ${columns.join(', ')}) AS q, LATERAL (SELECT ${size} AS n) AS b`;
+  return { text, writer: w, bytesParam };
 }

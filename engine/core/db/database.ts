@@ -14,6 +14,11 @@ export interface QueryOptions {
    * as a LIMIT over an index walk whose row count only the values tell; PGlite always plans anew.
    */
   prepare?: boolean;
+  /**
+   * Aborted when the request it runs for is out of time: PostgreSQL cancels the running statement
+   * (error 57014). PGlite runs a statement to its end in this thread and cannot honour it.
+   */
+  signal?: AbortSignal;
 }
 
 export interface Queryable {

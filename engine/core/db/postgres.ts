@@ -24,8 +24,18 @@ export function connectPostgres(url: string, opts: { poolSize: number; statement
   });
   const wrap = (q: postgres.Sql | postgres.TransactionSql): Queryable => ({
     async query(text: string, params: readonly Param[] = [], options: QueryOptions = {}): Promise<Row[]> {
-      const rows = await q.unsafe(text, params as Param[], { prepare: options.prepare ?? true });
-      return rows as unknown as Row[];
+      const pending = q.unsafe(text, params as Param[], { prepare: options.prepare ?? true });
+      const signal = options.signal;
+      if (!signal) return (await pending) as unknown as Row[];
+      // Cancelling an already finished query is harmless; a cancelled one fails with 57014.
+      const cancel = () => void pending.cancel();
+      if (signal.aborted) cancel();
+      else signal.addEventListener('abort', cancel, { once: true });
+      try {
+        return (await pending) as unknown as Row[];
+      } finally {
+        signal.removeEventListener('abort', cancel);
+      }
     },
     async exec(script: string): Promise<void> {
       await q.unsafe(script).simple();

@@ -1,0 +1,421 @@
+import postgres from 'postgres';
+import { DEMO } from '../demo/demo-data';
+import { connectPostgres } from '../engine/core/db/postgres';
+import { countRows } from '../engine/compile/execute/request-budget';
+import { backendName, onPostgres } from './support/database';
+import { ADMIN_SECRET, as, startTestServer, type GqlResult, type TestServer } from './support/server';
+
+/**
+ * Bounds on one request's work (issue 16), as Hasura's API limits bound it: fields and aliases per
+ * operation and the nesting of input values refused before planning; rows, response bytes and time
+ * counted over the whole request (a batch included), past which the request gets one clear error, never
+ * a partial or giant answer; NUL characters in strings refused up front wherever they are written.
+ */
+const acme = DEMO.tenants.acme;
+const session = as('tenant_admin', acme.id, acme.users.admin.id);
+const AUTH = { 'x-hasura-admin-secret': ADMIN_SECRET, ...session };
+
+/** Exactly one error with this code, and no data. */
+function expectError(res: GqlResult, code: string, message: RegExp, path?: string | RegExp): void {
+  expect(res.status).toBe(200);
+  expect(res.body.data).toBeUndefined();
+  expect(res.body.errors).toHaveLength(1);
+  const [err] = res.body.errors;
+  expect(err.extensions.code).toBe(code);
+  expect(err.message).toMatch(message);
+  if (path instanceof RegExp) expect(err.extensions.path).toMatch(path);
+  else if (path !== undefined) expect(err.extensions.path).toBe(path);
+}
+
+describe(`request limits on ${backendName}`, () => {
+  let server: TestServer;
+  let spendCount = 0;
+  const gql = (query: string, variables?: Record<string, unknown>) => server.gql(query, variables, session);
+  const batch = (ops: unknown[]) => server.post('/api/graphql', JSON.stringify(ops), AUTH);
+
+  beforeAll(async () => {
+    server = await startTestServer({
+      env: {
+        MAX_NODES: '40',
+        MAX_ALIASES: '6',
+        MAX_INPUT_DEPTH: '20',
+        MAX_TOTAL_ROWS: '60',
+        MAX_RESPONSE_BYTES: '12000',
+      },
+    });
+    const res = await gql('{ spends_aggregate { aggregate { count } } }');
+    spendCount = res.body.data.spends_aggregate.aggregate.count;
+  });
+  afterAll(() => server.close());
+
+  afterEach(async () => {
+    // The server keeps serving after every refusal.
+    const res = await gql('{ cloud_accounts(limit: 1) { id } }');
+    expect(res.body.data.cloud_accounts).toHaveLength(1);
+  });
+
+  test('the demo tenant has more spend lines than the row limit, so the row tests below mean something', () => {
+    expect(spendCount).toBeGreaterThan(60);
+  });
+
+  describe('fields and aliases (MAX_NODES, MAX_ALIASES), counted before planning', () => {
+    test('fields are counted with fragments expanded: a fragment spread many times counts each time', async () => {
+      const ok = await gql(`{ cloud_accounts(limit: 1) { id account_name } }`);
+      expect(ok.body.data.cloud_accounts).toHaveLength(1);
+      // 1 + 8 spreads x 5 fields = 41 fields, though the document names only 6.
+      const spread = Array.from({ length: 8 }, () => '...F').join(' ');
+      const res = await gql(
+        `{ cloud_accounts(limit: 1) { ${spread} } } fragment F on cloud_accounts { id account_name a: id b: id c: id }`,
+      );
+      expectError(res, 'validation-failed', /41 fields .* node limit of 40 \(MAX_NODES\)/, '$.selectionSet');
+    });
+
+    test('a fragment bomb (fragments spreading fragments) is counted without expanding it', async () => {
+      let doc = '{ cloud_accounts(limit: 1) { ...F0 } } fragment F30 on cloud_accounts { id }';
+      for (let i = 0; i < 30; i++) doc += ` fragment F${i} on cloud_accounts { ...F${i + 1} ...F${i + 1} }`;
+      const started = Date.now();
+      const res = await gql(doc);
+      expectError(res, 'validation-failed', /node limit of 40/);
+      expect(Date.now() - started).toBeLessThan(2000);
+    });
+
+    test('fragments that spread each other (a cycle) are counted without looping, then refused by validation', async () => {
+      const res = await gql(
+        '{ cloud_accounts(limit: 1) { ...A } } fragment A on cloud_accounts { id ...B } fragment B on cloud_accounts { ...A }',
+      );
+      expectError(res, 'validation-failed', /Cannot spread fragment "A" within itself/);
+    });
+
+    test('an alias bomb is refused up front: a1: spends {...} a2: spends {...} ...', async () => {
+      const within = Array.from({ length: 6 }, (_, i) => `a${i}: spends(limit: 1) { id }`).join(' ');
+      const ok = await gql(`{ ${within} }`);
+      expect(Object.keys(ok.body.data)).toHaveLength(6);
+      const bomb = Array.from({ length: 7 }, (_, i) => `a${i}: spends(limit: 10000) { id }`).join(' ');
+      expectError(
+        await gql(`{ ${bomb} }`),
+        'validation-failed',
+        /7 aliased fields, more than the limit of 6 \(MAX_ALIASES\)/,
+      );
+    });
+  });
+
+  describe('total rows (MAX_TOTAL_ROWS), over list fields, relationships and batch entries', () => {
+    test('within the limit the answer is whole', async () => {
+      const res = await gql('{ spends(limit: 60) { id } }');
+      expect(res.body.data.spends).toHaveLength(60);
+    });
+
+    test('one list past it: an error, not a partial answer', async () => {
+      expectError(
+        await gql('{ spends(limit: 61) { id } }'),
+        'too-many-rows',
+        /more than 60 rows .*MAX_TOTAL_ROWS/,
+        '$',
+      );
+    });
+
+    test('rows of nested array relationships and of aggregate nodes count too', async () => {
+      const accounts = (await gql('{ cloud_accounts { id } }')).body.data.cloud_accounts.length;
+      // Each account and each of its spend lines is a row: beyond 60 in all however few accounts.
+      const res = await gql('{ cloud_accounts { spends(limit: 60) { __typename } } }');
+      expectError(res, 'too-many-rows', /more than 60 rows/);
+      expect(accounts).toBeLessThan(60);
+      const agg = await gql('{ spends_aggregate(limit: 61) { aggregate { count } nodes { __typename } } }');
+      expectError(agg, 'too-many-rows', /more than 60 rows/);
+      const counted = await gql('{ spends_aggregate { aggregate { count } } }');
+      expect(counted.body.data.spends_aggregate.aggregate.count).toBe(spendCount);
+    });
+
+    test('fields that together may pass the limit run one by one: the answer is whole and in order when they do not', async () => {
+      const [first] = (await gql('{ spends(limit: 1, order_by: {id: asc}) { id } }')).body.data.spends;
+      // At most 30 + 30 + 30 rows by their limits: more than 60, so each runs on its own.
+      const res = await gql(`{
+        a: spends(limit: 30, where: {id: {_eq: "${first.id}"}}) { id }
+        n: spends_aggregate { aggregate { count } }
+        b: spends(limit: 30, where: {id: {_eq: "${first.id}"}}) { id tags }
+        c: spends(limit: 30, where: {id: {_eq: "${first.id}"}}) { id }
+      }`);
+      expect(Object.keys(res.body.data)).toEqual(['a', 'n', 'b', 'c']);
+      expect(res.body.data.a).toEqual([{ id: first.id }]);
+      expect(res.body.data.n.aggregate.count).toBe(spendCount);
+      expect(res.body.data.b).toHaveLength(1);
+      expect(res.body.data.c).toEqual([{ id: first.id }]);
+    });
+
+    test('aliases of capped lists that pass the limit together get too-many-rows', async () => {
+      const aliases = Array.from({ length: 4 }, (_, i) => `a${i}: spends(limit: 20) { id }`).join(' ');
+      expectError(await gql(`{ ${aliases} }`), 'too-many-rows', /more than 60 rows/);
+      const three = Array.from({ length: 3 }, (_, i) => `a${i}: spends(limit: 20) { id }`).join(' ');
+      expect((await gql(`{ ${three} }`)).body.data.a2).toHaveLength(20);
+    });
+
+    test('rows are counted in the JSON text by the shape of the selection, never inside values', () => {
+      const shape = {
+        list: true,
+        children: new Map([['"kids"', { list: true, children: new Map() }]]),
+      };
+      const text =
+        '[{"id" : "a]\\", "tags" : [[1],{"kids":[1,2]}], "kids" : [{"x" : "[{"}, {"x" : null}]}, \n {"kids" : []}]';
+      expect(countRows(text, shape).rows).toBe(4);
+      expect(countRows('[]', shape).rows).toBe(0);
+      expect(countRows('null', shape).rows).toBe(0);
+      expect(countRows('{"kids" : [{}, {}, {}]}', { list: false, children: shape.children }).rows).toBe(3);
+    });
+
+    test('a jsonb value that looks like a list is not counted as rows', async () => {
+      const res = await gql('{ spends(limit: 50) { id tags } }');
+      expect(res.body.data.spends).toHaveLength(50);
+    });
+
+    test('rows add up over the entries of a batch: past the limit the batch stops with one error', async () => {
+      const op = { query: '{ spends(limit: 25) { id } }' };
+      const ok = await batch([op, op]);
+      expect(ok.body).toHaveLength(2);
+      const res = await batch([op, op, op, op]);
+      expectError(res, 'too-many-rows', /more than 60 rows/);
+    });
+  });
+
+  describe('response bytes (MAX_RESPONSE_BYTES)', () => {
+    test('an answer larger than the limit is withheld by the database and refused with a code', async () => {
+      const fields = 'id date amount unit cloud_account cloud_resource_id tenant tags business_unit';
+      // Five rows are a twelfth of what is asked below: the whole answer is beyond 12,000 bytes.
+      const small = await gql(`{ spends(limit: 5) { ${fields} } }`);
+      expect(small.body.data.spends).toHaveLength(5);
+      expect(small.text.length * 12).toBeGreaterThan(12000);
+      const res = await gql(`{ spends(limit: 60) { ${fields} } }`);
+      expectError(res, 'response-too-large', /larger than 12000 bytes \(MAX_RESPONSE_BYTES\)/, '$');
+      expect(res.text.length).toBeLessThan(500);
+    });
+
+    test('bytes add up over a batch, which stops as soon as the sum passes the limit', async () => {
+      const op = { query: '{ spends(limit: 12) { id date amount unit cloud_account cloud_resource_id tenant tags } }' };
+      const one = await batch([op]);
+      expect(one.body).toHaveLength(1);
+      const size = one.text.length;
+      // Few enough entries that their rows (12 each) stay within 60, enough that their bytes pass 12,000.
+      const entries = Math.floor(12000 / size) + 1;
+      expect(entries * 12).toBeLessThanOrEqual(60);
+      expect((await batch(Array.from({ length: entries - 1 }, () => op))).body).toHaveLength(entries - 1);
+      const res = await batch(Array.from({ length: entries }, () => op));
+      expectError(res, 'response-too-large', /MAX_RESPONSE_BYTES/);
+    });
+  });
+
+  describe('input nesting (MAX_INPUT_DEPTH)', () => {
+    const nots = (n: number, inner = '{id: {_is_null: false}}') => {
+      let w = inner;
+      for (let i = 0; i < n; i++) w = `{_not: ${w}}`;
+      return w;
+    };
+
+    test('a where 300 _not deep is refused with the path of the level past the limit; 17 deep runs', async () => {
+      // 17 _not around {id: {_is_null: false}}: 19 levels, and an odd number of negations, so no row.
+      const ok = await gql(`{ spends(limit: 1, where: ${nots(17)}) { id } }`);
+      expect(ok.body.data.spends).toHaveLength(0);
+      const res = await gql(`{ spends(limit: 1, where: ${nots(300)}) { id } }`);
+      expectError(
+        res,
+        'validation-failed',
+        /nested deeper than the maximum input depth of 20 \(MAX_INPUT_DEPTH\)/,
+        `$.selectionSet.spends.args.where${'._not'.repeat(20)}`,
+      );
+    });
+
+    test('the same in a variable, named by its path in variableValues', async () => {
+      let w: unknown = { id: { _is_null: false } };
+      for (let i = 0; i < 300; i++) w = { _not: w };
+      const res = await gql('query ($w: spends_bool_exp) { spends(limit: 1, where: $w) { id } }', { w });
+      expectError(res, 'validation-failed', /maximum input depth of 20/, `$.variableValues.w${'._not'.repeat(20)}`);
+    });
+
+    test('_and/_or lists, a jsonb literal in an insert and a jsonb variable are bounded alike', async () => {
+      let andOr = '{id: {_is_null: false}}';
+      for (let i = 0; i < 12; i++) andOr = `{_and: [${i % 2 ? '{_or: [' + andOr + ']}' : andOr}]}`;
+      expectError(
+        await gql(`{ spends(where: ${andOr}) { id } }`),
+        'validation-failed',
+        /input depth of 20/,
+        /\.args\.where\._and\[0\]/,
+      );
+      let json = '1';
+      for (let i = 0; i < 25; i++) json = `{k: ${json}}`;
+      const insert = await gql(
+        `mutation { insert_spends_one(object: {cloud_account: "${acme.cloudAccounts.aws}", date: "2026-01-01", amount: 1, tags: ${json}}) { id } }`,
+      );
+      expectError(insert, 'validation-failed', /input depth of 20/, /\.args\.object\.tags(\.k)+$/);
+      let tags: unknown = 1;
+      for (let i = 0; i < 25; i++) tags = [tags];
+      const viaVar = await gql(
+        'mutation ($t: jsonb) { update_spends(where: {id: {_is_null: true}}, _set: {tags: $t}) { affected_rows } }',
+        { t: tags },
+      );
+      expectError(viaVar, 'validation-failed', /input depth of 20/, /^\$\.variableValues\.t(\[0\])+$/);
+    });
+  });
+
+  describe('NUL characters in strings are refused up front with validation-failed', () => {
+    const NUL = 'a\u0000b';
+    const account = acme.cloudAccounts.aws;
+    /** Each place a string reaches the database: literal and variable forms. */
+    const places: [string, string, Record<string, unknown>?][] = [
+      ['table where (literal)', `{ spends(where: {unit: {_eq: ${JSON.stringify(NUL)}}}) { id } }`],
+      ['table where (variable)', 'query ($u: String) { spends(where: {unit: {_eq: $u}}) { id } }', { u: NUL }],
+      [
+        'where inside a variable object',
+        'query ($w: spends_bool_exp) { spends(where: $w) { id } }',
+        { w: { unit: { _ilike: NUL } } },
+      ],
+      [
+        'insert (literal)',
+        `mutation { insert_spends_one(object: {cloud_account: "${account}", date: "2026-01-01", amount: 1, unit: ${JSON.stringify(NUL)}}) { id } }`,
+      ],
+      [
+        'insert (variable object)',
+        'mutation ($o: spends_insert_input!) { insert_spends_one(object: $o) { id } }',
+        { o: { cloud_account: account, date: '2026-01-01', amount: 1, unit: NUL } },
+      ],
+      [
+        'update _set',
+        'mutation ($u: String) { update_spends(where: {id: {_is_null: true}}, _set: {unit: $u}) { affected_rows } }',
+        { u: NUL },
+      ],
+      [
+        'jsonb literal',
+        `mutation { update_spends(where: {id: {_is_null: true}}, _set: {tags: {k: ${JSON.stringify(NUL)}}}) { affected_rows } }`,
+      ],
+      [
+        'jsonb variable, in a key',
+        'mutation ($t: jsonb) { update_spends(where: {id: {_is_null: true}}, _set: {tags: $t}) { affected_rows } }',
+        { t: { [NUL]: 1 } },
+      ],
+      [
+        'jsonb variable, in a nested value',
+        'query ($t: jsonb) { spends(where: {tags: {_contains: $t}}) { id } }',
+        { t: { a: [{ b: NUL }] } },
+      ],
+      ['events_v2 (action)', `{ events_v2(where: {category: {_eq: ${JSON.stringify(NUL)}}}) { __typename } }`],
+      [
+        'events_v2 (action, variable)',
+        'query ($w: EventsWhereRequest) { events_v2(where: $w) { __typename } }',
+        { w: { category: { _eq: NUL } } },
+      ],
+      [
+        'spend_groupings_v2 (action)',
+        'query ($g: [String!]) { spend_groupings_v2(group_by: $g) { __typename } }',
+        { g: ['resource_type', NUL] },
+      ],
+      [
+        'spend_groupings_v2 where (action)',
+        `{ spend_groupings_v2(group_by: ["resource_type"], where: {account_id: {_eq: ${JSON.stringify(NUL)}}}) { __typename } }`,
+      ],
+      [
+        'kg_get_filter_values (action)',
+        'query ($r: kg_get_filter_values_input!) { kg_get_filter_values(request: $r) { __typename } }',
+        { r: { filter_type: 'label', filter_key: NUL } },
+      ],
+    ];
+
+    // Every entry has three items: jest would pass its done callback as a missing third.
+    test.each(places.map(([name, query, variables]) => [name, query, variables ?? null] as const))(
+      '%s',
+      async (_name, query, variables) => {
+        const res = await gql(query, variables ?? undefined);
+        expectError(
+          res,
+          'validation-failed',
+          /NUL character/,
+          variables ? /^\$\.variableValues\./ : /^\$\.selectionSet\./,
+        );
+      },
+    );
+
+    test('nothing was written by any of them', async () => {
+      const res = await gql('{ spends_aggregate { aggregate { count } } }');
+      expect(res.body.data.spends_aggregate.aggregate.count).toBe(spendCount);
+    });
+  });
+});
+
+describe(`request time limit (REQUEST_TIMEOUT_MS) on ${backendName}`, () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    // A limit no request can meet: every request, batch and mutation runs out of time.
+    server = await startTestServer({ env: { REQUEST_TIMEOUT_MS: '1' } });
+  });
+  afterAll(() => server.close());
+  const gql = (query: string) => server.gql(query, undefined, session);
+
+  test('a query past the time limit gets the timeout error', async () => {
+    expectError(
+      await gql('{ spends { id cloudAccountByCloudAccount { id } } }'),
+      'timeout',
+      /time limit of 1 ms \(REQUEST_TIMEOUT_MS\)/,
+      '$',
+    );
+  });
+
+  test('a batch past the time limit stops with one error', async () => {
+    const op = { query: '{ spends { id } }' };
+    const res = await server.post('/api/graphql', JSON.stringify([op, op, op]), AUTH);
+    expectError(res, 'timeout', /REQUEST_TIMEOUT_MS/);
+  });
+
+  test('a mutation past the time limit writes nothing', async () => {
+    const label = `timeout-${Date.now()}`;
+    const res = await gql(
+      `mutation { a: insert_spends_one(object: {cloud_account: "${acme.cloudAccounts.aws}", date: "2026-01-01", amount: 1, unit: "${label}"}) { id } b: insert_spends_one(object: {cloud_account: "${acme.cloudAccounts.aws}", date: "2026-01-01", amount: 1, unit: "${label}"}) { id } }`,
+    );
+    expectError(res, 'timeout', /REQUEST_TIMEOUT_MS/);
+    const db = server.started.db;
+    const rows = await db.query('SELECT count(*)::int AS n FROM spends WHERE unit = $1', [label]);
+    expect(rows[0].n).toBe(0);
+  });
+});
+
+(onPostgres ? describe : describe.skip)('PostgreSQL cancels the running statement at the deadline', () => {
+  test('an aborted signal cancels pg_sleep(10) within a second', async () => {
+    const db = connectPostgres(process.env.DATABASE_URL!, { poolSize: 1, statementTimeoutMs: 30000 });
+    const controller = new AbortController();
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 200);
+    await expect(db.query('SELECT pg_sleep(10)', [], { signal: controller.signal })).rejects.toMatchObject({
+      code: '57014',
+    });
+    expect(Date.now() - started).toBeLessThan(1500);
+    // The connection is usable afterwards and nothing of it still runs.
+    const admin = postgres(process.env.DATABASE_URL!, { max: 1 });
+    const running =
+      await admin`SELECT count(*)::int AS n FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(10)' AND state = 'active'`;
+    expect(running[0].n).toBe(0);
+    await admin.end();
+    expect((await db.query('SELECT 1 AS one'))[0].one).toBe(1);
+    await db.close();
+  });
+});
+
+(onPostgres ? describe : describe.skip)('PostgreSQL: a request past its time limit, through HTTP', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { REQUEST_TIMEOUT_MS: '800' } });
+  });
+  afterAll(() => server.close());
+
+  test('is answered at the deadline, and its statement no longer runs', async () => {
+    // Spend lines x spend lines of their account x again: far more work than 800 ms.
+    const heavy = `{ spends { id cloudAccountByCloudAccount { spends { id cloudAccountByCloudAccount { spends { id cloudAccountByCloudAccount { spends { id } } } } } } } }`;
+    const started = Date.now();
+    const res = await server.gql(heavy, undefined, session);
+    const took = Date.now() - started;
+    expectError(res, 'timeout', /time limit of 800 ms/);
+    expect(took).toBeGreaterThanOrEqual(700);
+    expect(took).toBeLessThan(3000);
+    const running = await server.started.db.query(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%__bytes%' AND pid <> pg_backend_pid()`,
+    );
+    expect(running[0].n).toBe(0);
+    // And the server answers the next request at once.
+    const next = await server.gql('{ cloud_accounts(limit: 1) { id } }', undefined, session);
+    expect(next.body.data.cloud_accounts).toHaveLength(1);
+  });
+});
