@@ -22,7 +22,9 @@ export type ErrorCode =
   | 'request-too-large'
   | 'not-supported'
   | 'not-found'
-  | 'action-error';
+  | 'action-error'
+  | 'database-unavailable'
+  | 'busy';
 
 export class RequestError extends Error {
   constructor(
@@ -31,6 +33,10 @@ export class RequestError extends Error {
     readonly path: string = '$',
     /** HTTP status when the error ends the request before GraphQL execution. */
     readonly status = 200,
+    /** Seconds for a Retry-After header: the condition is passing (the database is down or busy). */
+    readonly retryAfterSeconds?: number,
+    /** What went wrong underneath, for the log and admin callers only. */
+    readonly internal?: string,
   ) {
     super(message);
   }

@@ -33,6 +33,11 @@ export interface Database extends Queryable {
    */
   listen(channel: string, onNotify: (payload: string) => void, onListen?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
+  /**
+   * A small pool of its own for health checks and sign-in, so that slow statements on the main pool
+   * never starve them. Absent: use this database (PGlite has one connection for everything).
+   */
+  readonly reserve?: Database;
 }
 
 /** A PostgreSQL error as both drivers report it, reduced to what the engine needs. */

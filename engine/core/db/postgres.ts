@@ -14,9 +14,15 @@ const TEXT_PARAMS = {
 };
 
 /** PostgreSQL 15+ through postgres.js: a pool, prepared statements, parameters as text. */
-export function connectPostgres(url: string, opts: { poolSize: number; statementTimeoutMs: number }): Database {
+export function connectPostgres(
+  url: string,
+  opts: { poolSize: number; statementTimeoutMs: number; connectTimeoutMs: number },
+): Database {
   const sql = postgres(url, {
     max: opts.poolSize,
+    // Seconds, fractions allowed: a server that does not answer is given up on quickly, so that a
+    // request is told the database is unavailable instead of hanging for postgres.js's default 30 s.
+    connect_timeout: opts.connectTimeoutMs / 1000,
     prepare: true,
     types: TEXT_PARAMS as never,
     onnotice: () => undefined,

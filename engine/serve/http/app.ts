@@ -16,6 +16,7 @@ import { mountAuthRoutes } from './auth-routes';
 import { adminSecretSessions } from '../auth/admin-secret';
 import type { SessionResolver } from '../../core/session';
 import { graphqlRoute } from './graphql-route';
+import { mountHealthRoutes } from './health-routes';
 
 export interface AppOptions {
   engine: Engine;
@@ -29,23 +30,20 @@ export interface AppOptions {
   saml?: Omit<SamlDeps, 'db'>;
   /** Pages other rooms add behind sign-in (served with `auth`). */
   pages?: readonly SignedInPage[];
+  /** True once shutdown has begun: readiness then fails, so that load balancers send nothing new. */
+  draining?: () => boolean;
 }
 
 /** The HTTP surface: health, the token exchange, and GraphQL at /api/graphql (and Hasura's /v1/graphql). */
 export function createApp(opts: AppOptions): Hono {
   const app = new Hono();
-  app.get('/healthz', async (c) => {
-    try {
-      await opts.db.query('SELECT 1');
-      return c.json({ status: 'ok', database: opts.db.kind });
-    } catch {
-      return c.json({ status: 'unavailable', database: opts.db.kind }, 503);
-    }
-  });
+  // Health checks and sign-in run on the reserve pool: slow statements on the main one never starve them.
+  const db = opts.db.reserve ?? opts.db;
+  mountHealthRoutes(app, db, opts.draining ?? (() => false));
   if (opts.auth) {
-    mountAuthRoutes(app, { db: opts.db, auth: opts.auth });
+    mountAuthRoutes(app, { db, auth: opts.auth });
     const saml = opts.saml;
-    if (saml) mountSamlRoutes(app, { ...saml, db: opts.db });
+    if (saml) mountSamlRoutes(app, { ...saml, db });
     mountWebRoutes(app, {
       db: opts.db,
       config: { auth: opts.auth },
@@ -74,7 +72,7 @@ export function createApp(opts: AppOptions): Hono {
   );
   app.onError((err, c) => {
     const r = opts.engine.failure(err);
-    return c.body(r.body, r.status as 500, { 'content-type': 'application/json' });
+    return c.body(r.body, r.status as 500, { 'content-type': 'application/json', ...r.headers });
   });
   return app;
 }

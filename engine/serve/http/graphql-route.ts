@@ -5,7 +5,7 @@ import type { Session, SessionResolver } from '../../core/session';
 import { readBody, requestHeaders } from './read-request';
 
 const json = (c: Context, r: EngineResponse, extra: Record<string, string> = {}) =>
-  c.body(r.body, r.status as 200, { 'content-type': 'application/json; charset=utf-8', ...extra });
+  c.body(r.body, r.status as 200, { 'content-type': 'application/json; charset=utf-8', ...r.headers, ...extra });
 
 /**
  * POST /api/graphql: body `{query, variables?, operationName?}` (or a list of them, a batch). The
