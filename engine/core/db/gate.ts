@@ -1,5 +1,6 @@
 import type { Database, Queryable } from './database';
-import { asUnavailable, busyError } from './faults';
+import { RequestError } from '../errors';
+import { asUnavailable, busyError, isConnectionFailure, unavailableError } from './faults';
 
 /**
  * A first-come, first-served gate in front of a pool: at most `permits` statements (or transactions)
@@ -54,14 +55,28 @@ export class Gate {
 
 /**
  * A database whose statements and transactions pass the gate, and whose connection failures reach
- * callers as `database-unavailable` (faults.ts). LISTEN keeps its own connection and passes freely.
+ * callers as `database-unavailable` (faults.ts). After a connection failure the database counts as
+ * down: one statement at a time goes through to find out whether it is back, and the others are
+ * answered at once instead of each waiting on a connection attempt of its own. LISTEN keeps its own
+ * connection and passes freely.
  */
 export function gated(db: Database, gate: Gate): Database {
+  let down: unknown;
+  let probing = false;
   const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (down !== undefined && probing) throw unavailableError(down);
+    const probe = down !== undefined;
+    if (probe) probing = true;
     try {
-      return await gate.run(fn);
+      const result = await gate.run(fn);
+      down = undefined;
+      return result;
     } catch (err) {
+      if (isConnectionFailure(err)) down = err;
+      else if (!(err instanceof RequestError)) down = undefined;
       throw asUnavailable(err);
+    } finally {
+      if (probe) probing = false;
     }
   };
   return {
