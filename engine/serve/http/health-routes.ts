@@ -27,6 +27,9 @@ export function mountHealthRoutes(app: Hono, db: Database, draining: () => boole
     ]);
     clearTimeout(timer);
     if (ready) return c.json({ status: 'ok', database: db.kind }, 200, headers);
-    return c.json({ status: 'unavailable', database: db.kind }, 503, { ...headers, 'retry-after': String(UNAVAILABLE_RETRY_SECONDS) });
+    return c.json({ status: 'unavailable', database: db.kind }, 503, {
+      ...headers,
+      'retry-after': String(UNAVAILABLE_RETRY_SECONDS),
+    });
   });
 }
