@@ -154,6 +154,10 @@ suite('database faults on a PostgreSQL cluster of the test', () => {
     const signIn = await exchange(server, alice.username, 'any secret: the database cannot check it');
     expect(signIn.status).toBe(503);
     expect(signIn.body.errors[0].extensions.code).toBe('database-unavailable');
+    // An action's own statements fail alike, not as an action-error carrying the driver's text.
+    const action = await gqlPost('{ kg_get_filter_options { data { node_types } } }', bearer(jwt));
+    expect([action.status, codeOf(action)]).toEqual([503, 'database-unavailable']);
+    expect(action.text).not.toMatch(/127\.0\.0\.1|ECONN|CONNECTION/);
     const asAdmin = await gqlPost(SIMPLE, admin);
     expect(asAdmin.status).toBe(503);
     // The driver's text, which names the server's address, is for the admin (and the log) only.
