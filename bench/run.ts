@@ -1,5 +1,6 @@
 /**
  * `npm run bench`: the engine against its floor, on real PostgreSQL, over real HTTP.
+ * (`npm run bench -- faults`: database faults instead, see faults.ts.)
  *
  * A scratch database is created, migrated and seeded by starting the engine on it, and dropped at
  * the end. Three child processes do the work, each with an event loop of its own: the engine behind
@@ -35,6 +36,7 @@ import { isDeepStrictEqual } from 'node:util';
 import postgres from 'postgres';
 import type { EngineStart, EngineStarted, Explained } from './engine-server';
 import type { FloorStart } from './floor-server';
+import { runFaults } from './faults';
 import { forkChild, type Child } from './ipc';
 import { summarize, type LoadResult, type LoadRun } from './load';
 import { runBomb } from './bomb';
@@ -574,7 +576,8 @@ async function main(): Promise<number> {
   });
 }
 
-main().then(
+// `npm run bench -- faults`: the database faults instead of the workloads (faults.ts).
+(process.argv[2] === 'faults' ? runFaults : main)().then(
   (code) => process.exit(code),
   (err) => {
     process.stderr.write(`bench failed: ${(err as Error)?.stack ?? err}\n`);

@@ -141,7 +141,7 @@ async function main(): Promise<void> {
   const where = config.databaseUrl ? 'PostgreSQL' : `the embedded PGlite in ${config.dataDir}`;
   say(`Seeding ${where}`);
   // On PGlite: refused, naming the engine, while one holds the folder (stop it first).
-  const db = await connectDatabase(config, 'seed');
+  const db = await connectDatabase(config, { holder: 'seed' });
   let raw: postgres.Sql | undefined;
   try {
     const applied = await migrate(db, config.migrationsDir);

@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { loadConfig } from './core/config';
 import { Revocations } from './serve/auth/revocation';
@@ -8,6 +9,7 @@ import type { Database } from './core/db/database';
 import { migrate } from './core/db/migrate';
 import { Engine } from './compile/execute/engine';
 import { createApp } from './serve/http/app';
+import { drainAndClose, trackRequests } from './serve/http/shutdown';
 import { loadMetadata } from './compile/model/load';
 import { buildModel } from './compile/model/model';
 import { readLicense, type License } from './serve/saml/license';
@@ -33,6 +35,8 @@ export interface Started {
   actionsConfig: ActionsConfig;
   /** Tells the embedded database's folder lock where this engine listens, so that `npm run admin` finds it. */
   listening(host: string, port: number): void;
+  /** Shutdown has begun: readiness answers 503 from now on. */
+  drain(): void;
   close(): Promise<void>;
 }
 
@@ -48,7 +52,7 @@ export async function startEngine(
 ): Promise<Started> {
   // The actions' settings first: a malformed one stops start-up before anything is opened.
   const actions = { modules: ACTION_MODULES, config: loadActionsConfig(config.env, config.auth.baseUrl) };
-  const db = existingDb ?? (await connectDatabase(config));
+  const db = existingDb ?? (await connectDatabase(config, { log }));
   try {
     await migrate(db, config.migrationsDir, (msg) => log({ level: 'info', msg }));
     await seedWhenAsked(db, config, log);
@@ -62,11 +66,14 @@ export async function startEngine(
         msg: 'NEXTAUTH_SECRET is not set: using a random one, so sign-in sessions and JWTs will not survive a restart or work across instances',
       });
     }
-    const revocations = new Revocations(db, config.auth, log);
+    // Session checks are sign-in's business: on the reserve pool, with the health checks.
+    const revocations = new Revocations(db.reserve ?? db, config.auth, log);
     await revocations.start();
     const license = await samlLicense(config, log);
     const resolveSession = createSessionResolver({ auth: config.auth, revocations, adminSecret: config.adminSecret });
+    let draining = false;
     const app = createApp({
+      draining: () => draining,
       engine,
       db,
       bodyBytes: config.limits.bodyBytes,
@@ -83,7 +90,8 @@ export async function startEngine(
       if (!existingDb) await db.close();
     };
     const listening = (host: string, port: number) => db.setAddress?.(host, port);
-    return { engine, db, app, revocations, actionsConfig: actions.config, listening, close };
+    const drain = () => void (draining = true);
+    return { engine, db, app, revocations, actionsConfig: actions.config, listening, drain, close };
   } catch (err) {
     if (!existingDb) await db.close().catch(() => undefined);
     throw err;
@@ -134,13 +142,30 @@ async function main(): Promise<void> {
     });
     process.stdout.write(welcome(info.port, config.adminSecret !== undefined, started.db.kind === 'pglite'));
   });
-  const stop = async () => {
-    server.close();
-    await started.close();
-    process.exit(0);
+  let draining = false;
+  const tracker = trackRequests(server as Server, () => draining);
+  const stop = (signal: string) => {
+    if (draining) {
+      jsonLogger({ level: 'warn', msg: `${signal} again: exiting without waiting for the requests in flight` });
+      process.exit(1);
+    }
+    draining = true;
+    started.drain();
+    jsonLogger({ level: 'info', msg: `${signal} received` });
+    drainAndClose(server as Server, tracker, {
+      drainMs: config.drainSeconds * 1000,
+      log: jsonLogger,
+      close: () => started.close(),
+    }).then(
+      () => process.exit(0),
+      (err) => {
+        jsonLogger({ level: 'error', msg: `shutdown: ${(err as Error)?.message}` });
+        process.exit(1);
+      },
+    );
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
 /** How to reach the running platform, for a person at the terminal. */

@@ -264,7 +264,7 @@ async function onDatabase(io: AdminIo, run: Command, invocation: Invocation): Pr
     if (!db) {
       const config = loadConfig(io.env);
       try {
-        db = opened = await connectDatabase(config, 'admin');
+        db = opened = await connectDatabase(config, { holder: 'admin' });
       } catch (err) {
         if (err instanceof DataDirLocked) return await throughEngine(io, err, config.adminSecret, invocation);
         throw err;

@@ -53,6 +53,9 @@ export interface EngineConfig {
   corsOrigins: string[];
   /** postgres.js pool size. */
   poolSize: number;
+  database: DatabaseFaultConfig;
+  /** On SIGTERM/SIGINT: how long requests in flight may take to finish before the pool is closed, in seconds. */
+  drainSeconds: number;
   /** Log SQL and errors in detail (never secrets). */
   devMode: boolean;
   auth: AuthConfig;
@@ -65,6 +68,18 @@ export interface EngineConfig {
   tenancy?: { table: { schema: string; name: string }; variable: string };
   /** The environment it was read from: the actions read their own settings (AI, Loki, Jira) from it. */
   env: Env;
+}
+
+/** How the engine meets a database that is slow, busy or gone (README "Faults"). */
+export interface DatabaseFaultConfig {
+  /** Longest a request waits for a free connection before it is answered 503 `busy`, in milliseconds. */
+  poolTimeoutMs: number;
+  /** Connections of the second, small pool kept for health checks and sign-in. */
+  reservePoolSize: number;
+  /** Longest a connection attempt may take before the database counts as unavailable, in milliseconds. */
+  connectTimeoutMs: number;
+  /** At start-up: how long to keep retrying a database that cannot be reached, in seconds (0: once). */
+  connectRetrySeconds: number;
 }
 
 export type Edition = 'community' | 'enterprise' | 'cloud';
@@ -344,6 +359,13 @@ export function loadConfig(env: Env = process.env): EngineConfig {
     stringifyNumericTypes: bool(env, 'STRINGIFY_NUMERIC_TYPES', false),
     corsOrigins: corsOrigins(env),
     poolSize: int(env, 'DATABASE_POOL_SIZE', 10),
+    database: {
+      poolTimeoutMs: positive(env, 'DATABASE_POOL_TIMEOUT_MS', 5000),
+      reservePoolSize: positive(env, 'DATABASE_RESERVE_POOL_SIZE', 2),
+      connectTimeoutMs: positive(env, 'DATABASE_CONNECT_TIMEOUT_MS', 1500),
+      connectRetrySeconds: int(env, 'DATABASE_CONNECT_RETRY_SECONDS', 60),
+    },
+    drainSeconds: int(env, 'SHUTDOWN_DRAIN_SECONDS', 15),
     devMode: bool(env, 'DEV_MODE', false),
     auth,
     edition,

@@ -28,7 +28,11 @@ export type ErrorCode =
   /** Past MAX_RESPONSE_BYTES. */
   | 'response-too-large'
   /** Past REQUEST_TIMEOUT_MS. */
-  | 'timeout';
+  | 'timeout'
+  /** The database cannot be reached (503). */
+  | 'database-unavailable'
+  /** No connection free within DATABASE_POOL_TIMEOUT_MS (503). */
+  | 'busy';
 
 export class RequestError extends Error {
   constructor(
@@ -37,6 +41,10 @@ export class RequestError extends Error {
     readonly path: string = '$',
     /** HTTP status when the error ends the request before GraphQL execution. */
     readonly status = 200,
+    /** Seconds for a Retry-After header: the condition is passing (the database is down or busy). */
+    readonly retryAfterSeconds?: number,
+    /** What went wrong underneath, for the log and admin callers only. */
+    readonly internal?: string,
   ) {
     super(message);
   }

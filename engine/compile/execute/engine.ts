@@ -23,6 +23,7 @@ import {
 import type { Session } from '../../core/session';
 import type { EngineConfig } from '../../core/config';
 import { asDbError, type Database, type Queryable } from '../../core/db/database';
+import { asUnavailable, isConnectionFailure } from '../../core/db/faults';
 import type { Model } from '../model/model-types';
 import { errorPath } from '../plan/error-path';
 import { errorBody, RequestError, type ErrorCode } from '../../core/errors';
@@ -54,6 +55,8 @@ export interface EngineResponse {
   status: number;
   /** JSON text of the response. */
   body: string;
+  /** Headers beside content-type (Retry-After of a database that is down or busy). */
+  headers?: Record<string, string>;
 }
 
 /** A parsed, validated document of one role, with what plan keys need from it. */
@@ -111,6 +114,17 @@ async function withGenericPlan<T>(tx: Queryable, run: () => Promise<T>): Promise
   const result = await run();
   await tx.query(`SELECT set_config('plan_cache_mode', $1, true)`, [String(old.mode)]);
   return result;
+}
+
+/**
+ * A handler's database error that is not the caller's doing (a connection failure, a syntax error, a
+ * timeout): told as the engine's own are (Engine.failure), so that its text, which may carry SQL or an
+ * address, reaches admin callers and the log only. Constraint and data errors stay the handler's.
+ */
+function isInternalDbError(err: unknown): boolean {
+  if (isConnectionFailure(err)) return true;
+  const db = asDbError(err);
+  return db !== undefined && expectedDbErrorCode(db.code!) === undefined;
 }
 
 /** One operation of a request body: anything but an object is a request without a query. */
@@ -279,6 +293,8 @@ export class Engine {
         const code = res.status === 200 && res.body.startsWith('{"errors"') ? this.codeOf(res.body) : undefined;
         if (code && BUDGET_CODES.has(code)) return res;
         bodies.push(res.body);
+        // The database is down or busy: the rest would fail alike; the answers so far say what ran.
+        if (res.status === 503) return { ...res, body: `[${bodies.join(',')}]` };
       }
       return { status: 200, body: `[${bodies.join(',')}]` };
     } finally {
@@ -345,14 +361,14 @@ export class Engine {
     ctx: ActionContext,
   ): Promise<Record<string, unknown>> {
     const result = await execute({ schema: role.schema, document, variableValues: vars, contextValue: ctx });
+    const original = result.errors?.[0]?.originalError;
+    if (original instanceof RequestError || isInternalDbError(original)) throw original;
     if (result.errors?.length)
-      throw result.errors[0].originalError instanceof RequestError
-        ? result.errors[0].originalError
-        : new RequestError(
-            'action-error',
-            result.errors[0].message,
-            `$.selectionSet.${result.errors[0].path?.join('.') ?? ''}`,
-          );
+      throw new RequestError(
+        'action-error',
+        result.errors[0].message,
+        `$.selectionSet.${result.errors[0].path?.join('.') ?? ''}`,
+      );
     return (result.data ?? {}) as Record<string, unknown>;
   }
 
@@ -497,10 +513,21 @@ export class Engine {
     return out;
   }
 
+  /** A RequestError's answer; a passing condition (database down or busy) says when to retry, and is logged. */
+  private requestFailure(err: RequestError, session?: Session): EngineResponse {
+    if (err.internal) this.log({ level: 'error', msg: err.message, code: err.code, error: err.internal });
+    const internal = session?.isAdmin && err.internal ? { error: err.internal } : undefined;
+    return {
+      status: err.status,
+      body: errorBody([{ message: err.message, code: err.code, path: err.path, internal }]),
+      headers: err.retryAfterSeconds ? { 'retry-after': String(err.retryAfterSeconds) } : undefined,
+    };
+  }
+
   /** Maps any failure to Hasura's error shape; internal details only for admin-secret callers. */
   failure(err: unknown, session?: Session): EngineResponse {
-    if (err instanceof RequestError)
-      return { status: err.status, body: errorBody([{ message: err.message, code: err.code, path: err.path }]) };
+    err = asUnavailable(err);
+    if (err instanceof RequestError) return this.requestFailure(err, session);
     const db = asDbError(err);
     if (db) {
       const code = expectedDbErrorCode(db.code!);

@@ -1,18 +1,82 @@
 import type { EngineConfig } from '../config';
+import { silentLogger, type Logger } from '../logger';
 import type { Database } from './database';
+import { isConnectionFailure } from './faults';
+import { Gate, gated } from './gate';
 import { openPglite } from './pglite';
 import { connectPostgres } from './postgres';
 
 /**
- * PostgreSQL when DATABASE_URL is set, the embedded PGlite otherwise; `holder` names the opener in the
- * PGlite folder's lock (`engine`, `admin`, ...).
+ * PostgreSQL when DATABASE_URL is set, the embedded PGlite otherwise; either behind a gate that bounds
+ * the wait for a connection (gate.ts). PostgreSQL also gets a small reserve pool for health checks
+ * and sign-in, and a server that cannot be reached yet is retried (waitForServer). `holder` names the
+ * opener in the PGlite folder's lock (`engine`, `admin`, ...).
  */
-export async function connectDatabase(config: EngineConfig, holder = 'engine'): Promise<Database> {
-  const timeout = { statementTimeoutMs: config.limits.statementTimeoutMs };
-  if (config.databaseUrl) {
-    const db = connectPostgres(config.databaseUrl, { poolSize: config.poolSize, ...timeout });
-    await db.query('SELECT 1');
-    return db;
+export async function connectDatabase(
+  config: EngineConfig,
+  opts: { log?: Logger; holder?: string } = {},
+): Promise<Database> {
+  const { log = silentLogger, holder = 'engine' } = opts;
+  const { poolTimeoutMs, reservePoolSize, connectTimeoutMs, connectRetrySeconds } = config.database;
+  const statementTimeoutMs = config.limits.statementTimeoutMs;
+  if (!config.databaseUrl) {
+    // One connection in this process: PGlite would queue without bound, the gate bounds the wait.
+    return gated(await openPglite(config.dataDir, { statementTimeoutMs, holder }), new Gate(1, poolTimeoutMs));
   }
-  return openPglite(config.dataDir, { ...timeout, holder });
+  const url = config.databaseUrl;
+  const open = (poolSize: number) =>
+    gated(connectPostgres(url, { poolSize, statementTimeoutMs, connectTimeoutMs }), new Gate(poolSize, poolTimeoutMs));
+  const main = open(config.poolSize);
+  try {
+    await waitForServer(main, url, connectRetrySeconds, log);
+  } catch (err) {
+    await main.close().catch(() => undefined);
+    throw err;
+  }
+  const reserve = open(reservePoolSize);
+  return { ...main, reserve, close: async () => void (await Promise.all([main.close(), reserve.close()])) };
+}
+
+/** Where a URL points, for messages: host, port and database, never the user's password. */
+export function databaseTarget(url: string): string {
+  try {
+    const u = new URL(url);
+    const host = u.searchParams.get('host') ?? u.hostname ?? 'localhost';
+    return `${host}:${u.port || '5432'}${u.pathname && u.pathname !== '/' ? u.pathname : ''}`;
+  } catch {
+    return 'the server of DATABASE_URL (not a valid URL)';
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The first statement, retried with a doubling delay (0.25 s up to 5 s) while the server cannot be
+ * reached and `retrySeconds` have not passed: a database that starts after the engine (a compose
+ * file, a restart) is waited for. A refusal that waiting does not mend (a wrong password, a missing
+ * database) ends it at once.
+ */
+async function waitForServer(db: Database, url: string, retrySeconds: number, log: Logger): Promise<void> {
+  const target = databaseTarget(url);
+  const deadline = Date.now() + retrySeconds * 1000;
+  let delay = 250;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.query('SELECT 1');
+      if (attempt > 1) log({ level: 'info', msg: `PostgreSQL at ${target} is reachable`, attempts: attempt });
+      return;
+    } catch (err) {
+      const reason = (err as { internal?: string }).internal ?? (err as Error)?.message ?? String(err);
+      if (!isConnectionFailure(err)) throw new Error(`PostgreSQL at ${target} refused the connection: ${reason}`);
+      const left = deadline - Date.now();
+      if (left <= 0)
+        throw new Error(
+          `cannot reach PostgreSQL at ${target} (${reason}); gave up after ${retrySeconds} s (DATABASE_CONNECT_RETRY_SECONDS)`,
+        );
+      const wait = Math.min(delay, left);
+      log({ level: 'warn', msg: `PostgreSQL at ${target} is not reachable (${reason}); retrying in ${wait} ms` });
+      await sleep(wait);
+      delay = Math.min(delay * 2, 5000);
+    }
+  }
 }

@@ -40,6 +40,11 @@ export interface Database extends Queryable {
   /** The embedded database: records the engine's HTTP address in its folder's lock (data-lock.ts), for `npm run admin`. */
   setAddress?(host: string, port: number): void;
   close(): Promise<void>;
+  /**
+   * A small pool of its own for health checks and sign-in, so that slow statements on the main pool
+   * never starve them. Absent: use this database (PGlite has one connection for everything).
+   */
+  readonly reserve?: Database;
 }
 
 /** A PostgreSQL error as both drivers report it, reduced to what the engine needs. */

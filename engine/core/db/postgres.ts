@@ -1,5 +1,6 @@
 import postgres from 'postgres';
 import type { Database, Param, Queryable, QueryOptions, Row } from './database';
+import { isConnectionFailure } from './faults';
 
 /**
  * The engine binds every parameter as text and casts it in SQL. postgres.js would otherwise serialise
@@ -13,10 +14,39 @@ const TEXT_PARAMS = {
   date: { to: 1184, from: [1082, 1114, 1184], serialize: passThrough, parse: (x: string) => new Date(x) },
 };
 
+let survivesDroppedTypeFetch = false;
+
+/**
+ * postgres.js reads the array types on every new connection (fetchArrayTypes) and drops that promise:
+ * when the server goes away during it, the rejection is unhandled and Node ends the process, so that a
+ * database restart would take the engine with it. Such a rejection is a connection failure, and the
+ * pool reconnects by itself: it is ignored. Any other unhandled rejection still ends the process, as
+ * Node's default does.
+ */
+function surviveDroppedTypeFetch(): void {
+  if (survivesDroppedTypeFetch) return;
+  survivesDroppedTypeFetch = true;
+  process.on('unhandledRejection', (reason) => {
+    if (isConnectionFailure(reason)) return;
+    throw reason;
+  });
+}
+
 /** PostgreSQL 15+ through postgres.js: a pool, prepared statements, parameters as text. */
-export function connectPostgres(url: string, opts: { poolSize: number; statementTimeoutMs: number }): Database {
+export function connectPostgres(
+  url: string,
+  opts: { poolSize: number; statementTimeoutMs: number; connectTimeoutMs: number },
+): Database {
+  surviveDroppedTypeFetch();
   const sql = postgres(url, {
     max: opts.poolSize,
+    // Seconds, fractions allowed: a server that does not answer is given up on quickly, so that a
+    // request is told the database is unavailable instead of hanging for postgres.js's default 30 s.
+    connect_timeout: opts.connectTimeoutMs / 1000,
+    // Seconds before reconnecting after a failed connection. postgres.js's default grows to 20 s, and a
+    // statement waits that out before it is even tried: requests hung while the database was away, and
+    // stayed slow after it came back. The gate (gate.ts) lets one statement at a time try instead.
+    backoff: (retries: number) => Math.min(0.05 * retries, 0.25),
     prepare: true,
     types: TEXT_PARAMS as never,
     onnotice: () => undefined,

@@ -18,6 +18,7 @@ import type { SessionResolver } from '../../core/session';
 import { graphqlRoute } from './graphql-route';
 import { mountCors } from './cors';
 import { mountAdminCommandRoute, type AdminCommandRunner } from './admin-command-route';
+import { mountHealthRoutes } from './health-routes';
 
 export interface AppOptions {
   engine: Engine;
@@ -35,6 +36,8 @@ export interface AppOptions {
   corsOrigins?: readonly string[];
   /** With it, POST /api/admin/command runs `npm run admin` commands on this engine's database. */
   adminCommand?: AdminCommandRunner;
+  /** True once shutdown has begun: readiness then fails, so that load balancers send nothing new. */
+  draining?: () => boolean;
 }
 
 /** The HTTP surface: health, the token exchange, and GraphQL at /api/graphql (and Hasura's /v1/graphql). */
@@ -42,18 +45,13 @@ export function createApp(opts: AppOptions): Hono {
   const app = new Hono();
   // Before the routes: a preflight must be answered before any route sees the request.
   mountCors(app, ['/api/graphql', '/v1/graphql', '/api/auth/token'], opts.corsOrigins ?? []);
-  app.get('/healthz', async (c) => {
-    try {
-      await opts.db.query('SELECT 1');
-      return c.json({ status: 'ok', database: opts.db.kind });
-    } catch {
-      return c.json({ status: 'unavailable', database: opts.db.kind }, 503);
-    }
-  });
+  // Health checks and sign-in run on the reserve pool: slow statements on the main one never starve them.
+  const db = opts.db.reserve ?? opts.db;
+  mountHealthRoutes(app, db, opts.draining ?? (() => false));
   if (opts.auth) {
-    mountAuthRoutes(app, { db: opts.db, auth: opts.auth });
+    mountAuthRoutes(app, { db, auth: opts.auth });
     const saml = opts.saml;
-    if (saml) mountSamlRoutes(app, { ...saml, db: opts.db });
+    if (saml) mountSamlRoutes(app, { ...saml, db });
     mountWebRoutes(app, {
       db: opts.db,
       config: { auth: opts.auth },
@@ -83,7 +81,7 @@ export function createApp(opts: AppOptions): Hono {
   );
   app.onError((err, c) => {
     const r = opts.engine.failure(err);
-    return c.body(r.body, r.status as 500, { 'content-type': 'application/json' });
+    return c.body(r.body, r.status as 500, { 'content-type': 'application/json', ...r.headers });
   });
   return app;
 }

@@ -7,7 +7,7 @@ import { csrfValid } from '../web/csrf';
 import { readBody, requestHeaders } from './read-request';
 
 const json = (c: Context, r: EngineResponse, extra: Record<string, string> = {}) =>
-  c.body(r.body, r.status as 200, { 'content-type': 'application/json; charset=utf-8', ...extra });
+  c.body(r.body, r.status as 200, { 'content-type': 'application/json; charset=utf-8', ...r.headers, ...extra });
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
 

@@ -36,7 +36,10 @@ function serveAsset(c: Context, file: string) {
  * signed-in pages other rooms add (`deps.pages`).
  */
 export function mountWebRoutes(app: Hono, deps: WebDeps): void {
-  const page = pageSession(deps);
+  // Sign-in, session checks and the token settings run on the reserve pool, as the token exchange
+  // does: slow queries elsewhere never keep a person from signing in. Pages of other rooms do not.
+  const signIn: WebDeps = { ...deps, db: deps.db.reserve ?? deps.db };
+  const page = pageSession(signIn);
   const { csrf, withUser } = page;
 
   app.get(
@@ -45,8 +48,8 @@ export function mountWebRoutes(app: Hono, deps: WebDeps): void {
       c.html(homePage({ csrf: csrf(c), displayName: user.displayName, tenantRole: user.role }), 200, NO_STORE),
     ),
   );
-  mountSignInRoutes(app, deps, page);
-  mountSettingsRoutes(app, deps, page);
+  mountSignInRoutes(app, signIn, page);
+  mountSettingsRoutes(app, signIn, page);
 
   app.get(
     '/console',
