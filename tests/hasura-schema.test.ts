@@ -52,12 +52,30 @@ let database: TestDatabase;
 let server: TestServer;
 const temporaryDirs: string[] = [];
 
-function start(metadataDir = path.join(FIXTURE, 'metadata')): Promise<TestServer> {
+function start(metadataDir = path.join(FIXTURE, 'metadata'), on = database): Promise<TestServer> {
   return startTestServer({
-    database,
+    database: on,
     seed: false,
     env: { METADATA_DIR: metadataDir, MIGRATIONS_DIR: path.join(FIXTURE, 'sql') },
   });
+}
+
+/**
+ * `run` with an engine on a database of its own (the shared one is held by `server`: an embedded
+ * database's folder is opened by one engine at a time), or with the error its start-up gave.
+ */
+async function withOwnEngine<T>(metadataDir: string, run: (s: TestServer | Error) => Promise<T>): Promise<T> {
+  const own = await createTestDatabase();
+  try {
+    const s = await start(metadataDir, own).catch((err: unknown) => err as Error);
+    try {
+      return await run(s);
+    } finally {
+      if (!(s instanceof Error)) await s.stop();
+    }
+  } finally {
+    await own.drop();
+  }
 }
 
 /** The fixture's metadata with tables.yaml replaced. */
@@ -358,13 +376,11 @@ describe(`an empty schema answers with no_queries_available on ${backendName}`, 
   });
 
   test('metadata that tracks no table: the admin gets the placeholder too', async () => {
-    const empty = await start(metadataTracking('[]\n'));
-    try {
+    await withOwnEngine(metadataTracking('[]\n'), async (empty) => {
+      if (empty instanceof Error) throw empty;
       const res = await empty.gql('{ no_queries_available __schema { mutationType { name } } }');
       expect(res.body).toEqual({ data: { no_queries_available: PLACEHOLDER, __schema: { mutationType: null } } });
-    } finally {
-      await empty.stop();
-    }
+    });
   });
 });
 
@@ -421,13 +437,7 @@ describe(`introspection order on ${backendName}`, () => {
 
 describe(`enum tables Hasura refuses stop start-up on ${backendName}`, () => {
   const refused = async (metadataDir: string) => {
-    const failure = await start(metadataDir).then(
-      async (s) => {
-        await s.stop();
-        return undefined;
-      },
-      (err: unknown) => err as Error,
-    );
+    const failure = await withOwnEngine(metadataDir, async (s) => (s instanceof Error ? s : undefined));
     expect(failure).toBeInstanceOf(MetadataError);
     return failure!.message;
   };
