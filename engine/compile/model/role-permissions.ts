@@ -1,5 +1,6 @@
 import { TRUE } from './bool-exp';
 import { ADMIN_ROLE } from '../../core/session';
+import { readableColumns } from './secret-columns';
 import {
   type DeletePermission,
   type InsertPermission,
@@ -10,7 +11,7 @@ import {
 } from './model-types';
 
 /**
- * What one role may do with each table. The admin role may do everything; any other role only what
+ * What one role may do with each table. The admin role may do everything but read secrets (secret-columns.ts); any other role only what
  * its permissions grant. Schema building and planning both ask here, so they cannot disagree.
  */
 export class RolePermissions {
@@ -23,7 +24,7 @@ export class RolePermissions {
   }
 
   private allColumns(table: Table): Set<string> {
-    return new Set(table.columns.map((c) => c.name));
+    return new Set(readableColumns(table.columns).map((c) => c.name));
   }
 
   select(table: Table): SelectPermission | undefined {
