@@ -276,7 +276,7 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
         [acme.id, id],
       );
     expect(await rca(id, false)).toEqual({
-      status: 'not_found',
+      status: 'not-found',
       event_id: id,
       account_id: AWS,
       message: expect.stringContaining('generate: true'),
@@ -469,7 +469,7 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
       for (const account of [globex.cloudAccounts.aws, '11111111-0002-4000-8000-0000000000ff']) {
         expect(await status(account)).toEqual({
           data: null,
-          err: { code: 'not_found', message: `account ${account} not found` },
+          err: { code: 'not-found', message: `account ${account} not found` },
         });
       }
       const globexView = (await status(globex.cloudAccounts.aws, globexAdmin)).data;

@@ -28,7 +28,7 @@ export async function ai_get_rca(args: Record<string, unknown>, ctx: ActionConte
     if (stored) return { data: stored };
     return {
       data: {
-        status: 'not_found',
+        status: 'not-found',
         event_id: event.id,
         account_id: account,
         message: 'No analysis of this event is stored yet; ask again with generate: true to make one.',
