@@ -69,3 +69,19 @@ export class RolePermissions {
     return !!action?.permissions?.some((p) => p.role === this.role);
   }
 }
+
+/**
+ * The roles that may write on a tenant's behalf: those the metadata gives an insert, update or delete
+ * permission on some table, or a mutation among its actions. A role with none of them is read-only,
+ * and the operations that are queries but write or spend (an analysis made by a language model) refuse
+ * it. The admin role is not listed: it may do everything.
+ */
+export function writerRoles(model: Model): string[] {
+  const writers = new Set<string>();
+  for (const table of model.tables)
+    for (const [role, p] of table.permissions) if (p.insert || p.update || p.delete) writers.add(role);
+  for (const action of model.metadata.actions)
+    if (action.definition.type !== 'query') for (const p of action.permissions ?? []) writers.add(p.role);
+  writers.delete(ADMIN_ROLE);
+  return [...writers].sort();
+}
