@@ -17,7 +17,7 @@ import type { Column } from './model-types';
  */
 const HASH = /(^|_)hash$/;
 const WRITE_ONLY = /(^|_)(secret|password)(_|$)/;
-export const SECRET_TABLES = new Set(['api_tokens', 'auth_failures', 'saml_assertions_seen', 'user_sessions']);
+export const SECRET_TABLES = new Set(['api_tokens', 'auth_failures', 'saml_assertions_seen', 'ended_sessions']);
 
 /** Whether a column is left out of the API entirely. */
 export const isHiddenColumn = (name: string) => HASH.test(name);
