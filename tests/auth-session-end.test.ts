@@ -60,7 +60,15 @@ describe(`sessions ended server-side on ${backendName}`, () => {
     const copy = `${cookie}`;
     expect(await works(b, copy)).toBe(true);
     expect(await works(b, copy)).toBe(true); // now remembered by the second instance
+    const db = a.started.db;
+    await db.query(
+      `INSERT INTO ended_sessions (id_hash, user_id, expires_at) VALUES ('expired', $1::uuid, now() - interval '1 minute')`,
+      [alice.id],
+    );
     const out = await form('/signout', cookie);
+    // Recorded as a hash only, until the cookie would expire; rows past that are pruned.
+    const rows = await db.query('SELECT id_hash FROM ended_sessions WHERE user_id = $1::uuid', [alice.id]);
+    expect(rows.map((r) => String(r.id_hash))).toEqual([expect.stringMatching(/^[0-9a-f]{64}$/)]);
     expect(out.status).toBe(303);
     expect(out.headers.get('set-cookie')).toMatch(/^platform_session=; /);
     expect(await refusedOnB(copy)).toBeGreaterThanOrEqual(0);

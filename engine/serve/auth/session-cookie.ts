@@ -116,8 +116,12 @@ export async function sessionOpen(db: Queryable, opened: OpenedSession): Promise
   return row.valid_after === null || opened.issuedMs >= Number(row.valid_after);
 }
 
-/** Signs a cookie's session out on every instance: its id's hash is recorded until it would expire. */
+/**
+ * Signs a cookie's session out on every instance: its id's hash is recorded until it would expire.
+ * Rows whose cookies have expired anyway are pruned here, so the table stays the size of 8 hours of sign-outs.
+ */
 export async function endSession(db: Queryable, opened: OpenedSession): Promise<void> {
+  await db.query('DELETE FROM ended_sessions WHERE expires_at < now()');
   await db.query(
     `INSERT INTO ended_sessions (id_hash, user_id, expires_at) VALUES ($1::text, $2::uuid, to_timestamp($3::float8))
      ON CONFLICT (id_hash) DO NOTHING`,
