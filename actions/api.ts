@@ -30,6 +30,16 @@ export function tenantOf(ctx: Pick<EngineActionContext, 'session'>): string {
   return tenant;
 }
 
+/**
+ * Refuses a read-only role (one the metadata gives no write) what writes or spends on the tenant's
+ * behalf, even where the operation is a query: `what` says what it would have done.
+ */
+export function refuseReadOnly(ctx: Pick<EngineActionContext, 'session' | 'writers'>, what: string): void {
+  if (ctx.writers.allowed) return;
+  const may = ctx.writers.roles.length ? ctx.writers.roles.join(', ') : 'the admin role';
+  throw new RequestError('permission-error', `the role "${ctx.session.role}" is read-only: ${what} is for ${may}`);
+}
+
 /** A uuid argument, checked, or a validation error naming it. */
 export function uuidArg(value: unknown, path: string): string {
   if (typeof value !== 'string' || !isUuid(value))

@@ -1,5 +1,5 @@
 import type { ActionContext } from './context';
-import { isTenantAccount, isUuid, query, RequestError, sql, tenantOf, uuidArg, type Sql } from './api';
+import { isTenantAccount, isUuid, query, refuseReadOnly, RequestError, sql, tenantOf, uuidArg, type Sql } from './api';
 import { analyticOperation } from './analytics/operation';
 import { jsonbWhere, type Dataset, type Field, type WhereField } from './analytics/dataset';
 import { invalid, unknownName } from './analytics/errors';
@@ -202,6 +202,7 @@ const NAME_MAX = 200;
  */
 export async function auto_optimize_workload(args: Args, ctx: ActionContext) {
   const tenant = tenantOf(ctx).toLowerCase();
+  refuseReadOnly(ctx, 'creating an auto-optimize policy');
   const user = signedInUser(ctx);
   const input = (args.arg1 ?? {}) as { account_id?: unknown; resource_filter?: unknown; status?: unknown };
   const account = uuidArg(input.account_id, 'arg1.account_id');

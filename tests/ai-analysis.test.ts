@@ -72,7 +72,7 @@ function helpers(get: () => TestServer) {
     if (res.body.errors) throw new Error(JSON.stringify(res.body.errors));
     return res.body.data;
   };
-  const rca = async (event: string, generate = true, headers = readonly, account = AWS): Promise<Row> =>
+  const rca = async (event: string, generate = true, headers = admin, account = AWS): Promise<Row> =>
     (await data(RCA(account, event, generate), headers)).ai_get_rca.data;
   const followup = async (request: Row, headers = admin): Promise<Row> =>
     (await data(FOLLOWUP, headers, { request })).ai_followup_response;
@@ -276,7 +276,7 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
         [acme.id, id],
       );
     expect(await rca(id, false)).toEqual({
-      status: 'not_found',
+      status: 'not-found',
       event_id: id,
       account_id: AWS,
       message: expect.stringContaining('generate: true'),
@@ -297,6 +297,45 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
     expect(remade.generated_at >= made.generated_at).toBe(true);
     expect((await stored()).length).toBe(1);
     expect(((await stored())[0]!.data as Row).generated_at).toBe(remade.generated_at);
+  });
+
+  test('a read-only role reads stored analyses and makes none: generating is permission-error, nothing stored or spent', async () => {
+    const [fresh] = await sql(
+      `INSERT INTO events (tenant, cloud_account_id, title, description, severity, priority, urgency, source, status, aggregation_key, finding_id, finding_type,
+                           cluster, subject_name, subject_namespace, subject_type, starts_at)
+       VALUES ($1::uuid, $2::uuid, 'Container OOMKilled in till', 'till was OOMKilled (exit code 137)', 'HIGH', 'HIGH', 'HIGH', 'kubernetes_api_server', 'FIRING',
+               'issue:till', 'till-1', 'issue', 'ai-test-eks', 'till', 'shop', 'deployment', timestamp '2026-03-21 08:00:00') RETURNING id::text`,
+      [acme.id, AWS],
+    );
+    const id = String(fresh!.id);
+    const written = async () =>
+      (
+        await sql(
+          `SELECT (SELECT count(*) FROM ai_event_analysis WHERE event_id::text = $1::text) + (SELECT count(*) FROM ai_usage WHERE subject_id = $1::text) AS n`,
+          [id],
+        )
+      )[0]!.n;
+    const refusal = (res: GqlResult) => res.body.errors?.[0];
+    for (const doc of [RCA(AWS, id, true), RECOMMENDATION(AWS, id, 'logs'), RECOMMENDATION(AWS, id, 'fix')]) {
+      const e = refusal(await gql(doc, readonly));
+      expect(e?.extensions.code).toBe('permission-error');
+      expect(e?.message).toMatch(
+        /"tenant_admin_readonly" is read-only: making an? (analysis|recommendation) .* is for tenant_admin$/,
+      );
+    }
+    expect(Number(await written())).toBe(0);
+    expect((await rca(id, false, readonly)).status).toBe('not-found');
+
+    // Made by tenant_admin, they are read by the read-only role as stored.
+    const made = await rca(id, true, admin);
+    const rec = (await data(RECOMMENDATION(AWS, id, 'logs'), admin)).ai_get_recommendation.data;
+    const before = Number(await written());
+    const read = await rca(id, false, readonly);
+    expect([read.source, read.stored_at]).toEqual(['stored', made.stored_at]);
+    const readRec = (await data(RECOMMENDATION(AWS, id, 'logs'), readonly)).ai_get_recommendation.data;
+    expect([readRec.source, readRec.stored_at]).toEqual(['stored', rec.stored_at]);
+    expect(refusal(await gql(RCA(AWS, id, true), readonly))?.extensions.code).toBe('permission-error');
+    expect(Number(await written())).toBe(before);
   });
 
   test("ai_get_rca and ai_get_recommendation: another tenant's event gives an error and nothing of it", async () => {
@@ -338,7 +377,7 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
   });
 
   test('ai_get_recommendation "logs": the event\'s log lines grouped, each group with what it suggests', async () => {
-    const d = (await data(RECOMMENDATION(AWS, s.events.out_of_memory, 'logs'), readonly)).ai_get_recommendation.data;
+    const d = (await data(RECOMMENDATION(AWS, s.events.out_of_memory, 'logs'), admin)).ai_get_recommendation.data;
     expect(d).toMatchObject({
       status: 'completed',
       recommendation_type: 'logs',
@@ -469,7 +508,7 @@ describe(`AI analysis with the built-in analyst on ${backendName}`, () => {
       for (const account of [globex.cloudAccounts.aws, '11111111-0002-4000-8000-0000000000ff']) {
         expect(await status(account)).toEqual({
           data: null,
-          err: { code: 'not_found', message: `account ${account} not found` },
+          err: { code: 'not-found', message: `account ${account} not found` },
         });
       }
       const globexView = (await status(globex.cloudAccounts.aws, globexAdmin)).data;
@@ -767,7 +806,7 @@ describe(`AI analysis with a chat-completions model on ${backendName}`, () => {
     if (res.body.errors) throw new Error(JSON.stringify(res.body.errors));
     return res.body.data;
   };
-  const rca = async (event: string): Promise<Row> => (await gql(RCA(AWS, event, true), readonly)).ai_get_rca.data;
+  const rca = async (event: string): Promise<Row> => (await gql(RCA(AWS, event, true), admin)).ai_get_rca.data;
   const followup = async (request: Row): Promise<Row> => (await gql(FOLLOWUP, admin, { request })).ai_followup_response;
   const budget = async () => (await gql(BUDGET(AWS), readonly)).ai_budget_status.data;
   const usageRows = () =>
@@ -893,7 +932,7 @@ describe(`AI analysis with a chat-completions model on ${backendName}`, () => {
   });
 
   test('ai_get_recommendation and ai_followup_response go to the model too; usage per module adds up in ai_budget_status', async () => {
-    const rec = (await gql(RECOMMENDATION(AWS, s.events.cpu_throttling, 'logs'), readonly)).ai_get_recommendation.data;
+    const rec = (await gql(RECOMMENDATION(AWS, s.events.cpu_throttling, 'logs'), admin)).ai_get_recommendation.data;
     expect(rec.answered_by).toBe(`model:${stand.answers[stand.answers.length - 1]!.model}`);
     expect(stand.requests[stand.requests.length - 1]!.body.messages[1].content).toContain(
       'CPUThrottlingHigh on search-indexer',

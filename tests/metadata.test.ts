@@ -95,6 +95,24 @@ describe(`start-up refuses bad metadata on ${backendName}`, () => {
     await refused(dir, path.join(TABLES_DIR, 'tables.yaml'), 'invalid YAML', /line \d+, column \d+/);
   });
 
+  test('a select permission that lists a write-only secret column', async () => {
+    const dir = metadataWith((d) =>
+      editTable(d, 'public_cloud_accounts.yaml', (doc) => {
+        const i = indexOfRole(doc.select_permissions, 'tenant_admin');
+        doc.select_permissions[i].permission.columns.push('access_secret');
+      }),
+    );
+    await refused(dir, 'public_cloud_accounts.yaml', 'select_permissions', '"access_secret" holds a secret');
+  });
+
+  test('tracking a sign-in table that holds secret material: api_tokens', async () => {
+    const dir = metadataWith((d) => {
+      fs.writeFileSync(tableFile(d, 'public_api_tokens.yaml'), 'table:\n  name: api_tokens\n  schema: public\n');
+      fs.appendFileSync(tableFile(d, 'tables.yaml'), '- "!include public_api_tokens.yaml"\n');
+    });
+    await refused(dir, 'public_api_tokens.yaml', '"public"."api_tokens" holds secret sign-in material');
+  });
+
   test('an unknown key at the top of a table file: select_permission', async () => {
     const dir = metadataWith((d) =>
       editTable(d, 'public_cloud_accounts.yaml', (doc) => {

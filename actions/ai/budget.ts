@@ -12,7 +12,7 @@ export async function ai_budget_status(args: Record<string, unknown>, ctx: Actio
   const request = (args.request ?? {}) as { account_id?: unknown };
   const account = uuidArg(request.account_id, 'request.account_id');
   if (!(await isTenantAccount(ctx.db, tenant, account)))
-    return { data: null, err: { code: 'not_found', message: `account ${account} not found` } };
+    return { data: null, err: { code: 'not-found', message: `account ${account} not found` } };
   const data: Record<string, unknown> = { account_id: account, tenant_id: tenant, period: await currentPeriod(ctx.db) };
   for (const module of MODULES) data[module] = await moduleBudget(ctx.db, ctx.config.ai, tenant, account, module);
   return { data, err: null };

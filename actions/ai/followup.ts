@@ -1,5 +1,15 @@
 import type { ActionContext } from '../context';
-import { isTenantAccount, isUuid, query, RequestError, sql, tenantOf, uuidArg, type Queryable } from '../api';
+import {
+  isTenantAccount,
+  isUuid,
+  query,
+  refuseReadOnly,
+  RequestError,
+  sql,
+  tenantOf,
+  uuidArg,
+  type Queryable,
+} from '../api';
 import { gatherEvidence, loadEvent } from './evidence';
 import { askModel, SYSTEM_PROMPT } from './model-answer';
 import { diagnose } from './reasoner';
@@ -25,6 +35,7 @@ interface FollowupInput {
 
 export async function ai_followup_response(args: Record<string, unknown>, ctx: ActionContext) {
   const tenant = tenantOf(ctx);
+  refuseReadOnly(ctx, "a conversation (it is stored, and spends the tenant's language-model budget)");
   const input = (args.request ?? {}) as FollowupInput;
   const message = messageOf(input);
   const account = await accountOf(ctx, tenant, input.account_id);

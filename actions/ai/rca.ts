@@ -1,5 +1,5 @@
 import type { ActionContext } from '../context';
-import { query, RequestError, sql, tenantOf, uuidArg } from '../api';
+import { query, refuseReadOnly, RequestError, sql, tenantOf, uuidArg } from '../api';
 import { gatherEvidence, loadEvent } from './evidence';
 import { askModel, SYSTEM_PROMPT } from './model-answer';
 import { diagnose, type Diagnosis } from './reasoner';
@@ -28,13 +28,14 @@ export async function ai_get_rca(args: Record<string, unknown>, ctx: ActionConte
     if (stored) return { data: stored };
     return {
       data: {
-        status: 'not_found',
+        status: 'not-found',
         event_id: event.id,
         account_id: account,
         message: 'No analysis of this event is stored yet; ask again with generate: true to make one.',
       },
     };
   }
+  refuseReadOnly(ctx, "making an analysis (it is stored, and spends the tenant's language-model budget)");
   const data = await analyse(ctx, tenant, account, event, 'rca');
   return { data: await store(ctx, tenant, account, event.id, 'rca', data) };
 }
@@ -52,6 +53,12 @@ export async function ai_get_recommendation(args: Record<string, unknown>, ctx: 
     );
   }
   const { account, event } = await eventOf(ctx, tenant, args);
+  if (!ctx.writers.allowed) {
+    // A read-only role reads the one stored last, made for a role that may.
+    const stored = await storedAnalysis(ctx, tenant, event.id, `recommendation:${type}`);
+    if (stored) return { data: stored };
+  }
+  refuseReadOnly(ctx, "making a recommendation (it is stored, and spends the tenant's language-model budget)");
   const data = await analyse(ctx, tenant, account, event, type as RecommendationType);
   return { data: await store(ctx, tenant, account, event.id, `recommendation:${type}`, data) };
 }

@@ -1,5 +1,15 @@
 import type { ActionContext } from '../context';
-import { isTenantAccount, isUuid, query, RequestError, sql, tenantOf, uuidArg, type Queryable } from '../api';
+import {
+  isTenantAccount,
+  isUuid,
+  query,
+  refuseReadOnly,
+  RequestError,
+  sql,
+  tenantOf,
+  uuidArg,
+  type Queryable,
+} from '../api';
 import { createJiraIssue, jiraConfig } from './jira';
 
 /**
@@ -60,6 +70,7 @@ function text(input: TicketInput, name: keyof TicketInput, required = false): st
 export async function tickets_insert_one(args: Record<string, unknown>, ctx: ActionContext) {
   const input = (args.object ?? {}) as TicketInput;
   const tenant = tenantOf(ctx);
+  refuseReadOnly(ctx, 'creating a ticket');
   const title = text(input, 'title', true)!;
   const projectKey = projectKeyOf(input);
   const integrationId = uuidArg(input.integration_id, 'object.integration_id');

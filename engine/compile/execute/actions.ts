@@ -18,6 +18,12 @@ export interface ActionContext<Config = unknown> {
    */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   session: Session;
+  /**
+   * Whether the session's role may write on the tenant's behalf (the admin role, or a role with a
+   * write in the metadata), and which roles may: operations that are queries but write or spend
+   * refuse the others (actions/api.ts `refuseReadOnly`).
+   */
+  writers: { allowed: boolean; roles: readonly string[] };
   /** The actions' own settings (the language model, Loki, Jira), handed over by the composition root. */
   config: Config;
 }

@@ -20,11 +20,12 @@ import {
   type OperationDefinitionNode,
   typeFromAST,
 } from 'graphql';
-import type { Session } from '../../core/session';
+import { ADMIN_ROLE, type Session } from '../../core/session';
 import type { EngineConfig } from '../../core/config';
 import { asDbError, type Database, type Queryable } from '../../core/db/database';
 import { asUnavailable, isConnectionFailure } from '../../core/db/faults';
 import type { Model } from '../model/model-types';
+import { writerRoles } from '../model/role-permissions';
 import { errorPath } from '../plan/error-path';
 import { errorBody, RequestError, type ErrorCode } from '../../core/errors';
 import { variableShape, type Variables } from '../plan/values';
@@ -139,6 +140,8 @@ export class Engine {
   private documents = new Map<string, Lru<string, DocumentEntry>>();
   private handlers = new Map<string, ActionHandler>();
   private actionTypes;
+  /** The roles that may write on a tenant's behalf (role-permissions.ts). */
+  private readonly writers: string[];
   /** Counts how often SQL was generated; tests use it to show the plan cache works. */
   compilations = 0;
 
@@ -150,6 +153,7 @@ export class Engine {
     private readonly actions: ActionSetup = NO_ACTIONS,
   ) {
     this.actionTypes = buildActionTypes(model.metadata.actionsSdl, model.metadata.actions);
+    this.writers = writerRoles(model);
     for (const a of model.metadata.actions) this.handlers.set(a.name, loadHandler(a, actions.modules));
   }
 
@@ -420,8 +424,12 @@ export class Engine {
   /** The context of action handlers: outside a transaction, or inside `tx` (the request's). */
   private actionContext(session: Session, tx?: Queryable): ActionContext {
     const config = this.actions.config;
-    if (tx) return { db: tx, session, config, transaction: (fn) => fn(tx) };
-    return { db: this.db, session, config, transaction: (fn) => this.db.transaction(fn) };
+    const writers = {
+      allowed: session.role === ADMIN_ROLE || this.writers.includes(session.role),
+      roles: this.writers,
+    };
+    if (tx) return { db: tx, session, config, writers, transaction: (fn) => fn(tx) };
+    return { db: this.db, session, config, writers, transaction: (fn) => this.db.transaction(fn) };
   }
 
   private async runMutation(

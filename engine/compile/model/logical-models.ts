@@ -1,4 +1,5 @@
 import type { Queryable } from '../../core/db/database';
+import { readableColumns, refuseWriteOnly } from './secret-columns';
 import { MetadataError, placeIn } from './load';
 import type { Located, LogicalModelJson, LogicalModelTypeJson, RootFieldKey } from './metadata-types';
 import type { Column, Table } from './model-types';
@@ -128,7 +129,8 @@ function addPermissions(
     const at = placeIn(lm.where, `select_permissions[${i}].permission`);
     if (table.permissions.has(role))
       throw new MetadataError(lm.file, at, `role "${role}" has two select permissions on "${table.name}"`);
-    const columns = p.columns === '*' ? table.columns.map((c) => c.name) : p.columns;
+    const columns = p.columns === '*' ? readableColumns(table.columns).map((c) => c.name) : p.columns;
+    refuseWriteOnly(new Set(columns), lm.file, `${at}.columns`);
     for (const c of columns) {
       if (!table.columnByName.has(c))
         throw new MetadataError(

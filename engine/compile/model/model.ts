@@ -16,6 +16,7 @@ import { scalarForType } from './scalar-types';
 import { buildLogicalModels } from './logical-models';
 import { buildNativeQueries } from './native-queries';
 import { addTenantReferenceChecks, type Tenancy } from './tenant-references';
+import { isHiddenColumn, readableColumns, refuseSecretTable, refuseWriteOnly } from './secret-columns';
 
 function ref(t: TableRef | string): { schema: string; name: string } {
   return typeof t === 'string' ? { schema: 'public', name: t } : { schema: t.schema ?? 'public', name: t.name };
@@ -47,6 +48,7 @@ function rootFieldNames(name: string, json: TableJson): Record<RootFieldKey, str
 function buildTable(json: TableJson, cat: CatalogTable | undefined, file: string): Table {
   const { schema, name } = ref(json.table);
   if (!cat) throw new MetadataError(file, 'table', `table "${schema}"."${name}" does not exist in the database`);
+  refuseSecretTable(schema, name, file);
   const config = json.configuration ?? {};
   const customNames = new Map<string, string>(Object.entries(config.custom_column_names ?? {}));
   for (const [col, c] of Object.entries(config.column_config ?? {}))
@@ -59,15 +61,17 @@ function buildTable(json: TableJson, cat: CatalogTable | undefined, file: string
         `column "${col}" does not exist in "${schema}"."${name}"`,
       );
   }
-  const columns: Column[] = cat.columns.map((c) => ({
-    name: c.name,
-    gqlName: customNames.get(c.name) ?? c.name,
-    sqlType: c.sqlType,
-    scalar: scalarForType(c.typeName, c.typeKind),
-    nullable: !c.notNull,
-    hasDefault: c.hasDefault || c.isIdentity,
-    generated: c.isGenerated,
-  }));
+  const columns: Column[] = cat.columns
+    .filter((c) => !isHiddenColumn(c.name))
+    .map((c) => ({
+      name: c.name,
+      gqlName: customNames.get(c.name) ?? c.name,
+      sqlType: c.sqlType,
+      scalar: scalarForType(c.typeName, c.typeKind),
+      nullable: !c.notNull,
+      hasDefault: c.hasDefault || c.isIdentity,
+      generated: c.isGenerated,
+    }));
   const columnByName = new Map(columns.map((c) => [c.name, c]));
   const pkNames = config.primary_key ?? cat.primaryKey?.columns ?? [];
   const primaryKey = pkNames.map((n) => {
@@ -178,6 +182,14 @@ function permissionColumns(table: Table, cols: string[] | '*' | undefined, file:
   return new Set(cols.map((c) => columnOf(table, c, file, where).name));
 }
 
+/** A select permission's columns: `*` is every column but the write-only ones, which a list may not name. */
+function selectColumns(table: Table, cols: string[] | '*' | undefined, file: string, where: string): Set<string> {
+  if (cols === undefined || cols === '*') return new Set(readableColumns(table.columns).map((c) => c.name));
+  const set = permissionColumns(table, cols, file, where);
+  refuseWriteOnly(set, file, where);
+  return set;
+}
+
 function buildPermissions(
   table: Table,
   json: TableJson,
@@ -194,7 +206,7 @@ function buildPermissions(
   for (const [i, { role, permission: p }] of (json.select_permissions ?? []).entries()) {
     const at = `select_permissions[${i}].permission`;
     perms(role).select = {
-      columns: permissionColumns(table, p.columns, file, `${at}.columns`),
+      columns: selectColumns(table, p.columns, file, `${at}.columns`),
       filter: parse(p.filter, `${at}.filter`),
       limit: p.limit,
       allowAggregations: p.allow_aggregations === true,

@@ -1,5 +1,6 @@
 import { TRUE } from './bool-exp';
 import { ADMIN_ROLE } from '../../core/session';
+import { readableColumns } from './secret-columns';
 import {
   type DeletePermission,
   type InsertPermission,
@@ -10,7 +11,7 @@ import {
 } from './model-types';
 
 /**
- * What one role may do with each table. The admin role may do everything; any other role only what
+ * What one role may do with each table. The admin role may do everything but read secrets (secret-columns.ts); any other role only what
  * its permissions grant. Schema building and planning both ask here, so they cannot disagree.
  */
 export class RolePermissions {
@@ -23,7 +24,7 @@ export class RolePermissions {
   }
 
   private allColumns(table: Table): Set<string> {
-    return new Set(table.columns.map((c) => c.name));
+    return new Set(readableColumns(table.columns).map((c) => c.name));
   }
 
   select(table: Table): SelectPermission | undefined {
@@ -67,4 +68,20 @@ export class RolePermissions {
     const action = this.model.metadata.actions.find((a) => a.name === name);
     return !!action?.permissions?.some((p) => p.role === this.role);
   }
+}
+
+/**
+ * The roles that may write on a tenant's behalf: those the metadata gives an insert, update or delete
+ * permission on some table, or a mutation among its actions. A role with none of them is read-only,
+ * and the operations that are queries but write or spend (an analysis made by a language model) refuse
+ * it. The admin role is not listed: it may do everything.
+ */
+export function writerRoles(model: Model): string[] {
+  const writers = new Set<string>();
+  for (const table of model.tables)
+    for (const [role, p] of table.permissions) if (p.insert || p.update || p.delete) writers.add(role);
+  for (const action of model.metadata.actions)
+    if (action.definition.type !== 'query') for (const p of action.permissions ?? []) writers.add(p.role);
+  writers.delete(ADMIN_ROLE);
+  return [...writers].sort();
 }

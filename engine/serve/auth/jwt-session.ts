@@ -19,6 +19,7 @@ const REFUSED: Record<Exclude<Refusal, null>, string> = {
   'token-mismatch': 'the JWT does not match the API token it names',
   'user-inactive': "the JWT's user is suspended or no longer exists",
   'role-revoked': "the JWT's user no longer holds its role in its tenant",
+  'session-ended': 'the session has ended',
 };
 
 /** The JWT of an `Authorization: Bearer <JWT>` header; a header of another shape, or an API token, is refused. */

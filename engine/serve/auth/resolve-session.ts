@@ -11,7 +11,7 @@ import { ADMIN_ROLE, type Session, type SessionResolver } from '../../core/sessi
 import { adminSession } from './admin-secret';
 import { bearerSessions } from './jwt-session';
 import type { Revocations } from './revocation';
-import { decodeSessionCookie, sessionCookieIn } from './session-cookie';
+import { openSessionCookie, sessionCookieIn } from './session-cookie';
 
 export interface SessionDeps {
   auth: AuthConfig;
@@ -21,12 +21,16 @@ export interface SessionDeps {
 
 /**
  * The session of a browser session cookie: its user, tenant and role while the cookie's signature and
- * expiry hold and the user still has the role. Otherwise 401 asking to sign in again, unless the
+ * expiry hold, the session has not ended (sign-out, password change, suspension, sign out
+ * everywhere) and the user still has the role. Otherwise 401 asking to sign in again, unless the
  * admin secret comes along (then undefined: the admin secret decides).
  */
 async function cookieSession(deps: SessionDeps, cookie: string, headers: HeaderBag): Promise<Session | undefined> {
-  const s = decodeSessionCookie({ auth: deps.auth }, cookie);
-  if (s && s.role !== ADMIN_ROLE && !(await deps.revocations.checkUser(s.userId, s.tenantId, s.role))) {
+  const opened = openSessionCookie({ auth: deps.auth }, cookie);
+  const s = opened?.session;
+  const check = (o: NonNullable<typeof opened>) =>
+    deps.revocations.checkSession(o.idHash, o.issuedMs, o.session.userId, o.session.tenantId, o.session.role);
+  if (opened && s && s.role !== ADMIN_ROLE && !(await check(opened))) {
     return {
       role: s.role,
       vars: { 'x-hasura-role': s.role, 'x-hasura-user-id': s.userId, 'x-hasura-tenant-id': s.tenantId },

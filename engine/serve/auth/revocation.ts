@@ -33,7 +33,7 @@ export function hintTokenDeleted(tokenId: string): void {
 }
 
 /** Why a session is refused, or null when it may go on. */
-export type Refusal = 'token-deleted' | 'token-mismatch' | 'user-inactive' | 'role-revoked' | null;
+export type Refusal = 'token-deleted' | 'token-mismatch' | 'user-inactive' | 'role-revoked' | 'session-ended' | null;
 
 interface Fact {
   /** performance.now() when the lookup started: notices after that make the fact stale. */
@@ -43,6 +43,10 @@ interface Fact {
   tokenLive: boolean;
   userActive: boolean;
   roles: string[];
+  /** Sessions issued before this (ms since the epoch) are ended; 0: none. */
+  validAfter: number;
+  /** The session of a cookie is in ended_sessions. */
+  sessionEnded: boolean;
 }
 
 const MAX_ENTRIES = 10_000;
@@ -50,6 +54,8 @@ const MAX_REVOKED = 100_000;
 
 export class Revocations {
   private revoked = new Set<string>();
+  /** Hashes of signed-out session ids (ended_sessions), as notices bring them. */
+  private ended = new Set<string>();
   private facts = new Lru<string, Fact>(MAX_ENTRIES);
   private pending = new Map<string, Promise<Fact | null>>();
   /** Latest notice per `token:<id>` / `user:<id>`. */
@@ -90,7 +96,7 @@ export class Revocations {
   }
 
   private onNotify(payload: string): void {
-    let msg: { token?: unknown; user?: unknown };
+    let msg: { token?: unknown; user?: unknown; session?: unknown };
     try {
       msg = JSON.parse(payload);
     } catch {
@@ -107,6 +113,11 @@ export class Revocations {
       this.notice(`token:${id}`);
     }
     if (typeof msg.user === 'string') this.notice(`user:${msg.user.toLowerCase()}`);
+    if (typeof msg.session === 'string') {
+      if (this.ended.size >= MAX_REVOKED) this.ended.clear();
+      this.ended.add(msg.session);
+      this.notice(`session:${msg.session}`);
+    }
   }
 
   private notice(key: string): void {
@@ -121,17 +132,18 @@ export class Revocations {
     this.since = performance.now();
   }
 
-  private fresh(f: Fact, tokenId?: string): boolean {
+  /** `notice`: the `token:<id>` or `session:<hash>` whose notices also make the fact stale. */
+  private fresh(f: Fact, notice?: string): boolean {
     const now = performance.now();
     if (f.at < this.since || now - f.at > this.auth.recheckSeconds * 1000) return false;
     if ((this.notices.get(`user:${f.userId}`) ?? -1) >= f.at) return false;
-    return !tokenId || (this.notices.get(`token:${tokenId}`) ?? -1) < f.at;
+    return !notice || (this.notices.get(notice) ?? -1) < f.at;
   }
 
   /** One lookup at a time per key; concurrent requests share it. */
-  private lookup(key: string, tokenId: string | undefined, load: () => Promise<Fact | null>): Promise<Fact | null> {
+  private lookup(key: string, notice: string | undefined, load: () => Promise<Fact | null>): Promise<Fact | null> {
     const cached = this.facts.get(key);
-    if (cached && this.fresh(cached, tokenId)) return Promise.resolve(cached);
+    if (cached && this.fresh(cached, notice)) return Promise.resolve(cached);
     let p = this.pending.get(key);
     if (!p) {
       this.lookups++;
@@ -150,7 +162,7 @@ export class Revocations {
   async checkToken(tokenId: string, userId: string, tenantId: string, role: string): Promise<Refusal> {
     const id = tokenId.toLowerCase();
     if (this.revoked.has(id)) return 'token-deleted';
-    const f = await this.lookup(`token:${id}`, id, async () => {
+    const f = await this.lookup(`token:${id}`, `token:${id}`, async () => {
       const at = performance.now();
       const rows = await this.db.query(
         `SELECT t.user_id::text AS user_id, t.tenant_id::text AS tenant_id, t.deleted_at IS NULL AS live, u.status,
@@ -168,6 +180,8 @@ export class Revocations {
         tokenLive: r.live === true || r.live === 't',
         userActive: r.status === 'active',
         roles: JSON.parse(r.roles as string),
+        validAfter: 0,
+        sessionEnded: false,
       };
     });
     // A last look: a deletion may have been noticed while the lookup ran.
@@ -177,18 +191,29 @@ export class Revocations {
     return f.roles.includes(role) ? null : 'role-revoked';
   }
 
-  /** Whether a user (of a session cookie) is still active and holds `role` in the tenant. */
-  async checkUser(userId: string, tenantId: string, role: string): Promise<Refusal> {
+  /**
+   * Whether the session of a cookie goes on: not signed out (`idHash` in ended_sessions), issued
+   * (`issuedMs`) after the user's sessions_valid_after, the user active and holding `role` in the tenant.
+   */
+  async checkSession(
+    idHash: string,
+    issuedMs: number,
+    userId: string,
+    tenantId: string,
+    role: string,
+  ): Promise<Refusal> {
+    if (this.ended.has(idHash)) return 'session-ended';
     const u = userId.toLowerCase();
     const t = tenantId.toLowerCase();
-    const f = await this.lookup(`user:${u}:${t}`, undefined, async () => {
+    const f = await this.lookup(`session:${idHash}:${u}:${t}`, `session:${idHash}`, async () => {
       const at = performance.now();
       const rows = await this.db.query(
-        `SELECT u.status,
+        `SELECT u.status, coalesce(extract(epoch FROM u.sessions_valid_after) * 1000, 0)::float8 AS valid_after,
+           EXISTS (SELECT 1 FROM ended_sessions e WHERE e.id_hash = $3::text) AS ended,
            (SELECT coalesce(json_agg(r.role), '[]') FROM user_roles r JOIN tenant_users tu ON tu."user" = r.user_id AND tu.tenant = r.tenant_id
             WHERE r.user_id = u.id AND r.tenant_id = $2::uuid AND r.entity_type = 'tenant')::text AS roles
          FROM users u WHERE u.id = $1::uuid`,
-        [u, t],
+        [u, t, idHash],
       );
       const r = rows[0];
       if (!r) return null;
@@ -199,9 +224,12 @@ export class Revocations {
         tokenLive: true,
         userActive: r.status === 'active',
         roles: JSON.parse(r.roles as string),
+        validAfter: Number(r.valid_after),
+        sessionEnded: r.ended === true || r.ended === 't',
       };
     });
     if (!f || !f.userActive) return 'user-inactive';
+    if (f.sessionEnded || this.ended.has(idHash) || issuedMs < f.validAfter) return 'session-ended';
     return f.roles.includes(role) ? null : 'role-revoked';
   }
 }

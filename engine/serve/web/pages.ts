@@ -114,7 +114,10 @@ function profileTab(v: SettingsView) {
     <tr><th>Name</th><td>${v.user.displayName}</td></tr>
     <tr><th>E-mail</th><td>${v.user.email}</td></tr>
     <tr><th>Role</th><td>${v.user.role}</td></tr>
-  </tbody></table>`;
+  </tbody></table>
+  <form method="post" action="/signout/everywhere"><input type="hidden" name="csrf" value="${v.csrf}">
+    <p>Signs out this browser and every other one where you are signed in.</p>
+    <button>Sign out everywhere</button></form>`;
 }
 
 /** User Settings, as a dialog over the signed-in shell, with its Profile and API Tokens tabs. */

@@ -1,12 +1,22 @@
 import type { Context, Hono } from 'hono';
-import { sessionCookie, clearSessionCookie } from '../auth/session-cookie';
+import {
+  clearSessionCookie,
+  endAllSessions,
+  endSession,
+  openSessionCookie,
+  sessionCookie,
+  sessionCookieIn,
+} from '../auth/session-cookie';
 import { clearFailures, lockedFor, recordFailure, successKeys, throttleKeys, waitInWords } from '../auth/throttle';
 import { verifyCredentials } from '../auth/users';
 import { clientAddress } from '../http/read-request';
 import { NO_STORE, refuseForm, type PageSession, type WebDeps } from './page-session';
 import { signInPage } from './pages';
 
-/** GET and POST /signin (built-in credentials) and POST /signout. */
+/**
+ * GET and POST /signin (built-in credentials), POST /signout (this session, on every instance) and
+ * POST /signout/everywhere (every session of the user).
+ */
 export function mountSignInRoutes(app: Hono, deps: WebDeps, page: PageSession): void {
   const auth = deps.config.auth;
   /** The sign-in page, with the e-mail typed and what went wrong when an attempt failed. */
@@ -42,9 +52,19 @@ export function mountSignInRoutes(app: Hono, deps: WebDeps, page: PageSession): 
     return c.redirect('/', 303);
   });
 
-  app.post('/signout', async (c) => {
+  const signOut = (everywhere: boolean) => async (c: Context) => {
     if (!(await page.checkedForm(c))) return refuseForm(c);
+    const value = sessionCookieIn(c.req.header('cookie'));
+    const opened = value ? openSessionCookie(deps.config, value) : undefined;
+    if (opened) {
+      // A copy of the cookie stops working too: the session ends server-side, not only in this browser.
+      // Everywhere: only from a session still open, so that an ended cookie cannot end the others.
+      if (everywhere && (await page.signedIn(c))) await endAllSessions(deps.db, opened.session.userId);
+      else if (!everywhere) await endSession(deps.db, opened);
+    }
     c.header('set-cookie', clearSessionCookie(deps.config), { append: true });
     return c.redirect('/signin', 303);
-  });
+  };
+  app.post('/signout', signOut(false));
+  app.post('/signout/everywhere', signOut(true));
 }
