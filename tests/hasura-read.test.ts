@@ -93,10 +93,10 @@ describe('column comparison operators in where', () => {
     expect(unknown.message).toBe(`column "nope" not found in type: 'items_select_column'`);
     expect(unknown.extensions.path).toBe('$.selectionSet.items.args.where.price._ceq');
 
-    // secret is a numeric column like price, readable by admin but not by viewer.
-    expect((await data('{ items(where: {price: {_clt: "secret"}}) { id } }')).items.length).toBeGreaterThan(0);
-    const hidden = await refusal('{ items(where: {price: {_clt: "secret"}}) { id } }', undefined, as('viewer'));
-    expect(hidden.message).toBe(`column "secret" not found in type: 'items_select_column'`);
+    // unit_cost is a numeric column like price, readable by admin but not by viewer.
+    expect((await data('{ items(where: {price: {_clt: "unit_cost"}}) { id } }')).items.length).toBeGreaterThan(0);
+    const hidden = await refusal('{ items(where: {price: {_clt: "unit_cost"}}) { id } }', undefined, as('viewer'));
+    expect(hidden.message).toBe(`column "unit_cost" not found in type: 'items_select_column'`);
 
     const typed = await refusal('{ items(where: {price: {_ceq: "title"}}) { id } }');
     expect(typed.message).toMatch(/cannot compare column "price" of type numeric with column "title" of type String/);
@@ -104,11 +104,11 @@ describe('column comparison operators in where', () => {
     const viaVariable = await refusal(
       'query($w: items_bool_exp) { items(where: $w) { id } }',
       {
-        w: { price: { _ceq: 'secret' } },
+        w: { price: { _ceq: 'unit_cost' } },
       },
       as('viewer'),
     );
-    expect(viaVariable.message).toBe(`column "secret" not found in type: 'items_select_column'`);
+    expect(viaVariable.message).toBe(`column "unit_cost" not found in type: 'items_select_column'`);
 
     const bare = await refusal('query($c: String) { items(where: {price: {_ceq: $c}}) { id } }', { c: 'list_price' });
     expect(bare.extensions.code).toBe('validation-failed');

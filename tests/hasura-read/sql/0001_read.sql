@@ -22,9 +22,9 @@ CREATE TABLE items (
   seller_id integer,
   data jsonb,
   raw json,
-  secret numeric
+  unit_cost numeric
 );
-INSERT INTO items (id, shop_id, title, content, price, list_price, stock, reserved, seller_id, data, raw, secret) VALUES
+INSERT INTO items (id, shop_id, title, content, price, list_price, stock, reserved, seller_id, data, raw, unit_cost) VALUES
   (1, 1, 'Apple', 'red', 5, 6, 10, 10, 10, '{"a": {"b": [1, 2, {"c": "x"}]}, "k": "v", "odd key": 1}', '{"a": {"b": "raw"}}', 100),
   (2, 1, 'Banana', NULL, 7, 7, 3, 5, 20, '{"a": {"b": [3]}}', NULL, 1),
   (3, 2, 'Cherry', 'dark', 9, 12, NULL, 1, 20, '{"a": {}}', '{"x": 1}', 2),
