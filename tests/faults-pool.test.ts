@@ -56,3 +56,68 @@ describe(`the wait for a connection on ${backendName}`, () => {
     expect(order).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
 });
+
+/**
+ * Slow statements never hold every connection: the last DATABASE_POOL_QUICK_RESERVE connections go
+ * only to statements whose last run was quick, so a flood of slow ones leaves room for the quick
+ * requests behind them. PostgreSQL only (PGlite has one connection).
+ */
+(onPostgres ? describe : describe.skip)('connections kept for quick statements on PostgreSQL', () => {
+  let database: TestDatabase;
+  let db: Database;
+  const QUICK = 'SELECT 1 AS quick';
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = await connectDatabase(
+      loadConfig({
+        ...database.env,
+        DATABASE_POOL_SIZE: '4',
+        DATABASE_POOL_QUICK_RESERVE: '1',
+        DATABASE_POOL_QUICK_MS: '200',
+        DATABASE_POOL_TIMEOUT_MS: '5000',
+      }),
+    );
+  });
+  afterAll(async () => {
+    await db?.close();
+    await database?.drop();
+  });
+
+  test('while slow statements fill the rest of the pool, a statement known to be quick answers at once', async () => {
+    await db.query(QUICK);
+    const ended: number[] = [];
+    const start = Date.now();
+    const slow = Array.from({ length: 6 }, () =>
+      db.query(`SELECT pg_sleep(0.6), 'slow' AS kind`).then(() => ended.push(Date.now() - start)),
+    );
+    await sleep(100);
+    const quickStart = Date.now();
+    expect(await db.query(QUICK)).toEqual([{ quick: 1 }]);
+    expect(Date.now() - quickStart).toBeLessThan(300);
+    await Promise.all(slow);
+    // Three at a time (four connections, one kept): two waves of 0.6 s.
+    expect(ended.filter((ms) => ms < 1000)).toHaveLength(3);
+    expect(Math.max(...ended)).toBeGreaterThanOrEqual(1150);
+  });
+
+  test('a statement whose last run was slow does not get the kept connection', async () => {
+    const turning = `SELECT pg_sleep($1::float8), 'turning' AS kind`;
+    await db.query(turning, ['0']);
+    await db.query(turning, ['0.3']);
+    const holders = Array.from({ length: 3 }, () => db.query(`SELECT pg_sleep(0.5), 'holder' AS kind`));
+    await sleep(100);
+    const waitStart = Date.now();
+    await db.query(turning, ['0']);
+    // It waited for one of the three holders to end (about 0.4 s after it came).
+    expect(Date.now() - waitStart).toBeGreaterThanOrEqual(300);
+    await Promise.all(holders);
+    // Its quick run makes it quick again.
+    const holders2 = Array.from({ length: 3 }, () => db.query(`SELECT pg_sleep(0.5), 'holder' AS kind`));
+    await sleep(100);
+    const quickStart = Date.now();
+    await db.query(turning, ['0']);
+    expect(Date.now() - quickStart).toBeLessThan(250);
+    await Promise.all(holders2);
+  });
+});

@@ -76,6 +76,9 @@ export interface DatabaseFaultConfig {
   poolTimeoutMs: number;
   /** Connections of the second, small pool kept for health checks and sign-in. */
   reservePoolSize: number;
+  /** Connections of the main pool kept for statements whose last run took at most `quickMs` (gate.ts). */
+  quickReserve: number;
+  quickMs: number;
   /** Longest a connection attempt may take before the database counts as unavailable, in milliseconds. */
   connectTimeoutMs: number;
   /** At start-up: how long to keep retrying a database that cannot be reached, in seconds (0: once). */
@@ -362,6 +365,8 @@ export function loadConfig(env: Env = process.env): EngineConfig {
     database: {
       poolTimeoutMs: positive(env, 'DATABASE_POOL_TIMEOUT_MS', 5000),
       reservePoolSize: positive(env, 'DATABASE_RESERVE_POOL_SIZE', 2),
+      quickReserve: int(env, 'DATABASE_POOL_QUICK_RESERVE', 2),
+      quickMs: positive(env, 'DATABASE_POOL_QUICK_MS', 250),
       connectTimeoutMs: positive(env, 'DATABASE_CONNECT_TIMEOUT_MS', 1500),
       connectRetrySeconds: int(env, 'DATABASE_CONNECT_RETRY_SECONDS', 60),
     },

@@ -17,16 +17,20 @@ export async function connectDatabase(
   opts: { log?: Logger; holder?: string } = {},
 ): Promise<Database> {
   const { log = silentLogger, holder = 'engine' } = opts;
-  const { poolTimeoutMs, reservePoolSize, connectTimeoutMs, connectRetrySeconds } = config.database;
+  const { poolTimeoutMs, reservePoolSize, connectTimeoutMs, connectRetrySeconds, quickReserve, quickMs } =
+    config.database;
   const statementTimeoutMs = config.limits.statementTimeoutMs;
   if (!config.databaseUrl) {
     // One connection in this process: PGlite would queue without bound, the gate bounds the wait.
-    return gated(await openPglite(config.dataDir, { statementTimeoutMs, holder }), new Gate(1, poolTimeoutMs));
+    return gated(await openPglite(config.dataDir, { statementTimeoutMs, holder }), new Gate({ permits: 1, waitMs: poolTimeoutMs }));
   }
   const url = config.databaseUrl;
-  const open = (poolSize: number) =>
-    gated(connectPostgres(url, { poolSize, statementTimeoutMs, connectTimeoutMs }), new Gate(poolSize, poolTimeoutMs));
-  const main = open(config.poolSize);
+  const open = (poolSize: number, reserved = 0) =>
+    gated(
+      connectPostgres(url, { poolSize, statementTimeoutMs, connectTimeoutMs }),
+      new Gate({ permits: poolSize, waitMs: poolTimeoutMs, quickReserve: reserved, quickMs }),
+    );
+  const main = open(config.poolSize, quickReserve);
   try {
     await waitForServer(main, url, connectRetrySeconds, log);
   } catch (err) {
