@@ -44,7 +44,7 @@ import { Lru } from '../../core/lru';
 import { bindOutputParams, bindParams } from './params';
 import { assertRuntimeChecks } from './runtime-checks';
 import { checkLiterals, checkSelections, checkVariables } from './input-limits';
-import { BUDGET_CODES, countRows, RequestBudget } from './request-budget';
+import { AnswerMemory, BUDGET_CODES, countRows, RequestBudget } from './request-budget';
 
 export interface GraphqlRequest {
   query?: unknown;
@@ -144,6 +144,8 @@ export class Engine {
   private readonly writers: string[];
   /** Counts how often SQL was generated; tests use it to show the plan cache works. */
   compilations = 0;
+  /** The answers all requests hold at once (MAX_RESPONSE_BYTES_IN_FLIGHT). */
+  private readonly answerMemory: AnswerMemory;
 
   constructor(
     readonly model: Model,
@@ -152,6 +154,7 @@ export class Engine {
     private log: (entry: Record<string, unknown>) => void = () => undefined,
     private readonly actions: ActionSetup = NO_ACTIONS,
   ) {
+    this.answerMemory = new AnswerMemory(config.limits.maxResponseBytesInFlight);
     this.actionTypes = buildActionTypes(model.metadata.actionsSdl, model.metadata.actions);
     this.writers = writerRoles(model);
     for (const a of model.metadata.actions) this.handlers.set(a.name, loadHandler(a, actions.modules));
@@ -249,11 +252,10 @@ export class Engine {
   /** The limits of one HTTP request's work, shared by the operations of a batch. */
   private newBudget(): RequestBudget {
     const l = this.config.limits;
-    return new RequestBudget({
-      maxTotalRows: l.maxTotalRows,
-      maxResponseBytes: l.maxResponseBytes,
-      requestTimeoutMs: l.requestTimeoutMs,
-    });
+    return new RequestBudget(
+      { maxTotalRows: l.maxTotalRows, maxResponseBytes: l.maxResponseBytes, requestTimeoutMs: l.requestTimeoutMs },
+      this.answerMemory,
+    );
   }
 
   /** Runs one GraphQL request for a session and returns the response text. */
@@ -384,10 +386,11 @@ export class Engine {
   private async runStatements(plan: ExecutablePlan, vars: Variables, session: Session, budget: RequestBudget) {
     const rows: Record<string, unknown>[] = [];
     for (const [i, query] of plan.queries.entries()) {
-      const params = [...bindParams(query.params, vars, session), String(budget.bytesLeft)];
+      const allowed = budget.bytesLeft;
+      const params = [...bindParams(query.params, vars, session), String(allowed)];
       const [row] = await this.db.query(query.text, params, { signal: budget.signal });
       budget.checkTime();
-      budget.addBytes(Number(row.__bytes));
+      budget.addBytes(Number(row.__bytes), allowed);
       for (const f of plan.fields)
         if (f.from === 'query' && f.statement === i) budget.addRows(countRows(String(row[f.column]), f.rows).rows);
       rows.push(row);

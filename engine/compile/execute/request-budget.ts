@@ -10,6 +10,34 @@ export interface BudgetLimits {
   requestTimeoutMs: number;
 }
 
+/**
+ * A request may always hold this much of answers, whatever the others hold: small answers never
+ * wait on large ones.
+ */
+export const SMALL_ANSWER_BYTES = 64 * 1024;
+
+/**
+ * The bytes of answers all requests of the process hold at once (MAX_RESPONSE_BYTES_IN_FLIGHT). Each
+ * request's limit bounds one answer; this bounds the sum, so that many large requests at once cannot
+ * take the process's memory: past it a request gets `busy` (503, Retry-After) instead.
+ */
+export class AnswerMemory {
+  private used = 0;
+  constructor(readonly capacity: number) {}
+
+  get free(): number {
+    return Math.max(0, this.capacity - this.used);
+  }
+
+  take(n: number): void {
+    this.used += n;
+  }
+
+  give(n: number): void {
+    this.used -= n;
+  }
+}
+
 /** Errors that end a whole request (a batch stops at them). */
 export const BUDGET_CODES = new Set(['too-many-rows', 'response-too-large', 'timeout']);
 
@@ -27,7 +55,10 @@ export class RequestBudget {
   private readonly deadline: number;
   readonly expired: Promise<never>;
 
-  constructor(readonly limits: BudgetLimits) {
+  constructor(
+    readonly limits: BudgetLimits,
+    private readonly memory?: AnswerMemory,
+  ) {
     this.deadline = limits.requestTimeoutMs > 0 ? Date.now() + limits.requestTimeoutMs : Infinity;
     let fail: (err: RequestError) => void = () => undefined;
     this.expired = new Promise<never>((_, reject) => (fail = reject));
@@ -50,9 +81,19 @@ export class RequestBudget {
     return this.controller.signal.aborted || Date.now() >= this.deadline;
   }
 
-  /** Bytes still allowed: the SQL withholds a larger answer rather than send it. */
-  get bytesLeft(): number {
+  /** Bytes still allowed by this request's own limit. */
+  private get ownLeft(): number {
     return Math.max(0, this.limits.maxResponseBytes - this.bytes);
+  }
+
+  /**
+   * Bytes the next answer may have: what is left of this request's limit and of the process's answer
+   * memory (a request's first SMALL_ANSWER_BYTES always). A statement takes it as its last parameter
+   * and withholds a larger answer rather than send it.
+   */
+  get bytesLeft(): number {
+    if (!this.memory) return this.ownLeft;
+    return Math.min(this.ownLeft, Math.max(this.memory.free, SMALL_ANSWER_BYTES - this.bytes));
   }
 
   timeoutError(): RequestError {
@@ -68,14 +109,28 @@ export class RequestBudget {
     if (this.timedOut) throw this.timeoutError();
   }
 
-  addBytes(n: number): void {
-    this.bytes += n;
-    if (this.bytes > this.limits.maxResponseBytes)
+  /**
+   * Counts an answer of `n` bytes, allowed `allowed` bytes (for a statement: the bytesLeft it was
+   * given, since what is left may have changed while it ran). Too large for the request's own limit:
+   * `response-too-large`; for what the process has left: `busy`.
+   */
+  addBytes(n: number, allowed = this.bytesLeft): void {
+    if (n > this.ownLeft)
       throw new RequestError(
         'response-too-large',
         `the response would be larger than ${this.limits.maxResponseBytes} bytes (MAX_RESPONSE_BYTES); ask for fewer rows or fields`,
         '$',
       );
+    if (n > allowed)
+      throw new RequestError(
+        'busy',
+        'the server is busy answering other large requests (MAX_RESPONSE_BYTES_IN_FLIGHT); try again shortly',
+        '$',
+        503,
+        1,
+      );
+    this.bytes += n;
+    this.memory?.take(n);
   }
 
   addRows(n: number): void {
@@ -88,8 +143,11 @@ export class RequestBudget {
       );
   }
 
+  /** Ends the request: its timer stops and the answer memory it held is given back. */
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
+    this.memory?.give(this.bytes);
+    this.bytes = 0;
   }
 }
 
