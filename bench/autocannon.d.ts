@@ -14,6 +14,8 @@ declare module 'autocannon' {
       pipelining?: number;
       /** Seconds. */
       timeout?: number;
+      /** Sent in turn on each connection; `onResponse` sees each answer's status and body. */
+      requests?: { method?: string; body?: string; onResponse?: (status: number, body: string) => void }[];
     }
     interface Result {
       /** Seconds the run took. */

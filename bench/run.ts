@@ -40,6 +40,7 @@ import { runFaults } from './faults';
 import { forkChild, type Child } from './ipc';
 import { summarize, type LoadResult, type LoadRun } from './load';
 import { runBomb } from './bomb';
+import { runSoak } from './soak';
 import { answerRows, requestBody, sessionHeaders, WORKLOADS, type Workload } from './workloads';
 
 const env = process.env;
@@ -550,6 +551,8 @@ async function stopServers(s: Servers): Promise<void> {
 async function main(): Promise<number> {
   // `npm run bench -- bomb`: memory under the batch and alias bombs (bench/bomb.ts) instead of the workloads.
   if (process.argv[2] === 'bomb') return runBomb(settings.baseUrl);
+  // `npm run bench -- soak`: 60 s of mixed load with a Bearer JWT, errors and memory (bench/soak.ts).
+  if (process.argv[2] === 'soak') return runSoak(settings.baseUrl);
   const selected = selectedWorkloads();
   return withScratch(async (scratch) => {
     const pgVersion = await scratch.create();

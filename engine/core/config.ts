@@ -359,7 +359,7 @@ export function loadConfig(env: Env = process.env): EngineConfig {
       maxInputDepth: positive(env, 'MAX_INPUT_DEPTH', 32),
       maxTotalRows: positive(env, 'MAX_TOTAL_ROWS', 100000),
       maxResponseBytes: positive(env, 'MAX_RESPONSE_BYTES', 10 * 1024 * 1024),
-      maxResponseBytesInFlight: positive(env, 'MAX_RESPONSE_BYTES_IN_FLIGHT', 64 * 1024 * 1024),
+      maxResponseBytesInFlight: positive(env, 'MAX_RESPONSE_BYTES_IN_FLIGHT', 32 * 1024 * 1024),
       requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 60000),
     },
     stringifyNumericTypes: bool(env, 'STRINGIFY_NUMERIC_TYPES', false),

@@ -386,11 +386,12 @@ export class Engine {
   private async runStatements(plan: ExecutablePlan, vars: Variables, session: Session, budget: RequestBudget) {
     const rows: Record<string, unknown>[] = [];
     for (const [i, query] of plan.queries.entries()) {
-      const allowed = budget.bytesLeft;
-      const params = [...bindParams(query.params, vars, session), String(allowed)];
-      const [row] = await this.db.query(query.text, params, { signal: budget.signal });
+      const bound = bindParams(query.params, vars, session);
+      const row = await budget.answer(query.text, async (allowed) => {
+        const [r] = await this.db.query(query.text, [...bound, String(allowed)], { signal: budget.signal });
+        return { row: r, bytes: Number(r.__bytes) };
+      });
       budget.checkTime();
-      budget.addBytes(Number(row.__bytes), allowed);
       for (const f of plan.fields)
         if (f.from === 'query' && f.statement === i) budget.addRows(countRows(String(row[f.column]), f.rows).rows);
       rows.push(row);

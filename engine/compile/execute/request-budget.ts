@@ -1,4 +1,5 @@
 import { RequestError } from '../../core/errors';
+import { Lru } from '../../core/lru';
 
 /** The work one HTTP request may cause, shared by the operations of a batch. */
 export interface BudgetLimits {
@@ -16,13 +17,21 @@ export interface BudgetLimits {
  */
 export const SMALL_ANSWER_BYTES = 64 * 1024;
 
+/** How many statements' last answer sizes the answer memory remembers. */
+const SIZES_REMEMBERED = 500;
+
 /**
  * The bytes of answers all requests of the process hold at once (MAX_RESPONSE_BYTES_IN_FLIGHT). Each
  * request's limit bounds one answer; this bounds the sum, so that many large requests at once cannot
  * take the process's memory: past it a request gets `busy` (503, Retry-After) instead.
+ *
+ * A running statement holds room for its answer before it comes: twice its last answer's size (the
+ * same statement text answers alike from request to request), or all it may answer when it has not
+ * run yet. Room held for a small answer is small, so quick requests do not crowd large ones out.
  */
 export class AnswerMemory {
   private used = 0;
+  private readonly lastBytes = new Lru<string, number>(SIZES_REMEMBERED);
   constructor(readonly capacity: number) {}
 
   get free(): number {
@@ -35,6 +44,16 @@ export class AnswerMemory {
 
   give(n: number): void {
     this.used -= n;
+  }
+
+  /** Room to hold for a statement's answer of at most `allowed` bytes. */
+  roomFor(statement: string, allowed: number): number {
+    const last = this.lastBytes.get(statement);
+    return last === undefined ? allowed : Math.min(allowed, 2 * last + 1024);
+  }
+
+  remember(statement: string, bytes: number): void {
+    this.lastBytes.set(statement, bytes);
   }
 }
 
@@ -107,6 +126,26 @@ export class RequestBudget {
   /** Throws the timeout error once the deadline has passed. */
   checkTime(): void {
     if (this.timedOut) throw this.timeoutError();
+  }
+
+  /**
+   * Runs a statement whose last parameter is the bytes its answer may have (the SQL withholds a larger
+   * one and says its size), holding room for the answer in the process's memory meanwhile; then
+   * counts the answer.
+   */
+  async answer<T>(statement: string, run: (allowed: number) => Promise<{ row: T; bytes: number }>): Promise<T> {
+    const allowed = this.bytesLeft;
+    const room = this.memory ? this.memory.roomFor(statement, allowed) : 0;
+    this.memory?.take(room);
+    let result: { row: T; bytes: number };
+    try {
+      result = await run(allowed);
+    } finally {
+      this.memory?.give(room);
+    }
+    if (result.bytes <= allowed) this.memory?.remember(statement, result.bytes);
+    this.addBytes(result.bytes, allowed);
+    return result.row;
   }
 
   /**

@@ -22,7 +22,10 @@ export async function connectDatabase(
   const statementTimeoutMs = config.limits.statementTimeoutMs;
   if (!config.databaseUrl) {
     // One connection in this process: PGlite would queue without bound, the gate bounds the wait.
-    return gated(await openPglite(config.dataDir, { statementTimeoutMs, holder }), new Gate({ permits: 1, waitMs: poolTimeoutMs }));
+    return gated(
+      await openPglite(config.dataDir, { statementTimeoutMs, holder }),
+      new Gate({ permits: 1, waitMs: poolTimeoutMs }),
+    );
   }
   const url = config.databaseUrl;
   const open = (poolSize: number, reserved = 0) =>

@@ -105,7 +105,7 @@ export class Gate {
   /** Starts waiters in their order, each that may start now: a quick one may pass slow ones held back. */
   private leave(): void {
     this.running--;
-    for (let i = 0; i < this.waiting.length && this.running < this.permits; ) {
+    for (let i = 0; i < this.waiting.length && this.running < this.permits;) {
       if (!this.mayStart(this.waiting[i].lane)) i++;
       else this.waiting.splice(i, 1)[0].start();
     }
