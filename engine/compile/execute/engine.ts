@@ -291,6 +291,7 @@ export class Engine {
     // Rows, bytes and time are counted over the whole batch: past a limit the batch stops and the
     // request gets that one error, not a part of the answers.
     const budget = this.newBudget();
+    budget.shared = true;
     try {
       const bodies: string[] = [];
       for (const r of requests) {
@@ -392,8 +393,10 @@ export class Engine {
         return { row: r, bytes: Number(r.__bytes) };
       });
       budget.checkTime();
-      for (const f of plan.fields)
-        if (f.from === 'query' && f.statement === i) budget.addRows(countRows(String(row[f.column]), f.rows).rows);
+      // Counting rows scans the answer: skipped when it cannot hold more than the limit.
+      if (budget.mustCountRows(query.rowBound, plan.queries.length === 1))
+        for (const f of plan.fields)
+          if (f.from === 'query' && f.statement === i) budget.addRows(countRows(String(row[f.column]), f.rows).rows);
       rows.push(row);
     }
     return rows;
