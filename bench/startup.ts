@@ -32,7 +32,12 @@ interface Started {
 /** `npm start` in `dir` until /readyz answers 200. */
 async function npmStart(dir: string, env: NodeJS.ProcessEnv): Promise<Started> {
   const began = performance.now();
-  const child = spawn(NPM, ['start', '--silent'], { cwd: dir, env: { ...process.env, PORT: '0', ...env } });
+  // A process group of its own: stopping it stops npm and the engine under it together.
+  const child = spawn(NPM, ['start', '--silent'], {
+    cwd: dir,
+    env: { ...process.env, PORT: '0', ...env },
+    detached: true,
+  });
   let log = '';
   child.stdout!.on('data', (c) => (log += c));
   child.stderr!.on('data', (c) => (log += c));
@@ -59,11 +64,26 @@ async function npmStart(dir: string, env: NodeJS.ProcessEnv): Promise<Started> {
   return { child, port, servingMs, engineLine: line ? JSON.parse(line) : { ms: NaN, steps: {} } };
 }
 
-/** Stops `npm start` and the engine under it (SIGTERM to the process group). */
+/** Whether any process of the group is left. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stops `npm start` and the engine under it: SIGTERM to the process group, then waits until every
+ * process of it has ended (the engine lets go of the data folder last).
+ */
 async function stop(s: Started): Promise<void> {
-  const exited = new Promise((resolve) => s.child.once('exit', resolve));
-  s.child.kill('SIGTERM');
-  await exited;
+  const pgid = s.child.pid!;
+  process.kill(-pgid, 'SIGTERM');
+  const deadline = Date.now() + 60_000;
+  while (groupAlive(pgid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  if (groupAlive(pgid)) process.kill(-pgid, 'SIGKILL');
 }
 
 function timed(dir: string, cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): number {
