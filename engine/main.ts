@@ -127,8 +127,8 @@ async function openWithMetadata(
   try {
     metadata = readMetadata(config, log);
   } catch (err) {
-    if (!existingDb) void opening.then((db) => db.close()).catch(() => undefined);
-    else void opening.catch(() => undefined);
+    // Closed before the error is told: a start that follows at once finds the folder free.
+    if (!existingDb) await opening.then((db) => db.close()).catch(() => undefined);
     throw err;
   }
   return { db: await opening, metadata };
