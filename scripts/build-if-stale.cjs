@@ -6,13 +6,12 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 
-const root = path.resolve(__dirname, '..');
 const SOURCES = ['engine', 'actions', 'demo', 'bench'];
 const FILES = ['tsconfig.json', 'package-lock.json'];
-const STAMP = path.join(root, 'dist', '.build-stamp');
+const stampOf = (root) => path.join(root, 'dist', '.build-stamp');
 
 /** The newest modification time of the TypeScript sources and the files that change what tsc emits. */
-function newestSource() {
+function newestSource(root) {
   let newest = { file: '', mtime: 0 };
   const see = (file) => {
     const mtime = fs.statSync(file).mtimeMs;
@@ -30,16 +29,16 @@ function newestSource() {
   return newest;
 }
 
-/** Why a build is needed, or undefined when dist/ is up to date. */
-function staleness() {
-  if (process.argv.includes('--force')) return 'asked with --force';
-  if (!fs.existsSync(STAMP)) return 'no build yet';
-  const built = fs.statSync(STAMP).mtimeMs;
-  const newest = newestSource();
+/** Why a build of the tree at `root` is needed, or undefined when its dist/ is up to date. */
+function staleness(root, force = false) {
+  if (force) return 'asked with --force';
+  if (!fs.existsSync(stampOf(root))) return 'no build yet';
+  const built = fs.statSync(stampOf(root)).mtimeMs;
+  const newest = newestSource(root);
   return newest.mtime > built ? `${path.relative(root, newest.file)} is newer than the build` : undefined;
 }
 
-function build(reason) {
+function build(root, reason) {
   let tsc;
   try {
     tsc = require.resolve('typescript/bin/tsc', { paths: [root] });
@@ -55,11 +54,17 @@ function build(reason) {
     process.exit(r.status ?? 1);
   }
   // The stamp takes the time the build began: a source saved during the build is seen next time.
-  fs.mkdirSync(path.dirname(STAMP), { recursive: true });
-  fs.writeFileSync(STAMP, `${new Date(began).toISOString()}\n`);
-  fs.utimesSync(STAMP, began / 1000, began / 1000);
+  const stamp = stampOf(root);
+  fs.mkdirSync(path.dirname(stamp), { recursive: true });
+  fs.writeFileSync(stamp, `${new Date(began).toISOString()}\n`);
+  fs.utimesSync(stamp, began / 1000, began / 1000);
   process.stderr.write(`built in ${((Date.now() - began) / 1000).toFixed(1)} s\n`);
 }
 
-const reason = staleness();
-if (reason) build(reason);
+module.exports = { staleness };
+
+if (require.main === module) {
+  const root = path.resolve(__dirname, '..');
+  const reason = staleness(root, process.argv.includes('--force'));
+  if (reason) build(root, reason);
+}
