@@ -26,7 +26,7 @@ interface Started {
   port: number;
   /** Until /readyz answered 200, from the spawn of `npm start`. */
   servingMs: number;
-  engineLine: { ms: number; steps: Record<string, number> };
+  engineLine: { ms: number; steps: Record<string, number>; processMs: number; cpuMs: number };
 }
 
 /** `npm start` in `dir` until /readyz answers 200. */
@@ -61,7 +61,12 @@ async function npmStart(dir: string, env: NodeJS.ProcessEnv): Promise<Started> {
   }
   const servingMs = performance.now() - began;
   const line = log.split('\n').find((l) => l.includes('"engine started in'));
-  return { child, port, servingMs, engineLine: line ? JSON.parse(line) : { ms: NaN, steps: {} } };
+  return {
+    child,
+    port,
+    servingMs,
+    engineLine: line ? JSON.parse(line) : { ms: NaN, steps: {}, processMs: NaN, cpuMs: NaN },
+  };
 }
 
 /** Whether any process of the group is left. */
@@ -93,10 +98,14 @@ function timed(dir: string, cmd: string, args: string[], env: NodeJS.ProcessEnv 
   return performance.now() - began;
 }
 
-const describeStart = (s: Started) =>
-  `${seconds(s.servingMs)} to serving (engine's own start-up ${s.engineLine.ms} ms: ${Object.entries(s.engineLine.steps)
+/** A start in words: to serving, the engine's own start-up and its steps, its process time and CPU time. */
+function describeStart(s: Started): string {
+  const e = s.engineLine;
+  const steps = Object.entries(e.steps)
     .map(([k, v]) => `${k} ${v}`)
-    .join(', ')})`;
+    .join(', ');
+  return `${seconds(s.servingMs)} to serving; engine's own start-up ${e.ms} ms (${steps}); process ${e.processMs} ms from its start, ${e.cpuMs} ms of CPU`;
+}
 
 /** A fresh clone of the committed tree, its node_modules those of this tree. */
 function freshClone(): string {

@@ -81,7 +81,7 @@ export async function startEngine(
       reloadMetadata: live.reload,
     });
     timer.lap('sign-in and HTTP');
-    log({ level: 'info', msg: `engine started in ${timer.total()} ms`, ms: timer.total(), steps: timer.steps });
+    log({ level: 'info', msg: `engine started in ${timer.total()} ms`, ...timer.summary() });
     const close = async () => {
       await revocations.stop();
       if (!existingDb) await db.close();
@@ -169,6 +169,19 @@ function startupTimer() {
       last = now;
     },
     total: () => Math.round(performance.now() - began),
+    /**
+     * The steps, and two figures a busy machine distorts less: the process's time since it began (module
+     * loading included) and the CPU time it used, which is what the start-up costs where cores are free.
+     */
+    summary() {
+      const cpu = process.cpuUsage();
+      return {
+        ms: Math.round(performance.now() - began),
+        steps,
+        processMs: Math.round(performance.now()),
+        cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+      };
+    },
   };
 }
 
