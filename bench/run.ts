@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: the engine against its floor, on real PostgreSQL, over real HTTP.
- * (`npm run bench -- faults`: database faults instead, see faults.ts.)
+ * (`npm run bench -- faults`: database faults instead, see faults.ts; `npm run bench -- startup`: start-up
+ * times, see startup.ts.)
  *
  * A scratch database is created, migrated and seeded by starting the engine on it, and dropped at
  * the end. Three child processes do the work, each with an event loop of its own: the engine behind
@@ -41,6 +42,7 @@ import { forkChild, type Child } from './ipc';
 import { summarize, type LoadResult, type LoadRun } from './load';
 import { runBomb } from './bomb';
 import { runSoak } from './soak';
+import { runStartup } from './startup';
 import { answerRows, requestBody, sessionHeaders, WORKLOADS, type Workload } from './workloads';
 
 const env = process.env;
@@ -579,8 +581,8 @@ async function main(): Promise<number> {
   });
 }
 
-// `npm run bench -- faults`: the database faults instead of the workloads (faults.ts).
-(process.argv[2] === 'faults' ? runFaults : main)().then(
+// `npm run bench -- faults`: the database faults instead of the workloads (faults.ts); `-- startup`: start-up times (startup.ts).
+(process.argv[2] === 'faults' ? runFaults : process.argv[2] === 'startup' ? runStartup : main)().then(
   (code) => process.exit(code),
   (err) => {
     process.stderr.write(`bench failed: ${(err as Error)?.stack ?? err}\n`);

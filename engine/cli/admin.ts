@@ -13,6 +13,7 @@ import type { AdminCommandResult } from '../serve/http/admin-command-route';
 import type { Database, Queryable } from '../core/db/database';
 import { migrate } from '../core/db/migrate';
 import { isUuid } from '../core/uuid';
+import { clearLockouts, deleteToken, listTokens, listUsers, table } from './admin-accounts';
 
 /**
  * Operators' commands: `npm run admin -- <command> [options]`. Each works on the database of the
@@ -161,6 +162,10 @@ commands:
   suspend-user  --email <e-mail>
   activate-user --email <e-mail>
   create-token  --email <e-mail> --name <token name> [--tenant <id|name>]
+  list-users    [--tenant <id|name>]
+  list-tokens   [--email <e-mail>] [--tenant <id|name>]
+  delete-token  --id <token id>
+  clear-lockout (--email <e-mail> | --address <client address> | --all)
 
 --password-stdin reads the password from the first line of standard input (it keeps it out of the
 shell history and the process list). The database is the engine's: DATABASE_URL, or the embedded
@@ -191,6 +196,9 @@ function parseOptions(args: string[]): Options {
       role: { type: 'string' },
       password: { type: 'string' },
       'password-stdin': { type: 'boolean' },
+      id: { type: 'string' },
+      address: { type: 'string' },
+      all: { type: 'boolean' },
     },
     strict: true,
     allowPositionals: false,
@@ -232,6 +240,33 @@ function userCommands(values: Options, io: AdminIo): Record<string, Command> {
   };
 }
 
+/** The commands that look at accounts and undo: list users and tokens, delete a token, clear a lockout. */
+function accountCommands(values: Options, io: AdminIo): Record<string, Command> {
+  const str = (k: string) => values[k] as string | undefined;
+  return {
+    'list-users': async (db) => {
+      const users = await listUsers(db, { tenant: str('tenant') });
+      const rows = users.map((u) => [u.email, u.name, u.status, u.password ? 'yes' : 'no (SSO)', u.roles]);
+      table(['E-MAIL', 'NAME', 'STATUS', 'PASSWORD', 'ROLES'], rows).forEach(io.out);
+      io.out(`${users.length} user${users.length === 1 ? '' : 's'}`);
+    },
+    'list-tokens': async (db) => {
+      const tokens = await listTokens(db, { email: str('email'), tenant: str('tenant') });
+      const rows = tokens.map((t) => [t.id, `${t.prefix}...`, t.name, t.email, t.tenant, t.created, t.lastUsed]);
+      table(['ID', 'PREFIX', 'NAME', 'USER', 'TENANT', 'CREATED (UTC)', 'LAST USED'], rows).forEach(io.out);
+      io.out(`${tokens.length} token${tokens.length === 1 ? '' : 's'}`);
+    },
+    'delete-token': async (db) => {
+      const t = await deleteToken(db, str('id'));
+      io.out(`deleted API token "${t.name}" of ${t.email}: JWTs exchanged for it stop working at once`);
+    },
+    'clear-lockout': async (db) => {
+      const n = await clearLockouts(db, { email: str('email'), address: str('address'), all: values.all === true });
+      io.out(`cleared ${n} failed-sign-in counter${n === 1 ? '' : 's'}`);
+    },
+  };
+}
+
 /** Every command by name, with the options it was given. */
 function adminCommands(values: Options, io: AdminIo): Record<string, Command> {
   const str = (k: string) => values[k] as string | undefined;
@@ -241,6 +276,7 @@ function adminCommands(values: Options, io: AdminIo): Record<string, Command> {
       io.out(`created tenant "${t.name}": ${t.id}`);
     },
     ...userCommands(values, io),
+    ...accountCommands(values, io),
     'create-token': async (db) => {
       const t = await createTokenFor(db, { email: str('email') ?? '', name: str('name') ?? '', tenant: str('tenant') });
       io.out(`created API token "${t.name}" (${t.prefix}...) for ${str('email')} in tenant ${t.tenantId}: ${t.id}`);

@@ -32,7 +32,9 @@ export type ErrorCode =
   /** The database cannot be reached (503). */
   | 'database-unavailable'
   /** No connection free within DATABASE_POOL_TIMEOUT_MS (503). */
-  | 'busy';
+  | 'busy'
+  /** The metadata folder does not make a model (a reload that failed; the previous metadata stays). */
+  | 'invalid-configuration';
 
 export class RequestError extends Error {
   constructor(

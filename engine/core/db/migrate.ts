@@ -26,8 +26,11 @@ export async function migrate(
 ): Promise<string[]> {
   await db.exec(`CREATE TABLE IF NOT EXISTS engine_migrations (
     name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
+  // Those recorded already are skipped without a transaction each: on an unchanged database, start-up
+  // reads one list instead of taking the lock once per file. Any other is checked again under the lock.
+  const recorded = new Set((await db.query('SELECT name FROM engine_migrations')).map((r) => r.name as string));
   const applied: string[] = [];
-  for (const file of listMigrations(dir)) {
+  for (const file of listMigrations(dir).filter((f) => !recorded.has(f))) {
     const script = fs.readFileSync(path.join(dir, file), 'utf8');
     const ran = await db.transaction(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);

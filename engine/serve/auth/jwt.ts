@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
+import { createHash, randomUUID } from 'node:crypto';
+import { decodeProtectedHeader, errors, jwtVerify, SignJWT, type JWTPayload } from 'jose';
 import type { AuthConfig } from '../../core/config';
 import { RequestError } from '../../core/errors';
 import { purposeKey } from '../../core/secrets';
@@ -30,9 +30,17 @@ export interface ApiJwtClaims {
 export const apiJwtKey = (auth: AuthConfig): Uint8Array =>
   auth.jwtSecret ? new TextEncoder().encode(auth.jwtSecret) : purposeKey(auth.sessionSecret, 'api jwt');
 
+/**
+ * The key's id (`kid` in a JWT's header): the first 12 characters of the base64url SHA-256 of the key.
+ * It names the key without telling anything about it, so that a JWT refused for its signature can say
+ * whether it was signed with a key this server no longer has (the secret changed since) or was altered.
+ */
+export const keyId = (key: Uint8Array): string => createHash('sha256').update(key).digest('base64url').slice(0, 12);
+
 /** A JWT for an exchanged API token, and its lifetime in seconds. */
 export async function mintApiJwt(auth: AuthConfig, c: ApiJwtClaims): Promise<{ token: string; expiry: number }> {
   const now = Math.floor(Date.now() / 1000);
+  const key = apiJwtKey(auth);
   const token = await new SignJWT({
     email: c.email,
     tenant_id: c.tenantId,
@@ -46,25 +54,44 @@ export async function mintApiJwt(auth: AuthConfig, c: ApiJwtClaims): Promise<{ t
       'x-hasura-token-id': c.tokenId,
     },
   })
-    .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
+    .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT', kid: keyId(key) })
     .setSubject(c.userId)
     .setIssuer(auth.jwtIssuer)
     .setAudience(auth.jwtAudience)
     .setIssuedAt(now)
     .setExpirationTime(now + auth.jwtExpirySeconds)
     .setJti(randomUUID())
-    .sign(apiJwtKey(auth));
+    .sign(key);
   return { token, expiry: auth.jwtExpirySeconds };
 }
 
 const invalid = (message: string) => new RequestError('invalid-jwt', message, '$', 401);
 
+/**
+ * A signature that does not match: a JWT whose key id is not this server's was signed with a key the
+ * server no longer has (NEXTAUTH_SECRET or JWT_SECRET changed since it was issued, or it comes from
+ * another server); one with this server's key id, or none, was altered or signed elsewhere.
+ */
+function badSignature(token: string, key: Uint8Array): RequestError {
+  let kid: unknown;
+  try {
+    kid = decodeProtectedHeader(token).kid;
+  } catch {
+    kid = undefined;
+  }
+  if (typeof kid === 'string' && kid !== keyId(key))
+    return invalid(
+      'the JWT signature is invalid: it was signed with a key this server no longer has (the signing secret changed since it was issued); exchange the API token for a new JWT',
+    );
+  return invalid('the JWT signature is invalid');
+}
+
 /** What was wrong with a JWT, in words a caller can act on. */
-function explain(err: unknown): RequestError {
+function explain(err: unknown, token: string, key: Uint8Array): RequestError {
   if (err instanceof errors.JWTExpired) return invalid('the JWT has expired');
   if (err instanceof errors.JOSEAlgNotAllowed)
     return invalid(`the JWT's algorithm is not allowed: only ${ALGORITHM} is accepted`);
-  if (err instanceof errors.JWSSignatureVerificationFailed) return invalid('the JWT signature is invalid');
+  if (err instanceof errors.JWSSignatureVerificationFailed) return badSignature(token, key);
   if (err instanceof errors.JWTClaimValidationFailed) {
     const claim = err.claim;
     if (claim === 'iss') return invalid('the JWT has the wrong issuer (iss)');
@@ -94,7 +121,7 @@ export async function verifyHs256(
     });
     return payload;
   } catch (err) {
-    throw explain(err);
+    throw explain(err, token, key);
   }
 }
 

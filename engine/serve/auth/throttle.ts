@@ -17,15 +17,34 @@ import { normaliseEmail } from './users';
 export interface ThrottleKey {
   key: string;
   limit: number;
+  /** The e-mail counter's key, on the counters of one e-mail: clearing a user's lockout finds them by it. */
+  emailKey?: string;
 }
 
 export function throttleKeys(auth: AuthConfig, clientAddress: string, email: string): ThrottleKey[] {
   const e = normaliseEmail(email);
+  const emailKey = hashKey(`email:${e}`);
   return [
-    { key: hashKey(`pair:${clientAddress}\n${e}`), limit: auth.maxFailures },
-    { key: hashKey(`email:${e}`), limit: auth.maxFailuresPerEmail },
+    { key: hashKey(`pair:${clientAddress}\n${e}`), limit: auth.maxFailures, emailKey },
+    { key: emailKey, limit: auth.maxFailuresPerEmail, emailKey },
     { key: hashKey(`client:${clientAddress}`), limit: auth.maxFailuresPerAddress },
   ];
+}
+
+/**
+ * Forgets failed sign-in attempts so that a locked-out user may sign in at once (`npm run admin --
+ * clear-lockout`): with an e-mail, every counter of it (its own, and its counters per client address,
+ * found by their email_key); with an address, that address's own counter (the password-spraying limit).
+ * The number of counters cleared.
+ */
+export async function clearLockout(db: Queryable, by: { email?: string; clientAddress?: string }): Promise<number> {
+  const emailKey = by.email === undefined ? null : hashKey(`email:${normaliseEmail(by.email)}`);
+  const clientKey = by.clientAddress === undefined ? null : hashKey(`client:${by.clientAddress}`);
+  const rows = await db.query(
+    'DELETE FROM auth_failures WHERE email_key = $1::text OR key = $1::text OR key = $2::text RETURNING key',
+    [emailKey, clientKey],
+  );
+  return rows.length;
 }
 
 /** What a success clears: the e-mail's counters, never the address's (a sprayer's one good account must not reset it). */
@@ -61,14 +80,14 @@ let lastSweep = 0;
 export async function recordFailure(db: Queryable, auth: AuthConfig, keys: ThrottleKey[]): Promise<number> {
   const window = String(auth.failureWindowSeconds);
   const rows = await db.query(
-    `INSERT INTO auth_failures AS f (key, failures, window_start)
-       SELECT k, 1, now() FROM unnest($1::text[]) AS k ORDER BY k
+    `INSERT INTO auth_failures AS f (key, failures, window_start, email_key)
+       SELECT k, 1, now(), nullif(e, '') FROM unnest($1::text[], $3::text[]) AS u(k, e) ORDER BY k
      ON CONFLICT (key) DO UPDATE SET
        failures = CASE WHEN f.window_start <= now() - make_interval(secs => $2::int) THEN 1 ELSE f.failures + 1 END,
        window_start = CASE WHEN f.window_start <= now() - make_interval(secs => $2::int) THEN now() ELSE f.window_start END
      RETURNING f.key, f.failures,
        ceil(extract(epoch FROM f.window_start + make_interval(secs => $2::int) - now()))::int AS wait`,
-    [arrayLiteral(keys.map((k) => k.key)), window],
+    [arrayLiteral(keys.map((k) => k.key)), window, arrayLiteral(keys.map((k) => k.emailKey ?? '""'))],
   );
   const limits = new Map(keys.map((k) => [k.key, k.limit]));
   let wait = 0;

@@ -19,6 +19,8 @@ import { graphqlRoute } from './graphql-route';
 import { mountCors } from './cors';
 import { mountAdminCommandRoute, type AdminCommandRunner } from './admin-command-route';
 import { mountHealthRoutes } from './health-routes';
+import { mountMetadataRoute } from './metadata-route';
+import type { ReloadResult } from '../../compile/execute/live-engine';
 
 export interface AppOptions {
   engine: Engine;
@@ -36,6 +38,8 @@ export interface AppOptions {
   corsOrigins?: readonly string[];
   /** With it, POST /api/admin/command runs `npm run admin` commands on this engine's database. */
   adminCommand?: AdminCommandRunner;
+  /** With it, POST /v1/metadata {"type": "reload_metadata"} reloads the metadata folder (admin secret). */
+  reloadMetadata?: () => Promise<ReloadResult>;
   /** True once shutdown has begun: readiness then fails, so that load balancers send nothing new. */
   draining?: () => boolean;
 }
@@ -60,6 +64,7 @@ export function createApp(opts: AppOptions): Hono {
     });
   }
   if (opts.adminCommand) mountAdminCommandRoute(app, opts.adminSecret, opts.adminCommand);
+  if (opts.reloadMetadata) mountMetadataRoute(app, opts.adminSecret, opts.reloadMetadata);
   const handler = graphqlRoute(
     opts.engine,
     opts.resolveSession ?? adminSecretSessions(opts.adminSecret),
