@@ -15,7 +15,7 @@ import { mountWebRoutes, type SignedInPage } from '../web/routes';
 import { mountAuthRoutes } from './auth-routes';
 import { adminSecretSessions } from '../auth/admin-secret';
 import type { SessionResolver } from '../../core/session';
-import { graphqlRoute } from './graphql-route';
+import { graphqlRoutes } from './graphql-route';
 import { mountCors } from './cors';
 import { mountAdminCommandRoute, type AdminCommandRunner } from './admin-command-route';
 import { mountHealthRoutes } from './health-routes';
@@ -60,12 +60,15 @@ export function createApp(opts: AppOptions): Hono {
     });
   }
   if (opts.adminCommand) mountAdminCommandRoute(app, opts.adminSecret, opts.adminCommand);
-  const handler = graphqlRoute(
+  const graphql = graphqlRoutes(
     opts.engine,
     opts.resolveSession ?? adminSecretSessions(opts.adminSecret),
     opts.bodyBytes,
   );
-  for (const path of ['/api/graphql', '/v1/graphql']) app.post(path, handler);
+  for (const path of ['/api/graphql', '/v1/graphql']) {
+    app.post(path, graphql.post);
+    app.get(path, graphql.get);
+  }
   app.notFound((c) =>
     c.body(
       errorBody([
