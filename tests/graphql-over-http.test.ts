@@ -2,6 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { auditServer, type AuditResult } from 'graphql-http';
 import { ACTION_MODULES } from '../actions/registry';
 import { DEMO } from '../demo/demo-data';
+import type { ActionContext } from '../engine/compile/execute/actions';
 import { Engine } from '../engine/compile/execute/engine';
 import { SESSION_COOKIE, sessionCookieValue } from '../engine/serve/auth/session-cookie';
 import { authEnv, bearer, jwtFor } from './support/auth';
@@ -224,7 +225,7 @@ describe(`GraphQL over HTTP on ${backendName}`, () => {
   describe('POST needs a content type', () => {
     /** A POST with no content-type header at all (fetch would add text/plain to a string body). */
     const bare = (body: string) =>
-      new Promise<{ status: number; body: any }>((resolve, reject) => {
+      new Promise<Omit<Answer, 'type' | 'headers'>>((resolve, reject) => {
         const req = httpRequest(`${server.url}/api/graphql`, { method: 'POST', headers: ADMIN }, (res) => {
           let text = '';
           res.on('data', (chunk) => (text += chunk));
@@ -338,11 +339,11 @@ describe(`GraphQL over HTTP on ${backendName}`, () => {
       const { engine, db, actionsConfig } = server.started;
       const written = async (value: string) =>
         (await sql('SELECT 1 FROM tenant_type WHERE value = $1', [value])).length;
-      const writer = (how: 'statement' | 'transaction') => async (_args: unknown, ctx: any) => {
+      const writer = (how: 'statement' | 'transaction') => async (_args: unknown, ctx: ActionContext) => {
         const value = `Sneaky_${how}`;
         const insert = `INSERT INTO tenant_type (value, comment) VALUES ('${value}', 'written by a query')`;
         if (how === 'statement') await ctx.db.query(insert);
-        else await ctx.transaction((tx: any) => tx.query(insert));
+        else await ctx.transaction((tx) => tx.query(insert));
         return { data: null };
       };
       const session = { role: 'admin', vars: {}, isAdmin: true, via: 'admin-secret' as const };

@@ -79,4 +79,11 @@ async function main(): Promise<number> {
   }
 }
 
-if (require.main === module) void main().then((code) => (process.exitCode = code));
+if (require.main === module) {
+  // `npm run schema | head`: a reader that stops early is no failure.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+  void main().then((code) => (process.exitCode = code));
+}

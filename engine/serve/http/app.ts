@@ -19,6 +19,7 @@ import { graphqlRoutes } from './graphql-route';
 import { mountCors } from './cors';
 import { mountAdminCommandRoute, type AdminCommandRunner } from './admin-command-route';
 import { mountHealthRoutes } from './health-routes';
+import { mountVersionRoute } from './version-route';
 
 export interface AppOptions {
   engine: Engine;
@@ -48,6 +49,7 @@ export function createApp(opts: AppOptions): Hono {
   // Health checks and sign-in run on the reserve pool: slow statements on the main one never starve them.
   const db = opts.db.reserve ?? opts.db;
   mountHealthRoutes(app, db, opts.draining ?? (() => false));
+  mountVersionRoute(app);
   if (opts.auth) {
     mountAuthRoutes(app, { db, auth: opts.auth });
     const saml = opts.saml;
