@@ -2,6 +2,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildClientSchema, buildSchema, getIntrospectionQuery, printSchema } from 'graphql';
+import { randomBytes } from 'node:crypto';
+import { cacheFileOf, type Recording } from '../engine/cli/catalogue-cache';
 import { runTs } from './support/auth';
 import { backendName, onPostgres } from './support/database';
 import { as, startTestServer, type TestServer } from './support/server';
@@ -78,6 +80,38 @@ describe(`npm run schema on ${backendName}`, () => {
       expect(fs.readdirSync(dir)).toEqual(['engine.lock']);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('the catalogue of the migrations is kept: the next run reads it, a statement it lacks is read again', async () => {
+    if (onPostgres) return; // PGlite only: a DATABASE_URL is read as it is at every run.
+    // Migrations of their own (the platform's and one more, unique), so that the cache file is this test's.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schema-migrations-'));
+    const sqlDir = path.join(__dirname, '..', 'sql');
+    for (const f of fs.readdirSync(sqlDir)) fs.copyFileSync(path.join(sqlDir, f), path.join(dir, f));
+    fs.writeFileSync(path.join(dir, '9999_probe.sql'), `-- ${randomBytes(8).toString('hex')}\nSELECT 1;\n`);
+    const file = cacheFileOf(dir);
+    const enumKey = (r: Recording) => Object.keys(r).find((k) => k.includes('FROM \\"public\\".\\"tenant_type\\"'))!;
+    try {
+      expect(fs.existsSync(file)).toBe(false);
+      const first = await schemaCli([], { MIGRATIONS_DIR: dir });
+      expect(first.code).toBe(0);
+      const kept = JSON.parse(fs.readFileSync(file, 'utf8')) as Recording;
+      // Shown to be read: a value added to the kept enum rows appears in the next run's SDL.
+      kept[enumKey(kept)].push({ value: 'FromTheCache', comment: 'kept, not read' });
+      fs.writeFileSync(file, JSON.stringify(kept));
+      const second = await schemaCli([], { MIGRATIONS_DIR: dir });
+      expect(second.out).toContain('"""kept, not read"""\n  FromTheCache');
+      expect(second.out.replace(/\n\n {2}"""kept, not read"""\n {2}FromTheCache/, '')).toBe(first.out);
+      // A statement the kept catalogue lacks (here: taken out): the database is read, the file made anew.
+      delete kept[enumKey(kept)];
+      fs.writeFileSync(file, JSON.stringify(kept));
+      const third = await schemaCli([], { MIGRATIONS_DIR: dir });
+      expect(third.out).toBe(first.out);
+      expect(enumKey(JSON.parse(fs.readFileSync(file, 'utf8')) as Recording)).toBeDefined();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.rmSync(file, { force: true });
     }
   });
 

@@ -9,49 +9,81 @@ import { connectDatabase } from '../core/db/connect';
 import type { Env } from '../core/env';
 import { ADMIN_ROLE } from '../core/session';
 import { migrate } from '../core/db/migrate';
-import { loadMetadata } from '../compile/model/load';
+import type { Database } from '../core/db/database';
+import { loadMetadata, type LoadedMetadata } from '../compile/model/load';
+import type { Model } from '../compile/model/model-types';
 import { buildModel } from '../compile/model/model';
 import { buildActionTypes } from '../compile/schema/action-types';
 import { buildRoleSchema } from '../compile/schema/role-schema';
+import {
+  cacheFileOf,
+  NotRecorded,
+  readRecording,
+  recording,
+  replaying,
+  writeRecording,
+  type Recording,
+} from './catalogue-cache';
 
 export class SchemaError extends Error {}
 
 /**
- * Where the catalogue (tables, columns, keys, enum values) is read from. With DATABASE_URL, that
- * database as it is: nothing is written to it. Without, a throw-away PGlite in memory with the
- * migrations of MIGRATIONS_DIR applied: the catalogue the embedded engine has, read in about a second,
- * with no files written, and usable while an engine holds the embedded database's folder (DATA_DIR is
- * one process's at a time).
+ * The model: the metadata of METADATA_DIR over a database's catalogue (tables, columns, keys, enum
+ * values). With DATABASE_URL, that database as it is: nothing is written to it. Without, the
+ * catalogue of the migrations of MIGRATIONS_DIR, which is what the embedded engine has: read from a
+ * throw-away PGlite in memory (no files, and usable while an engine holds DATA_DIR, which is one
+ * process's at a time), and kept (catalogue-cache.ts), since PGlite's own start is most of the time;
+ * the next run with the same migrations reads no database at all.
  */
-function catalogueConfig(env: Env): EngineConfig {
+async function modelOf(env: Env, metadata: LoadedMetadata): Promise<Model> {
   const config = loadConfig(env);
-  return config.databaseUrl ? config : { ...config, dataDir: 'memory://schema' };
+  if (config.databaseUrl) return withDatabase(config, (db) => buildModel(db, metadata, config.tenancy));
+  const file = cacheFileOf(config.migrationsDir);
+  const kept = readRecording(file);
+  if (kept) {
+    try {
+      return await buildModel(replaying(kept), metadata, config.tenancy);
+    } catch (err) {
+      // The metadata asks what the recording lacks (a new enum table ...): read the database.
+      if (!(err instanceof NotRecorded)) throw err;
+    }
+  }
+  const made: Recording = {};
+  const model = await withDatabase({ ...config, dataDir: 'memory://schema' }, async (db) => {
+    await migrate(db, config.migrationsDir, () => undefined);
+    return buildModel(recording(db, made), metadata, config.tenancy);
+  });
+  writeRecording(file, made);
+  return model;
 }
 
-/** The SDL of `role`'s schema: the metadata of METADATA_DIR over the catalogue (catalogueConfig). */
-export async function roleSchemaSdl(env: Env, role: string, warn: (msg: string) => void = () => {}): Promise<string> {
-  const config = catalogueConfig(env);
-  // Before the database: a metadata directory that does not load fails at once.
-  const metadata = loadMetadata(config.metadataDir);
-  for (const w of metadata.warnings) warn(`${w.file}: ${w.message}`);
+async function withDatabase<T>(config: EngineConfig, fn: (db: Database) => Promise<T>): Promise<T> {
   const db = await connectDatabase(config, { holder: 'schema' });
   try {
-    if (db.kind === 'pglite') await migrate(db, config.migrationsDir, () => undefined);
-    const model = await buildModel(db, metadata, config.tenancy);
-    if (!model.roles.includes(role))
-      throw new SchemaError(`no role "${role}" in the metadata; its roles: ${model.roles.join(', ')}`);
-    const actions = buildActionTypes(metadata.actionsSdl, metadata.actions);
-    // Nothing runs here: the actions' fields need a resolver to exist, never to be called.
-    const { schema } = buildRoleSchema(model, role, actions, () => null);
-    return printSchema(schema);
+    return await fn(db);
   } finally {
     await db.close();
   }
 }
 
+/** The SDL of `role`'s schema (modelOf says where the catalogue comes from). */
+export async function roleSchemaSdl(env: Env, role: string, warn: (msg: string) => void = () => {}): Promise<string> {
+  // Before any database: a metadata directory that does not load fails at once.
+  const metadata = loadMetadata(loadConfig(env).metadataDir);
+  for (const w of metadata.warnings) warn(`${w.file}: ${w.message}`);
+  const model = await modelOf(env, metadata);
+  if (!model.roles.includes(role))
+    throw new SchemaError(`no role "${role}" in the metadata; its roles: ${model.roles.join(', ')}`);
+  const actions = buildActionTypes(metadata.actionsSdl, metadata.actions);
+  // Nothing runs here: the actions' fields need a resolver to exist, never to be called.
+  const { schema } = buildRoleSchema(model, role, actions, () => null);
+  return printSchema(schema);
+}
+
 const USAGE = `usage: npm run schema [-- --role <role>]   (default: ${ADMIN_ROLE})
 Prints the GraphQL schema (SDL) the role is served. The catalogue is read from DATABASE_URL when it
-is set, otherwise from an in-memory PGlite with the migrations of MIGRATIONS_DIR applied.`;
+is set, otherwise from the migrations of MIGRATIONS_DIR (applied to an in-memory PGlite, then kept in
+node_modules/.cache for the next run).`;
 
 async function main(): Promise<number> {
   let role: string;
