@@ -102,7 +102,13 @@ describe(`npm run schema on ${backendName}`, () => {
       fs.writeFileSync(file, JSON.stringify(kept));
       const second = await schemaCli([], { MIGRATIONS_DIR: dir });
       expect(second.out).toContain('"""kept, not read"""\n  FromTheCache');
-      expect(second.out.replace(/\n\n {2}"""kept, not read"""\n {2}FromTheCache/, '')).toBe(first.out);
+      const without = (sdl: string) =>
+        sdl
+          .split('\n')
+          .filter((l) => !l.includes('kept, not read') && l.trim() !== 'FromTheCache')
+          .join('\n')
+          .replace(/\n{3,}/g, '\n\n');
+      expect(without(second.out)).toBe(without(first.out));
       // A statement the kept catalogue lacks (here: taken out): the database is read, the file made anew.
       delete kept[enumKey(kept)];
       fs.writeFileSync(file, JSON.stringify(kept));
