@@ -31,10 +31,17 @@ export function tenantOf(ctx: Pick<EngineActionContext, 'session'>): string {
 }
 
 /**
- * Refuses a read-only role (one the metadata gives no write) what writes or spends on the tenant's
- * behalf, even where the operation is a query: `what` says what it would have done.
+ * Refuses a read-only role (one the metadata gives no write), and any request sent by GET, what writes
+ * or spends on the tenant's behalf, even where the operation is a query: `what` says what it would
+ * have done.
  */
-export function refuseReadOnly(ctx: Pick<EngineActionContext, 'session' | 'writers'>, what: string): void {
+export function refuseReadOnly(
+  ctx: Pick<EngineActionContext, 'session' | 'writers' | 'safeMethod'>,
+  what: string,
+): void {
+  // A GET request is safe by HTTP's rules (and cached by CDNs): it never writes, whatever the role.
+  if (ctx.safeMethod)
+    throw new RequestError('method-not-allowed', `${what} is not done for a GET request: use POST`, '$', 405);
   if (ctx.writers.allowed) return;
   const may = ctx.writers.roles.length ? ctx.writers.roles.join(', ') : 'the admin role';
   throw new RequestError('permission-error', `the role "${ctx.session.role}" is read-only: ${what} is for ${may}`);

@@ -34,7 +34,13 @@ export type ErrorCode =
   /** No connection free within DATABASE_POOL_TIMEOUT_MS (503). */
   | 'busy'
   /** The metadata folder does not make a model (a reload that failed; the previous metadata stays). */
-  | 'invalid-configuration';
+  | 'invalid-configuration'
+  /** A body without a content type, or a cookie-signed one that is not JSON (415). */
+  | 'unsupported-media-type'
+  /** A mutation, or an action that writes, sent by GET (405, Allow: POST). */
+  | 'method-not-allowed'
+  /** The Accept header names no media type the API answers in (406). */
+  | 'not-acceptable';
 
 export class RequestError extends Error {
   constructor(

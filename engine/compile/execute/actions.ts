@@ -24,6 +24,11 @@ export interface ActionContext<Config = unknown> {
    * refuse the others (actions/api.ts `refuseReadOnly`).
    */
   writers: { allowed: boolean; roles: readonly string[] };
+  /**
+   * The request came by GET, a safe method: nothing may be written or spent (`refuseReadOnly` refuses
+   * with 405, `writers.allowed` is false, and `db` and `transaction` are READ ONLY).
+   */
+  safeMethod?: boolean;
   /** The actions' own settings (the language model, Loki, Jira), handed over by the composition root. */
   config: Config;
 }

@@ -50,6 +50,18 @@ export interface GraphqlRequest {
   query?: unknown;
   variables?: unknown;
   operationName?: unknown;
+  extensions?: unknown;
+}
+
+/** How one operation is run. */
+export interface RunOptions {
+  /** The limits of the HTTP request it belongs to (a batch's, shared by its operations). */
+  budget?: RequestBudget;
+  /**
+   * It came by a safe method (GET), which must change nothing: a mutation is refused with 405 before
+   * anything runs, and the actions of a query see the database through read-only transactions.
+   */
+  safeMethod?: boolean;
 }
 
 export interface EngineResponse {
@@ -58,6 +70,8 @@ export interface EngineResponse {
   body: string;
   /** Headers beside content-type (Retry-After of a database that is down or busy). */
   headers?: Record<string, string>;
+  /** The code of an answer that is an error (no data): the HTTP route chooses a status by it. */
+  code?: string;
 }
 
 /** A parsed, validated document of one role, with what plan keys need from it. */
@@ -127,6 +141,27 @@ function isInternalDbError(err: unknown): boolean {
   const db = asDbError(err);
   return db !== undefined && expectedDbErrorCode(db.code!) === undefined;
 }
+
+/**
+ * The types of a request's parameters (GraphQL over HTTP): `variables` and `extensions` are maps,
+ * `operationName` a string; each may be null or absent. Another type is not a well-formed request: 400.
+ */
+function checkRequestShape(request: GraphqlRequest): void {
+  const isMap = (v: unknown) => v === undefined || v === null || (typeof v === 'object' && !Array.isArray(v));
+  if (!isMap(request.variables))
+    throw new RequestError('bad-request', '"variables" must be an object', '$.variables', 400);
+  if (!isMap(request.extensions))
+    throw new RequestError('bad-request', '"extensions" must be an object', '$.extensions', 400);
+  const name = request.operationName;
+  if (name !== undefined && name !== null && typeof name !== 'string')
+    throw new RequestError('bad-request', '"operationName" must be a string', '$.operationName', 400);
+}
+
+/** PostgreSQL's read_only_sql_transaction: a statement tried to write in a READ ONLY transaction. */
+const isReadOnlyViolation = (err: unknown) => asDbError(err)?.code === '25006';
+
+const writesOnGet = () =>
+  new RequestError('method-not-allowed', 'this operation writes, which a GET request never does: use POST', '$', 405);
 
 /** One operation of a request body: anything but an object is a request without a query. */
 export function asRequest(body: unknown): GraphqlRequest {
@@ -228,8 +263,6 @@ export class Engine {
   }
 
   private operationOf(entry: DocumentEntry, name: unknown): OperationEntry {
-    if (name !== undefined && name !== null && typeof name !== 'string')
-      throw new RequestError('validation-failed', 'operationName must be a string', '$.operationName');
     if (typeof name === 'string') {
       const op = entry.operations.get(name);
       if (!op)
@@ -259,15 +292,16 @@ export class Engine {
   }
 
   /** Runs one GraphQL request for a session and returns the response text. */
-  async run(request: GraphqlRequest, session: Session, shared?: RequestBudget): Promise<EngineResponse> {
-    const budget = shared ?? this.newBudget();
+  async run(request: GraphqlRequest, session: Session, opts: RunOptions = {}): Promise<EngineResponse> {
+    const budget = opts.budget ?? this.newBudget();
     try {
-      return await this.runUnsafe(request, session, budget);
+      return await this.runUnsafe(request, session, budget, opts.safeMethod === true);
     } catch (err) {
       // A statement cancelled at the deadline fails with PostgreSQL's 57014: the answer names the limit.
-      return this.failure(budget.timedOut ? budget.timeoutError() : err, session);
+      if (budget.timedOut) return this.failure(budget.timeoutError(), session);
+      return this.failure(opts.safeMethod && isReadOnlyViolation(err) ? writesOnGet() : err, session);
     } finally {
-      if (!shared) budget.dispose();
+      if (!opts.budget) budget.dispose();
     }
   }
 
@@ -296,7 +330,7 @@ export class Engine {
       const bodies: string[] = [];
       for (const r of requests) {
         if (budget.timedOut) return this.failure(budget.timeoutError(), session);
-        const res = await this.run(asRequest(r), session, budget);
+        const res = await this.run(asRequest(r), session, { budget });
         const code = res.status === 200 && res.body.startsWith('{"errors"') ? this.codeOf(res.body) : undefined;
         if (code && BUDGET_CODES.has(code)) return res;
         bodies.push(res.body);
@@ -314,21 +348,28 @@ export class Engine {
     return (JSON.parse(body) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code;
   }
 
-  private async runUnsafe(request: GraphqlRequest, session: Session, budget: RequestBudget): Promise<EngineResponse> {
+  private async runUnsafe(
+    request: GraphqlRequest,
+    session: Session,
+    budget: RequestBudget,
+    safeMethod: boolean,
+  ): Promise<EngineResponse> {
     if (typeof request.query !== 'string' || request.query.trim() === '')
       throw new RequestError('bad-request', 'the request body needs a "query" string', '$.query', 400);
-    if (
-      request.variables !== undefined &&
-      request.variables !== null &&
-      (typeof request.variables !== 'object' || Array.isArray(request.variables))
-    ) {
-      throw new RequestError('bad-request', '"variables" must be an object', '$.variables', 400);
-    }
+    checkRequestShape(request);
     const limits = this.config.limits;
     checkVariables(request.variables, limits.maxInputDepth);
     const role = this.schemaFor(session.role);
     const entry = this.documentFor(role, request.query);
     const operation = this.operationOf(entry, request.operationName);
+    // Before the variables are even read: a GET never runs a mutation (GraphQL over HTTP).
+    if (safeMethod && operation.node.operation !== 'query')
+      throw new RequestError(
+        'method-not-allowed',
+        `a ${operation.node.operation} cannot be sent with GET: use POST`,
+        '$.query',
+        405,
+      );
     const coerced = getVariableValues(
       role.schema,
       operation.node.variableDefinitions ?? [],
@@ -340,7 +381,7 @@ export class Engine {
     assertRuntimeChecks(plan.checks, vars, session);
     if (plan.operation === 'mutation') return this.runMutation(plan, vars, session, budget);
     // Reading loses nothing when abandoned: the answer is the timeout as soon as the deadline passes.
-    return Promise.race([this.runQuery(plan, vars, session, budget), budget.expired]);
+    return Promise.race([this.runQuery(plan, vars, session, budget, safeMethod), budget.expired]);
   }
 
   /** The plan of an operation for these variables' shape; SQL is generated once per shape. */
@@ -407,13 +448,13 @@ export class Engine {
     vars: Variables,
     session: Session,
     budget: RequestBudget,
+    safeMethod = false,
   ): Promise<EngineResponse> {
     const role = this.schemaFor(session.role);
+    const ctx = safeMethod ? this.safeActionContext(session) : this.actionContext(session);
     const [rows, other] = await Promise.all([
       this.runStatements(plan, vars, session, budget),
-      plan.graphql
-        ? this.runGraphql(plan.graphql, role, vars, this.actionContext(session))
-        : Promise.resolve({} as Record<string, unknown>),
+      plan.graphql ? this.runGraphql(plan.graphql, role, vars, ctx) : Promise.resolve({} as Record<string, unknown>),
     ]);
     budget.checkTime();
     const parts = plan.fields.map((f) => {
@@ -437,6 +478,27 @@ export class Engine {
     };
     if (tx) return { db: tx, session, config, writers, transaction: (fn) => fn(tx) };
     return { db: this.db, session, config, writers, transaction: (fn) => this.db.transaction(fn) };
+  }
+
+  /**
+   * The context of a GET request's actions: a query's handlers that write or spend refuse
+   * (actions/api.ts `refuseReadOnly` reads `safeMethod`), and should one write all the same, the
+   * database refuses it: each of its statements, and each transaction it opens, is READ ONLY.
+   */
+  private safeActionContext(session: Session): ActionContext {
+    const readOnly = <T>(fn: (tx: Queryable) => Promise<T>) =>
+      this.db.transaction(async (tx) => {
+        await tx.query('SET TRANSACTION READ ONLY');
+        return fn(tx);
+      });
+    const db: Queryable = {
+      query: (text, params, options) => readOnly((tx) => tx.query(text, params, options)),
+      exec: (script) => readOnly((tx) => tx.exec(script)),
+    };
+    const base = this.actionContext(session);
+    // As for a read-only role: what a handler keeps for those (a stored analysis) is what a GET gets.
+    const writers = { ...base.writers, allowed: false };
+    return { ...base, db, transaction: readOnly, writers, safeMethod: true };
   }
 
   private async runMutation(
@@ -536,6 +598,7 @@ export class Engine {
       status: err.status,
       body: errorBody([{ message: err.message, code: err.code, path: err.path, internal }]),
       headers: err.retryAfterSeconds ? { 'retry-after': String(err.retryAfterSeconds) } : undefined,
+      code: err.code,
     };
   }
 
@@ -546,7 +609,7 @@ export class Engine {
     const db = asDbError(err);
     if (db) {
       const code = expectedDbErrorCode(db.code!);
-      if (code) return { status: 200, body: errorBody([{ message: db.message, code, path: '$' }]) };
+      if (code) return { status: 200, body: errorBody([{ message: db.message, code, path: '$' }]), code };
       this.log({ level: 'error', msg: 'database error', code: db.code, error: db.message });
       const message =
         db.code === '57014'
@@ -556,6 +619,7 @@ export class Engine {
             : 'database query error';
       return {
         status: 200,
+        code: 'postgres-error',
         body: errorBody([
           {
             message,
@@ -569,6 +633,7 @@ export class Engine {
     this.log({ level: 'error', msg: 'unexpected error', error: (err as Error)?.stack ?? String(err) });
     return {
       status: 500,
+      code: 'unexpected',
       body: errorBody([
         {
           message: session?.isAdmin ? `unexpected error: ${(err as Error)?.message}` : 'unexpected error',

@@ -15,12 +15,13 @@ import { mountWebRoutes, type SignedInPage } from '../web/routes';
 import { mountAuthRoutes } from './auth-routes';
 import { adminSecretSessions } from '../auth/admin-secret';
 import type { SessionResolver } from '../../core/session';
-import { graphqlRoute } from './graphql-route';
+import { graphqlRoutes } from './graphql-route';
 import { mountCors } from './cors';
 import { mountAdminCommandRoute, type AdminCommandRunner } from './admin-command-route';
 import { mountHealthRoutes } from './health-routes';
 import { mountMetadataRoute } from './metadata-route';
 import type { ReloadResult } from '../../compile/execute/live-engine';
+import { mountVersionRoute } from './version-route';
 
 export interface AppOptions {
   engine: Engine;
@@ -52,6 +53,7 @@ export function createApp(opts: AppOptions): Hono {
   // Health checks and sign-in run on the reserve pool: slow statements on the main one never starve them.
   const db = opts.db.reserve ?? opts.db;
   mountHealthRoutes(app, db, opts.draining ?? (() => false));
+  mountVersionRoute(app);
   if (opts.auth) {
     mountAuthRoutes(app, { db, auth: opts.auth });
     const saml = opts.saml;
@@ -65,12 +67,15 @@ export function createApp(opts: AppOptions): Hono {
   }
   if (opts.adminCommand) mountAdminCommandRoute(app, opts.adminSecret, opts.adminCommand);
   if (opts.reloadMetadata) mountMetadataRoute(app, opts.adminSecret, opts.reloadMetadata);
-  const handler = graphqlRoute(
+  const graphql = graphqlRoutes(
     opts.engine,
     opts.resolveSession ?? adminSecretSessions(opts.adminSecret),
     opts.bodyBytes,
   );
-  for (const path of ['/api/graphql', '/v1/graphql']) app.post(path, handler);
+  for (const path of ['/api/graphql', '/v1/graphql']) {
+    app.post(path, graphql.post);
+    app.get(path, graphql.get);
+  }
   app.notFound((c) =>
     c.body(
       errorBody([

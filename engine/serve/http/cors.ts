@@ -25,7 +25,7 @@ export function mountCors(app: Hono, paths: readonly string[], origins: readonly
   }
   const forAllowed = cors({
     origin: (origin) => (allowed.has(origin) ? origin : null),
-    allowMethods: ['POST', 'OPTIONS'],
+    allowMethods: ['GET', 'POST', 'OPTIONS'],
     allowHeaders: ALLOW_HEADERS,
     maxAge: PREFLIGHT_MAX_AGE,
     credentials: false,

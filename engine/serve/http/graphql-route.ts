@@ -1,15 +1,28 @@
 import type { Context } from 'hono';
-import { asRequest, type Engine, type EngineResponse } from '../../compile/execute/engine';
-import { errorBody } from '../../core/errors';
+import { asRequest, type Engine, type EngineResponse, type GraphqlRequest } from '../../compile/execute/engine';
+import { errorBody, type ErrorCode } from '../../core/errors';
 import type { Session, SessionResolver } from '../../core/session';
 import { header, type HeaderBag } from '../../core/headers';
 import { csrfValid } from '../web/csrf';
-import { readBody, requestHeaders } from './read-request';
-
-const json = (c: Context, r: EngineResponse, extra: Record<string, string> = {}) =>
-  c.body(r.body, r.status as 200, { 'content-type': 'application/json; charset=utf-8', ...r.headers, ...extra });
+import { readBody, requestHeaders, requestSearch } from './read-request';
+import { GRAPHQL_RESPONSE, JSON_MEDIA, responseMedia, statusFor, type ResponseMedia } from './media-types';
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
+
+/** The answer in the negotiated media type, with the status that media type calls for. */
+function answer(c: Context, media: ResponseMedia, r: EngineResponse, extra: Record<string, string> = {}) {
+  return c.body(r.body, statusFor(r, media) as 200, {
+    'content-type': `${media}; charset=utf-8`,
+    ...r.headers,
+    ...extra,
+  });
+}
+
+const refusal = (status: number, code: ErrorCode, message: string, path = '$'): EngineResponse => ({
+  status,
+  code,
+  body: errorBody([{ message, code, path }]),
+});
 
 /**
  * Whether a request signed in by the session cookie may be run. A page of any other site can make the
@@ -23,49 +36,130 @@ function crossSiteSafe(c: Context, headers: HeaderBag): boolean {
   return csrfValid(c, header(headers, 'x-csrf-token'));
 }
 
-const CROSS_SITE_REFUSED = errorBody([
-  {
-    message:
-      'a request signed in with the session cookie must have content-type application/json (or carry the x-csrf-token header): other content types can be sent by any web site',
-    code: 'unsupported-media-type',
-    path: '$',
-  },
-]);
+const CROSS_SITE_REFUSED = refusal(
+  415,
+  'unsupported-media-type',
+  'a request signed in with the session cookie must have content-type application/json (or carry the x-csrf-token header): other content types can be sent by any web site',
+);
+
+const NO_CONTENT_TYPE = refusal(
+  415,
+  'unsupported-media-type',
+  'a POST request needs a content-type header: send the body as application/json',
+);
+
+/** The Accept header names neither media type: 406, told in JSON all the same (GraphQL over HTTP, "Body"). */
+function notAcceptable(c: Context) {
+  const message = `the Accept header names no media type this API answers in: ${GRAPHQL_RESPONSE} or ${JSON_MEDIA}`;
+  return answer(c, JSON_MEDIA, refusal(406, 'not-acceptable', message));
+}
+
+/** The request's session, or the engine's answer to credentials that do not hold. */
+async function sessionOf(
+  engine: Engine,
+  resolveSession: SessionResolver,
+  headers: HeaderBag,
+): Promise<{ session: Session } | { failed: EngineResponse }> {
+  try {
+    return { session: await resolveSession(headers) };
+  } catch (err) {
+    return { failed: engine.failure(err) };
+  }
+}
 
 /**
- * POST /api/graphql: body `{query, variables?, operationName?}` (or a list of them, a batch). The
- * engine's answer is JSON text already; it is written as it is.
+ * POST /api/graphql (and /v1/graphql): body `{query, variables?, operationName?, extensions?}` (or a
+ * list of them, a batch). The engine's answer is JSON text already; it is written as it is.
  */
-export function graphqlRoute(engine: Engine, resolveSession: SessionResolver, maxBytes: number) {
+function postRoute(engine: Engine, resolveSession: SessionResolver, maxBytes: number) {
   return async (c: Context) => {
+    const headers = requestHeaders(c);
+    const media = responseMedia(header(headers, 'accept'));
+    if (!media) return notAcceptable(c);
     const read = await readBody(c, maxBytes);
     if (!read.ok) {
       // The unread rest of the body makes the connection unusable: say so, or a keep-alive client reuses it and fails.
-      const body = errorBody([
-        { message: `the request body is larger than ${maxBytes} bytes`, code: 'request-too-large', path: '$' },
-      ]);
-      return json(c, { status: 413, body }, { connection: 'close' });
+      const tooLarge = refusal(413, 'request-too-large', `the request body is larger than ${maxBytes} bytes`);
+      return answer(c, media, tooLarge, { connection: 'close' });
     }
-    let session: Session;
-    const headers = requestHeaders(c);
-    try {
-      session = await resolveSession(headers);
-    } catch (err) {
-      return json(c, engine.failure(err));
-    }
-    if (session.via === 'cookie' && !crossSiteSafe(c, headers))
-      return json(c, { status: 415, body: CROSS_SITE_REFUSED });
+    // GraphQL over HTTP: a body without a media type is refused; any type named is read as JSON (Hasura's way).
+    if (!header(headers, 'content-type')?.trim()) return answer(c, media, NO_CONTENT_TYPE);
+    const s = await sessionOf(engine, resolveSession, headers);
+    if ('failed' in s) return answer(c, media, s.failed);
+    if (s.session.via === 'cookie' && !crossSiteSafe(c, headers)) return answer(c, media, CROSS_SITE_REFUSED);
     let body: unknown;
     try {
       body = JSON.parse(read.text);
     } catch {
-      return json(c, {
-        status: 400,
-        body: errorBody([{ message: 'the request body is not valid JSON', code: 'invalid-json', path: '$' }]),
-      });
+      return answer(c, media, refusal(400, 'invalid-json', 'the request body is not valid JSON'));
     }
     // A batch runs its operations in order, each seeing what the ones before it wrote (Engine.runBatch).
-    if (Array.isArray(body)) return json(c, await engine.runBatch(body, session));
-    return json(c, await engine.run(asRequest(body), session));
+    if (Array.isArray(body)) return answer(c, media, await engine.runBatch(body, s.session));
+    return answer(c, media, await engine.run(asRequest(body), s.session));
   };
+}
+
+/** A GET parameter that holds JSON (`variables`, `extensions`): its value, or the refusal naming it. */
+function jsonParam(params: URLSearchParams, name: string): { value: unknown } | { failed: EngineResponse } {
+  const text = params.get(name);
+  if (text === null || text === '') return { value: undefined };
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return { failed: refusal(400, 'bad-request', `the "${name}" parameter must be URL-encoded JSON`, `$.${name}`) };
+  }
+}
+
+/** The GraphQL request a GET carries in its URL's query string, or the refusal of a malformed one. */
+function getRequest(params: URLSearchParams): { request: GraphqlRequest } | { failed: EngineResponse } {
+  const variables = jsonParam(params, 'variables');
+  if ('failed' in variables) return variables;
+  const extensions = jsonParam(params, 'extensions');
+  if ('failed' in extensions) return extensions;
+  return {
+    request: {
+      query: params.get('query') ?? undefined,
+      // An empty operationName is no operationName (GraphQL over HTTP, "GET").
+      operationName: params.get('operationName') || undefined,
+      variables: variables.value,
+      extensions: extensions.value,
+    },
+  };
+}
+
+/**
+ * What a GET's answer depends on besides its URL, for caches between the client and the engine (a
+ * CDN): the Accept header and the credentials. An admin-secret session takes any x-hasura-* header
+ * as a session variable, which Vary cannot list: its answers are for the caller alone.
+ */
+function cacheHeaders(session: Session | undefined): Record<string, string> {
+  const vary = { vary: 'Accept, Authorization, Cookie' };
+  return session?.via === 'admin-secret' ? { ...vary, 'cache-control': 'private' } : vary;
+}
+
+/**
+ * GET /api/graphql?query=...&operationName=...&variables=<JSON>&extensions=<JSON>: queries only, so
+ * that a GET changes nothing (HTTP's safe method, which caches may answer for). A mutation gets 405
+ * with Allow: POST before anything runs, and an action that would write refuses the same way. A
+ * cross-site page can make a browser send this with the cookie, but it can only read, and reading the
+ * answer is what CORS keeps from other origins.
+ */
+function getRoute(engine: Engine, resolveSession: SessionResolver) {
+  return async (c: Context) => {
+    const headers = requestHeaders(c);
+    const media = responseMedia(header(headers, 'accept'));
+    if (!media) return notAcceptable(c);
+    const parsed = getRequest(requestSearch(c));
+    const s = await sessionOf(engine, resolveSession, headers);
+    if ('failed' in s) return answer(c, media, s.failed, cacheHeaders(undefined));
+    const extra = cacheHeaders(s.session);
+    if ('failed' in parsed) return answer(c, media, parsed.failed, extra);
+    const r = await engine.run(parsed.request, s.session, { safeMethod: true });
+    return answer(c, media, r, r.status === 405 ? { ...extra, allow: 'POST' } : extra);
+  };
+}
+
+/** The GraphQL endpoint's handlers: POST (queries and mutations) and GET (queries). */
+export function graphqlRoutes(engine: Engine, resolveSession: SessionResolver, maxBytes: number) {
+  return { post: postRoute(engine, resolveSession, maxBytes), get: getRoute(engine, resolveSession) };
 }

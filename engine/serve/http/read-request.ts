@@ -16,6 +16,14 @@ export function requestHeaders(c: Context): HeaderBag {
   return Object.fromEntries(c.req.raw.headers);
 }
 
+/** The parameters of the URL's query string (a GET's GraphQL request). */
+export function requestSearch(c: Context): URLSearchParams {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const url = incoming?.url ?? c.req.url;
+  const at = url.indexOf('?');
+  return new URLSearchParams(at < 0 ? '' : url.slice(at + 1));
+}
+
 /** The body as text, or `{ok: false}` when it is larger than `maxBytes` (then the rest is not read). */
 export function readBody(c: Context, maxBytes: number): Promise<ReadBody> {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
