@@ -4,9 +4,10 @@ import { page } from './layout';
 import { shell, tenantAndRole, type Who } from './pages';
 
 /** The console's first query: the platform's own data, not GraphiQL's welcome text. */
-export const FIRST_QUERY = `# Your cloud accounts with what they have spent. Run it with the play button (Ctrl-Enter).
-# The Explorer (the folder icon at the left) builds queries by ticking fields;
-# the Docs (the book icon) list every field of your role.
+export const FIRST_QUERY = `# Cloud accounts and their spend.
+# Run: the play button (Ctrl-Enter).
+# Explorer (folder icon): tick fields.
+# Docs (book icon): every field.
 query CloudAccountsWithSpend {
   cloud_accounts(order_by: {account_name: asc}) {
     account_name
