@@ -132,6 +132,12 @@ maybe(`pages in Chromium on ${backendName}`, () => {
       expect(dialog!.x + dialog!.width).toBeLessThanOrEqual(WIDTHS[width].width);
       expect(await overflows(page)).toBe(false);
       await shot(page, width, '04-profile');
+      // The dialog scrolls when it is taller than the window: its last button can be reached.
+      const last = page.locator('button', { hasText: 'Sign out everywhere' });
+      await last.scrollIntoViewIfNeeded();
+      const box = await last.boundingBox();
+      expect(box!.y + box!.height).toBeLessThanOrEqual(WIDTHS[width].height);
+      await shot(page, width, '04-profile-scrolled');
     },
     60_000,
   );

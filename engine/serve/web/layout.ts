@@ -28,7 +28,7 @@ button.icon:hover { color:var(--danger); }
 .sidebar a:hover, .sidebar a.active { background:#1f2937; color:#fff; }
 .sidebar .bottom { margin-top:auto; }
 .main { flex:1; padding:32px; }
-.overlay { position:fixed; top:0; right:0; bottom:0; left:64px; background:rgba(17,24,39,.35); display:flex; align-items:flex-start; justify-content:center; padding-top:8vh; }
+.overlay { position:fixed; top:0; right:0; bottom:0; left:64px; background:rgba(17,24,39,.35); display:flex; align-items:flex-start; justify-content:center; padding:8vh 0 4vh; overflow-y:auto; }
 .dialog { background:#fff; border-radius:12px; width:720px; max-width:95vw; display:flex; overflow:hidden; box-shadow:0 10px 30px rgba(0,0,0,.2); }
 .dialog nav { width:170px; border-right:1px solid var(--line); padding:18px 10px; background:#fafafa; }
 .dialog nav a { display:block; padding:7px 10px; border-radius:6px; color:var(--ink); text-decoration:none; }
