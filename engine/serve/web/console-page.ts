@@ -4,10 +4,10 @@ import { page } from './layout';
 import { shell, tenantAndRole, type Who } from './pages';
 
 /** The console's first query: the platform's own data, not GraphiQL's welcome text. */
-export const FIRST_QUERY = `# Cloud accounts and their spend.
-# Run: the play button (Ctrl-Enter).
-# Explorer (folder icon): tick fields.
-# Docs (book icon): every field.
+export const FIRST_QUERY = `# Cloud accounts, their spend.
+# Run: ▶ or Ctrl-Enter.
+# Explorer (folder icon):
+#   tick fields to add them.
 query CloudAccountsWithSpend {
   cloud_accounts(order_by: {account_name: asc}) {
     account_name
