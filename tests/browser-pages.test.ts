@@ -35,11 +35,15 @@ maybe(`pages in Chromium on ${backendName}`, () => {
     page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: false });
 
   /** A new browser signed in as Alice at the given width. */
-  async function signedIn(width: Width): Promise<Page> {
+  async function signedIn(width: Width, shoot = false): Promise<Page> {
     const context = await browser.newContext({ viewport: WIDTHS[width] });
     contexts.push(context);
     const page = await context.newPage();
     await page.goto(`${server.url}/signin`);
+    if (shoot) {
+      expect(await overflows(page)).toBe(false);
+      await shot(page, width, '00-signin');
+    }
     await page.fill('#email', alice.username);
     await page.fill('#password', password);
     await page.click('button[type=submit]');
@@ -72,7 +76,7 @@ maybe(`pages in Chromium on ${backendName}`, () => {
   test.each(['desktop', 'phone'] as const)(
     'Create Token redirects; the secret is shown once, never in the URL (%s)',
     async (width) => {
-      const page = await signedIn(width);
+      const page = await signedIn(width, true);
       expect(await page.textContent('#whoami')).toContain('Acme Corp — administrator');
       expect(await page.textContent('#signed-in-as')).toBe('Signed in as Acme Corp — administrator.');
       await shot(page, width, '01-home');
@@ -232,6 +236,17 @@ maybe(`pages in Chromium on ${backendName}`, () => {
       expect(JSON.parse(text).data.cloud_accounts).toHaveLength(DEMO.perTenant.cloudAccounts);
       expect(await overflows(page)).toBe(false);
       await shot(page, width, '07-console');
+      if (width === 'phone') {
+        // The Explorer opens on a phone too, without pushing the page wider.
+        await explorerButton.click();
+        await page.waitForSelector('.graphiql-plugin');
+        expect(await overflows(page)).toBe(false);
+        // One pane at a time on a phone: the Explorer takes the width; ticking a field writes the query.
+        expect(await page.locator('.graphiql-sessions').isVisible()).toBe(false);
+        await shot(page, width, '07-console-explorer');
+        await explorerButton.click();
+        expect(await page.locator('.graphiql-query-editor').isVisible()).toBe(true);
+      }
     },
     90_000,
   );

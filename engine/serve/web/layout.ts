@@ -89,6 +89,10 @@ button.small { padding:4px 10px; font-size:13px; }
   .graphiql-container .graphiql-session > div:last-child { margin-top:8px; }
   .graphiql-container .graphiql-session-header { padding:0 4px; }
   .graphiql-container .graphiql-logo { display:none; }
+  /* One pane at a time: an open plugin (the Explorer, the Docs) takes the width; closing it shows the editor. */
+  .graphiql-container .graphiql-main:has(> .graphiql-horizontal-drag-bar) > .graphiql-sessions,
+  .graphiql-container .graphiql-main > .graphiql-horizontal-drag-bar { display:none !important; }
+  .graphiql-container .graphiql-main > div:has(> .graphiql-plugin) { flex:1 1 auto !important; min-width:0 !important; }
 }
 `;
 
