@@ -26,9 +26,11 @@ COPY metadata ./metadata
 COPY sql ./sql
 # The demo data's SQL files, for SEED_DEMO_DATA=true.
 COPY demo ./demo
-# The built image has no compiler: `npm start` and `npm run admin` run the built files as they are, so
-# that `docker exec <container> npm run admin -- ...` goes through the running engine.
+# The built image has no compiler: `npm start` and `npm run admin` run the built files as they are (no
+# build step, no pre-script), so that `docker exec <container> npm run admin -- ...` goes through the
+# running engine at once.
 RUN npm pkg set scripts.start="node dist/engine/main.js" scripts.admin="node dist/engine/cli/admin.js" scripts.seed="node dist/demo/seed-cli.js" \
+ && npm pkg delete scripts.prestart scripts.preadmin scripts.preseed \
  && mkdir -p /app/data/pglite && chown -R node:node /app/data
 USER node
 VOLUME ["/app/data"]
