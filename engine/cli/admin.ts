@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createApiToken, type CreatedApiToken } from '../serve/auth/api-tokens';
-import { hashPassword, MAX_PASSWORD_LENGTH } from '../serve/auth/passwords';
+import { hashPassword, passwordProblem } from '../serve/auth/passwords';
 import { loadUserSession, normaliseEmail, TENANT_ROLES } from '../serve/auth/users';
 import { loadConfig } from '../core/config';
 import { connectDatabase } from '../core/db/connect';
@@ -64,9 +64,8 @@ async function userId(db: Queryable, email: string): Promise<string> {
 
 function checkPassword(password: string | undefined): string {
   if (!password) throw new AdminError('a password is required: --password <password> or --password-stdin');
-  if (password.length < 8) throw new AdminError('the password must be at least 8 characters long');
-  if (password.length > MAX_PASSWORD_LENGTH)
-    throw new AdminError(`the password must be at most ${MAX_PASSWORD_LENGTH} characters long`);
+  const problem = passwordProblem(password);
+  if (problem) throw new AdminError(problem);
   return password;
 }
 

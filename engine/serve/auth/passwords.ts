@@ -11,6 +11,20 @@ const KEY_LENGTH = 32;
 const SALT_LENGTH = 16;
 /** Longest password accepted: scrypt is costly per byte of input only slightly, but bound it anyway. */
 export const MAX_PASSWORD_LENGTH = 1024;
+export const MIN_PASSWORD_LENGTH = 8;
+
+/**
+ * What is wrong with a new password, in words, or undefined when it will do: the one rule of every
+ * way a password is set (the admin command, the Profile page).
+ */
+export function passwordProblem(password: string | undefined): string | undefined {
+  if (typeof password !== 'string' || password.length === 0) return 'a password is required';
+  if (password.length < MIN_PASSWORD_LENGTH)
+    return `the password must be at least ${MIN_PASSWORD_LENGTH} characters long`;
+  if (password.length > MAX_PASSWORD_LENGTH)
+    return `the password must be at most ${MAX_PASSWORD_LENGTH} characters long`;
+  return undefined;
+}
 
 function derive(password: string, salt: Buffer, cost: { N: number; r: number; p: number }): Promise<Buffer> {
   const options: ScryptOptions = { ...cost, maxmem: 256 * cost.N * cost.r };

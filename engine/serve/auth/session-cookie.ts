@@ -52,11 +52,20 @@ const sessionKey = (config: WithAuth) => purposeKey(config.auth.sessionSecret, '
 const attributes = (config: WithAuth, maxAge: number) =>
   `Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${config.auth.baseUrl.startsWith('https:') ? '; Secure' : ''}`;
 
-/** The cookie's value for a session that starts now (exported for tests and for the pages). */
-export function sessionCookieValue(config: WithAuth, s: UserSession, now = Math.floor(Date.now() / 1000)): string {
+/**
+ * The cookie's value for a session that starts now (exported for tests and for the pages).
+ * `notBeforeMs`: issue it no earlier than this (a moment the database set as the user's
+ * sessions_valid_after, whose clock may run ahead of this one's).
+ */
+export function sessionCookieValue(
+  config: WithAuth,
+  s: UserSession,
+  now = Math.floor(Date.now() / 1000),
+  notBeforeMs = 0,
+): string {
   const payload: Payload = {
     sid: randomBytes(24).toString('base64url'),
-    ims: Math.max(Date.now(), now * 1000),
+    ims: Math.max(Date.now(), now * 1000, Math.ceil(notBeforeMs)),
     v: 1,
     sub: s.userId,
     tid: s.tenantId,
@@ -69,9 +78,10 @@ export function sessionCookieValue(config: WithAuth, s: UserSession, now = Math.
   return signValue(sessionKey(config), payload);
 }
 
-/** A full Set-Cookie value that signs `s` in for SESSION_MAX_AGE_SECONDS. */
-export function sessionCookie(config: WithAuth, s: UserSession): string {
-  return `${SESSION_COOKIE}=${sessionCookieValue(config, s)}; ${attributes(config, config.auth.sessionMaxAgeSeconds)}`;
+/** A full Set-Cookie value that signs `s` in for SESSION_MAX_AGE_SECONDS (issued no earlier than `notBeforeMs`). */
+export function sessionCookie(config: WithAuth, s: UserSession, notBeforeMs = 0): string {
+  const value = sessionCookieValue(config, s, undefined, notBeforeMs);
+  return `${SESSION_COOKIE}=${value}; ${attributes(config, config.auth.sessionMaxAgeSeconds)}`;
 }
 
 /** A Set-Cookie value that signs out. */

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../core/db/database';
-import { decoyHash, verifyPassword } from './passwords';
+import { decoyHash, hashPassword, passwordProblem, verifyPassword } from './passwords';
 import { isUuid } from '../../core/uuid';
 
 /** A signed-in user as every sign-in method ends up with: who, in which tenant, with which role. */
@@ -75,4 +75,58 @@ export async function loadUserSession(db: Queryable, userId: string, tenantId: s
   if (!isUuid(userId) || !isUuid(tenantId)) return null;
   const rows = (await db.query(SESSION_SQL('u.id = $1::uuid'), [userId, tenantId])) as unknown as SessionRow[];
   return rows[0] ? toSession(rows[0]) : null;
+}
+
+/** The name of a tenant, or its id when it has none (the pages say where a user is signed in). */
+export async function tenantName(db: Queryable, tenantId: string): Promise<string> {
+  if (!isUuid(tenantId)) return tenantId;
+  const rows = await db.query('SELECT name FROM tenant WHERE id = $1::uuid', [tenantId]);
+  return (rows[0]?.name as string | undefined) ?? tenantId;
+}
+
+/** A role as the pages name it: "administrator" rather than `tenant_admin`. */
+export function roleInWords(role: string): string {
+  const words: Record<string, string> = {
+    tenant_admin: 'administrator',
+    tenant_admin_readonly: 'read-only administrator',
+    admin: 'platform administrator',
+  };
+  return words[role] ?? role.replace(/_/g, ' ');
+}
+
+export type PasswordChange =
+  | { ok: true; sessionsValidAfterMs: number }
+  | { ok: false; wrongCurrent: true }
+  | { ok: false; wrongCurrent: false; problem: string };
+
+/**
+ * A user changes their own password: the current one must match (a user without one, SSO only, has
+ * none to give), the new one follow passwordProblem's rule and differ from it. Storing it ends every
+ * session of the user (the trigger of sql/0030_sessions.sql moves sessions_valid_after); the answer
+ * carries that moment, so that the caller can give its own browser a session issued after it.
+ */
+export async function changePassword(
+  db: Queryable,
+  userId: string,
+  current: string,
+  next: string,
+): Promise<PasswordChange> {
+  const rows = await db.query(`SELECT password_hash FROM users WHERE id = $1::uuid AND status = 'active'`, [userId]);
+  const stored = rows[0]?.password_hash as string | null | undefined;
+  const matches = await verifyPassword(current ?? '', stored ?? (await decoyHash()));
+  if (!stored || !matches) return { ok: false, wrongCurrent: true };
+  const problem = passwordProblem(next) ?? (next === current ? 'the new password is the current one' : undefined);
+  if (problem) return { ok: false, wrongCurrent: false, problem };
+  const [row] = await db.query(
+    `UPDATE users SET password_hash = $2::text, updated_at = now() WHERE id = $1::uuid
+     RETURNING (extract(epoch FROM sessions_valid_after) * 1000)::float8 AS valid_after`,
+    [userId, await hashPassword(next)],
+  );
+  return { ok: true, sessionsValidAfterMs: Number(row?.valid_after ?? 0) };
+}
+
+/** Whether the user has a built-in password (users created by SSO have none). */
+export async function hasPassword(db: Queryable, userId: string): Promise<boolean> {
+  const rows = await db.query('SELECT password_hash IS NOT NULL AS has FROM users WHERE id = $1::uuid', [userId]);
+  return rows[0]?.has === true || rows[0]?.has === 't';
 }

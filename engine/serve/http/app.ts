@@ -63,6 +63,7 @@ export function createApp(opts: AppOptions): Hono {
       config: { auth: opts.auth },
       samlEnabled: () => (saml ? samlAvailable(saml.config) : false),
       pages: opts.pages,
+      roles: () => opts.engine.model.roles,
     });
   }
   if (opts.adminCommand) mountAdminCommandRoute(app, opts.adminSecret, opts.adminCommand);

@@ -6,6 +6,7 @@ type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 const STYLE = `
 :root { --ink:#1f2430; --muted:#6b7280; --line:#e5e7eb; --bg:#f7f8fa; --accent:#2563eb; --danger:#dc2626; --warn-bg:#fff7e6; --warn:#b45309; }
 * { box-sizing: border-box; }
+[hidden] { display:none !important; }
 body { margin:0; font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color:var(--ink); background:var(--bg); }
 a { color: var(--accent); }
 .center { min-height:100vh; display:flex; align-items:center; justify-content:center; }
@@ -27,7 +28,7 @@ button.icon:hover { color:var(--danger); }
 .sidebar a:hover, .sidebar a.active { background:#1f2937; color:#fff; }
 .sidebar .bottom { margin-top:auto; }
 .main { flex:1; padding:32px; }
-.overlay { position:fixed; top:0; right:0; bottom:0; left:64px; background:rgba(17,24,39,.35); display:flex; align-items:flex-start; justify-content:center; padding-top:8vh; }
+.overlay { position:fixed; top:0; right:0; bottom:0; left:64px; background:rgba(17,24,39,.35); display:flex; align-items:flex-start; justify-content:center; padding:8vh 0 4vh; overflow-y:auto; }
 .dialog { background:#fff; border-radius:12px; width:720px; max-width:95vw; display:flex; overflow:hidden; box-shadow:0 10px 30px rgba(0,0,0,.2); }
 .dialog nav { width:170px; border-right:1px solid var(--line); padding:18px 10px; background:#fafafa; }
 .dialog nav a { display:block; padding:7px 10px; border-radius:6px; color:var(--ink); text-decoration:none; }
@@ -43,7 +44,61 @@ th { color:var(--muted); font-weight:600; font-size:12px; text-transform:upperca
 .muted { color:var(--muted); }
 .row { display:flex; gap:8px; align-items:flex-end; }
 .row > div { flex:1; }
+.buttons { display:flex; gap:8px; flex:0 0 auto !important; }
+.notice { color:#166534; background:#f0fdf4; border:1px solid #bbf7d0; padding:8px 12px; border-radius:6px; margin-top:12px; }
+.topbar { display:flex; justify-content:flex-end; color:var(--muted); margin:-16px 0 12px; font-size:13px; }
+.nav-title { padding:0 10px 8px; font-weight:600; }
+.dialog nav a.close { margin-top:16px; }
+.table-wrap { overflow-x:auto; }
+td.date { white-space:nowrap; }
+select { padding:7px 8px; border:1px solid var(--line); border-radius:6px; font:inherit; width:100%; background:#fff; }
+button.small { padding:4px 10px; font-size:13px; }
+.console { display:flex; flex-direction:column; height:calc(100vh - 64px); }
+.console-bar { display:flex; flex-wrap:wrap; align-items:center; gap:8px 14px; padding:0 0 10px; position:relative; }
+.console-bar details { margin-left:auto; }
+.console-bar summary { cursor:pointer; color:var(--accent); }
+.admin-form { position:absolute; right:0; top:30px; z-index:20; background:#fff; border:1px solid var(--line); border-radius:8px; padding:14px; width:320px; max-width:calc(100vw - 24px); box-shadow:0 10px 30px rgba(0,0,0,.15); }
+#graphiql { flex:1; min-height:0; border:1px solid var(--line); border-radius:8px; overflow:hidden; }
+/* One settings gear: the sidebar's (User Settings). */
+.graphiql-container .graphiql-sidebar button[data-value="settings"] { display:none !important; }
+@media (max-width: 700px) {
+  .shell { flex-direction:column; }
+  .sidebar { width:100%; flex-direction:row; padding:6px 10px; position:sticky; top:0; z-index:30; }
+  .sidebar .bottom { margin-top:0; margin-left:auto; display:flex; align-items:center; }
+  .main { padding:16px 12px; min-width:0; }
+  .topbar { margin:0 0 8px; justify-content:flex-start; }
+  h1 { font-size:18px; }
+  .card { width:auto; max-width:calc(100vw - 24px); padding:20px; }
+  .overlay { left:0; top:54px; padding:0; align-items:stretch; }
+  .dialog { width:100%; max-width:100vw; border-radius:0; flex-direction:column; overflow:auto; }
+  .dialog nav { width:auto; display:flex; gap:4px; align-items:center; border-right:none; border-bottom:1px solid var(--line); padding:8px; }
+  .dialog nav .nav-title { display:none; }
+  .dialog nav a.close { margin:0 0 0 auto; }
+  .dialog section { padding:16px 12px; }
+  .dialog header { flex-wrap:wrap; gap:8px; }
+  .row { flex-wrap:wrap; }
+  .console { height:calc(100vh - 54px - 32px); }
+  .console-bar details { margin-left:0; }
+  .admin-form { left:0; right:auto; }
+  /* GraphiQL on a phone: the response under the editor rather than beside it. */
+  .graphiql-container .graphiql-sidebar { padding:8px 4px; width:auto; }
+  .graphiql-container .graphiql-sessions { margin:8px 8px 8px 0; min-width:0; }
+  .graphiql-container .graphiql-session { flex-direction:column; padding:0; }
+  .graphiql-container .graphiql-session > .graphiql-horizontal-drag-bar { display:none; }
+  .graphiql-container .graphiql-session > div:not(.graphiql-horizontal-drag-bar) { flex:1 1 50% !important; min-height:0; min-width:0; display:flex !important; }
+  .graphiql-container .graphiql-session > div:last-child { margin-top:8px; }
+  .graphiql-container .graphiql-session-header { padding:0 4px; }
+  .graphiql-container .graphiql-logo { display:none; }
+  /* One pane at a time: an open plugin (the Explorer, the Docs) takes the width; closing it shows the editor. */
+  .graphiql-container .graphiql-main:has(> .graphiql-horizontal-drag-bar) > .graphiql-sessions,
+  .graphiql-container .graphiql-main > .graphiql-horizontal-drag-bar { display:none !important; }
+  .graphiql-container .graphiql-main > div:has(> .graphiql-plugin) { flex:1 1 auto !important; min-width:0 !important; }
+}
 `;
+
+/** The tab's icon: the console's prompt in the sidebar's colours. */
+export const FAVICON =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#111827"/><path d="M8 10l6 6-6 6" fill="none" stroke="#60a5fa" stroke-width="3" stroke-linecap="round" stroke-linejoin="round"/><path d="M16 23h8" stroke="#e5e7eb" stroke-width="3" stroke-linecap="round"/></svg>';
 
 export function page(title: string, body: Html): Html {
   return html`<!doctype html>
@@ -52,6 +107,7 @@ export function page(title: string, body: Html): Html {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
+<link rel="icon" type="image/svg+xml" href="/favicon.svg">
 <style>${raw(STYLE)}</style>
 </head>
 <body>${body}</body>

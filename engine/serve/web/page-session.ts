@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import type { AuthConfig } from '../../core/config';
 import type { Database, Queryable } from '../../core/db/database';
 import { readSessionCookie } from '../auth/session-cookie';
-import type { UserSession } from '../auth/users';
+import { tenantName, type UserSession } from '../auth/users';
 import { csrfToken, csrfValid } from './csrf';
 
 export interface WebDeps {
@@ -13,6 +13,8 @@ export interface WebDeps {
   samlEnabled: () => boolean;
   /** Pages other rooms add behind sign-in (the tickets family's ticket page). */
   pages?: readonly SignedInPage[];
+  /** The roles of the metadata, for the console's role switch. */
+  roles?: () => readonly string[];
 }
 
 /**
@@ -52,6 +54,12 @@ export function pageSession(deps: WebDeps) {
     readSessionCookie(deps.config, c.req.header('cookie'), deps.db);
   return {
     signedIn,
+    /** Who the pages say is signed in: name, tenant's name, role. */
+    who: async (user: UserSession) => ({
+      name: user.displayName,
+      tenant: await tenantName(deps.db, user.tenantId),
+      role: user.role,
+    }),
     /** The page's CSRF token: the browser's existing one, or a new one set with the answer. */
     csrf: (c: Context): string => csrfToken(c, secure),
     /** Pages behind sign-in: without a session, to the sign-in page. */

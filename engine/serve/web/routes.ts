@@ -9,7 +9,9 @@ import * as path from 'node:path';
 import type { Context, Hono } from 'hono';
 import { projectRoot } from '../../core/config';
 import { NO_STORE, pageSession, type WebDeps } from './page-session';
-import { appPage, consolePage, homePage } from './pages';
+import { consolePage } from './console-page';
+import { FAVICON } from './layout';
+import { appPage, homePage } from './pages';
 import { mountSettingsRoutes } from './settings-routes';
 import { mountSignInRoutes } from './sign-in-routes';
 
@@ -21,6 +23,8 @@ const ASSETS: Record<string, { module: string; type: string }> = {
   'graphiql.min.css': { module: 'graphiql/graphiql.min.css', type: 'text/css' },
   'react.production.min.js': { module: 'react/umd/react.production.min.js', type: 'text/javascript' },
   'react-dom.production.min.js': { module: 'react-dom/umd/react-dom.production.min.js', type: 'text/javascript' },
+  'graphiql-plugin-explorer.umd.js': { module: '@graphiql/plugin-explorer/dist/index.umd.js', type: 'text/javascript' },
+  'graphiql-plugin-explorer.css': { module: '@graphiql/plugin-explorer/dist/style.css', type: 'text/css' },
 };
 
 /** GET /assets/:file: one of the console's bundles, cached a day by the browser. */
@@ -40,20 +44,20 @@ export function mountWebRoutes(app: Hono, deps: WebDeps): void {
   // does: slow queries elsewhere never keep a person from signing in. Pages of other rooms do not.
   const signIn: WebDeps = { ...deps, db: deps.db.reserve ?? deps.db };
   const page = pageSession(signIn);
-  const { csrf, withUser } = page;
+  const { csrf, withUser, who } = page;
 
   app.get(
     '/',
-    withUser((c, user) =>
-      c.html(homePage({ csrf: csrf(c), displayName: user.displayName, tenantRole: user.role }), 200, NO_STORE),
-    ),
+    withUser(async (c, user) => c.html(homePage({ csrf: csrf(c), who: await who(user) }), 200, NO_STORE)),
   );
   mountSignInRoutes(app, signIn, page);
   mountSettingsRoutes(app, signIn, page);
 
   app.get(
     '/console',
-    withUser((c) => c.html(consolePage({ csrf: csrf(c) }), 200, NO_STORE)),
+    withUser(async (c, user) =>
+      c.html(consolePage({ csrf: csrf(c), who: await who(user), roles: deps.roles?.() ?? [] }), 200, NO_STORE),
+    ),
   );
 
   for (const extra of deps.pages ?? []) {
@@ -63,7 +67,7 @@ export function mountWebRoutes(app: Hono, deps: WebDeps): void {
         const param = (name: string) => c.req.param(name) ?? '';
         const answer = await extra.answer({ db: deps.db, user, param });
         return c.html(
-          appPage({ csrf: csrf(c), title: answer.title, content: answer.content }),
+          appPage({ csrf: csrf(c), title: answer.title, content: answer.content, who: await who(user) }),
           answer.status as 200,
           NO_STORE,
         );
@@ -72,4 +76,9 @@ export function mountWebRoutes(app: Hono, deps: WebDeps): void {
   }
 
   app.get('/assets/:file', (c) => serveAsset(c, c.req.param('file')));
+  // The tab's icon; browsers also ask for /favicon.ico on their own.
+  for (const icon of ['/favicon.svg', '/favicon.ico'])
+    app.get(icon, (c) =>
+      c.body(FAVICON, 200, { 'content-type': 'image/svg+xml', 'cache-control': 'public, max-age=86400' }),
+    );
 }
