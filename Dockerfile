@@ -9,8 +9,11 @@
 FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# --ignore-scripts: the package's own `prepare` builds, and the sources come below (no dependency needs
+# an install script).
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
+COPY scripts ./scripts
 COPY engine ./engine
 COPY actions ./actions
 COPY demo ./demo
@@ -30,6 +33,7 @@ COPY demo ./demo
 # build step, no pre-script), so that `docker exec <container> npm run admin -- ...` goes through the
 # running engine at once.
 RUN npm pkg set scripts.start="node dist/engine/main.js" scripts.admin="node dist/engine/cli/admin.js" scripts.seed="node dist/demo/seed-cli.js" \
+   scripts.metadata="node dist/engine/cli/metadata.js" scripts.schema="node dist/engine/cli/schema.js" \
  && npm pkg delete scripts.prestart scripts.preadmin scripts.preseed \
  && mkdir -p /app/data/pglite && chown -R node:node /app/data
 USER node
