@@ -17,7 +17,8 @@ import { samlAvailable } from './serve/saml/health';
 import { seedDemoData, seedDemoScale } from '../demo/seed';
 import { loadActionsConfig, type ActionsConfig } from '../actions/config';
 import { ACTION_MODULES, ACTION_PAGES } from '../actions/registry';
-import { jsonLogger, type Logger } from './core/logger';
+import { createLogger, jsonLogger, type Logger } from './core/logger';
+import { startObservability, type Observability } from './serve/http/observability';
 import { DataDirLocked } from './core/db/data-lock';
 import { runAdminOn } from './cli/admin';
 /**
@@ -35,6 +36,8 @@ export interface Started {
   actionsConfig: ActionsConfig;
   /** Tells the embedded database's folder lock where this engine listens, so that `npm run admin` finds it. */
   listening(host: string, port: number): void;
+  /** Metrics, traces and the /metrics listener of METRICS_PORT (serve/http/observability.ts). */
+  observability: Observability;
   /** Shutdown has begun: readiness answers 503 from now on. */
   drain(): void;
   close(): Promise<void>;
@@ -59,7 +62,8 @@ export async function startEngine(
     const metadata = loadMetadata(config.metadataDir);
     for (const w of metadata.warnings) log({ level: 'warn', msg: w.message, file: w.file, feature: w.feature });
     const model = await buildModel(db, metadata, config.tenancy);
-    const engine = new Engine(model, db, config, log, actions);
+    const observability = await startObservability(config, db, log);
+    const engine = new Engine(model, db, config, log, actions, observability);
     if (config.auth.sessionSecretGenerated) {
       log({
         level: 'warn',
@@ -84,14 +88,17 @@ export async function startEngine(
       pages: ACTION_PAGES,
       corsOrigins: config.corsOrigins,
       adminCommand: (args, stdin) => runAdminOn(db, args, stdin),
+      observe: { log, metrics: observability.metrics, tracing: observability.tracing },
+      metrics: { metrics: observability.metrics, exposure: { token: config.observability.metricsToken } },
     });
     const close = async () => {
+      await observability.close();
       await revocations.stop();
       if (!existingDb) await db.close();
     };
     const listening = (host: string, port: number) => db.setAddress?.(host, port);
     const drain = () => void (draining = true);
-    return { engine, db, app, revocations, actionsConfig: actions.config, listening, drain, close };
+    return { engine, db, app, revocations, actionsConfig: actions.config, observability, listening, drain, close };
   } catch (err) {
     if (!existingDb) await db.close().catch(() => undefined);
     throw err;
@@ -129,7 +136,7 @@ async function samlLicense(config: EngineConfig, log: Logger): Promise<License |
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const started = await startEngine(config);
+  const started = await startEngine(config, createLogger(config.observability.logLevel));
   const host = process.env.HOST || '0.0.0.0';
   const server = serve({ fetch: started.app.fetch, port: config.port, hostname: host }, (info) => {
     started.listening(host, info.port);

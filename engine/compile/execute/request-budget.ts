@@ -78,6 +78,11 @@ export class RequestBudget {
       );
   }
 
+  /** Rows counted so far (the access log's `rows`). */
+  get rowCount(): number {
+    return this.rows;
+  }
+
   addRows(n: number): void {
     this.rows += n;
     if (this.rows > this.limits.maxTotalRows)

@@ -17,6 +17,11 @@ export class Gate {
     readonly waitMs: number,
   ) {}
 
+  /** For the pool gauges of /metrics (core/metrics.ts). */
+  stats(): { inUse: number; waiting: number; size: number } {
+    return { inUse: this.running, waiting: this.waiting.length, size: this.permits };
+  }
+
   async run<T>(fn: () => Promise<T>): Promise<T> {
     await this.enter();
     try {
@@ -86,6 +91,7 @@ export function gated(db: Database, gate: Gate): Database {
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) => guard(() => db.transaction(fn)),
     listen: (channel, onNotify, onListen) => db.listen(channel, onNotify, onListen),
     ...(db.setAddress ? { setAddress: (host: string, port: number) => db.setAddress!(host, port) } : {}),
+    poolStats: () => gate.stats(),
     close: () => db.close(),
   };
 }

@@ -19,6 +19,9 @@ import { graphqlRoute } from './graphql-route';
 import { mountCors } from './cors';
 import { mountAdminCommandRoute, type AdminCommandRunner } from './admin-command-route';
 import { mountHealthRoutes } from './health-routes';
+import { mountObserve, type ObserveOptions } from './observe';
+import { mountMetricsRoute, type MetricsExposure } from './metrics-route';
+import type { Metrics } from '../../core/metrics';
 
 export interface AppOptions {
   engine: Engine;
@@ -38,11 +41,18 @@ export interface AppOptions {
   adminCommand?: AdminCommandRunner;
   /** True once shutdown has begun: readiness then fails, so that load balancers send nothing new. */
   draining?: () => boolean;
+  /** Access lines, request metrics and spans (observe.ts); without it, none. */
+  observe?: ObserveOptions;
+  /** GET /metrics on this port, when its exposure has a token (metrics-route.ts). */
+  metrics?: { metrics: Metrics; exposure: MetricsExposure };
 }
 
 /** The HTTP surface: health, the token exchange, and GraphQL at /api/graphql (and Hasura's /v1/graphql). */
 export function createApp(opts: AppOptions): Hono {
   const app = new Hono();
+  // First: every request, the preflights and refusals included, gets its id and its access line.
+  if (opts.observe) mountObserve(app, opts.observe);
+  if (opts.metrics) mountMetricsRoute(app, opts.metrics.metrics, opts.metrics.exposure);
   // Before the routes: a preflight must be answered before any route sees the request.
   mountCors(app, ['/api/graphql', '/v1/graphql', '/api/auth/token'], opts.corsOrigins ?? []);
   // Health checks and sign-in run on the reserve pool: slow statements on the main one never starve them.

@@ -5,9 +5,12 @@ import type { Session, SessionResolver } from '../../core/session';
 import { header, type HeaderBag } from '../../core/headers';
 import { csrfValid } from '../web/csrf';
 import { readBody, requestHeaders } from './read-request';
+import { noteBytes } from '../../core/request-context';
 
-const json = (c: Context, r: EngineResponse, extra: Record<string, string> = {}) =>
-  c.body(r.body, r.status as 200, { 'content-type': 'application/json; charset=utf-8', ...r.headers, ...extra });
+const json = (c: Context, r: EngineResponse, extra: Record<string, string> = {}) => {
+  noteBytes(r.body);
+  return c.body(r.body, r.status as 200, { 'content-type': 'application/json; charset=utf-8', ...r.headers, ...extra });
+};
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
 
