@@ -55,7 +55,7 @@ export class Metrics {
     });
     this.dbErrors = new Counter({
       name: 'database_errors_total',
-      help: 'Database errors the engine did not expect (by SQLSTATE), and connection failures (unavailable, busy)',
+      help: 'Database errors by SQLSTATE (constraint and data errors included), and database-unavailable and busy',
       labelNames: ['code'],
       registers,
     });

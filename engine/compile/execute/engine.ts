@@ -614,7 +614,7 @@ export class Engine {
     if (db) {
       const code = expectedDbErrorCode(db.code!);
       this.noteError(code ?? 'postgres-error');
-      if (!code) this.metrics?.databaseError(db.code!);
+      this.metrics?.databaseError(db.code!);
       if (code) return { status: 200, body: errorBody([{ message: db.message, code, path: '$' }]) };
       this.log({ level: 'error', msg: 'database error', code: db.code, error: db.message });
       const message =
