@@ -139,8 +139,10 @@ describe(`/metrics is off by default, or on a port of its own (${backendName})`,
 });
 
 /** A stand-in OTLP/HTTP collector: keeps the JSON bodies posted to /v1/traces. */
-async function standInCollector(): Promise<{ url: string; bodies: any[]; close(): Promise<void> }> {
-  const bodies: any[] = []; // eslint-disable-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+async function standInCollector(): Promise<{ url: string; bodies: Json[]; close(): Promise<void> }> {
+  const bodies: Json[] = [];
   const http: Server = createServer((req, res) => {
     let text = '';
     req.on('data', (c) => (text += c));
@@ -181,7 +183,7 @@ describe(`OpenTelemetry traces to OTEL_EXPORTER_OTLP_ENDPOINT (${backendName})`,
   });
 
   const spans = (): OtlpSpan[] =>
-    collector.bodies.flatMap((b) => b.resourceSpans.flatMap((r: any) => r.scopeSpans.flatMap((s: any) => s.spans))); // eslint-disable-line @typescript-eslint/no-explicit-any
+    collector.bodies.flatMap((b) => b.resourceSpans.flatMap((r: Json) => r.scopeSpans.flatMap((s: Json) => s.spans)));
 
   test('the HTTP request, planning, each SQL statement and each action, in one trace under the caller’s traceparent', async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';

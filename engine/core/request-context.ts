@@ -21,8 +21,10 @@ export interface RequestRecord {
   errorCode?: string;
   /** Whether the plan came from the cache (the last operation of a batch decides). */
   planCache?: 'hit' | 'miss';
-  /** The trace's span of the request, when tracing is on (core/telemetry.ts). */
+  /** The trace's span of the request, when tracing is on (core/tracing.ts). */
   span?: unknown;
+  /** Where the request's audit events (core/audit.ts) are logged and counted. */
+  audit?: (event: { type: string; outcome: string; requestId?: string }) => void;
 }
 
 const storage = new AsyncLocalStorage<RequestRecord>();

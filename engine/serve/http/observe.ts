@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Span } from '@opentelemetry/api';
 import type { Context, Hono } from 'hono';
 import { routePath } from 'hono/route';
 import type { Logger } from '../../core/logger';
@@ -31,6 +32,7 @@ export function mountObserve(app: Hono, opts: ObserveOptions): void {
     const start = performance.now();
     const sent = c.req.header('x-request-id');
     const record: RequestRecord = { id: sent && REQUEST_ID.test(sent) ? sent : randomUUID(), rows: 0 };
+    record.audit = (event) => auditLine(opts, event);
     if (tracing.on)
       record.span = tracing.startRequest(`${c.req.method} ${c.req.path}`, {}, c.req.header('traceparent'));
     try {
@@ -40,6 +42,24 @@ export function mountObserve(app: Hono, opts: ObserveOptions): void {
       finish(c, record, (performance.now() - start) / 1000, opts);
     }
   });
+}
+
+/** An audit event's log line (the event is stored by core/audit.ts); a failure counts as an auth failure. */
+function auditLine(opts: ObserveOptions, event: Record<string, unknown>): void {
+  const { type, outcome, requestId, userId, tenantId, tokenId, clientAddress, ...rest } = event;
+  opts.log({
+    level: outcome === 'failure' ? 'warn' : 'info',
+    msg: 'audit',
+    event: type,
+    outcome,
+    request_id: requestId,
+    user_id: userId,
+    tenant_id: tenantId,
+    token_id: tokenId,
+    client_address: clientAddress,
+    ...rest,
+  });
+  if (outcome === 'failure') opts.metrics?.authFailure(String(type));
 }
 
 /** The route a request matched (a pattern, never the raw path: metrics labels stay few), or `unmatched`. */
@@ -82,7 +102,7 @@ function finish(c: Context, record: RequestRecord, seconds: number, opts: Observ
       if (status === 401) opts.metrics.authFailure(record.errorCode ?? 'http-401');
     }
   }
-  const span = record.span as import('@opentelemetry/api').Span | undefined;
+  const span = record.span as Span | undefined;
   if (span) {
     span.setAttributes({
       'http.request.method': c.req.method,

@@ -39,7 +39,7 @@ export function mountSettingsRoutes(app: Hono, deps: WebDeps, page: PageSession)
       const name = (f.name ?? '').trim();
       if (name.length < 1 || name.length > 100)
         return settings(c, user, { creating: true, error: 'Give the token a name of 1 to 100 characters.' });
-      const created = await createApiToken(deps.db, user, name);
+      const created = await createApiToken(deps.db, user, name, 'settings_page');
       // Rendered, not redirected: the secret exists only in this answer.
       return settings(c, user, { created: { name: created.name, secret: created.secret } });
     }),
@@ -58,7 +58,7 @@ export function mountSettingsRoutes(app: Hono, deps: WebDeps, page: PageSession)
     '/settings/tokens/:id/delete',
     withUser(async (c, user) => {
       if (!(await page.checkedForm(c))) return refuseForm(c);
-      await deleteApiToken(deps.db, user.userId, c.req.param('id') ?? '');
+      await deleteApiToken(deps.db, user.userId, c.req.param('id') ?? '', 'settings_page');
       return c.redirect('/settings?tab=tokens', 303);
     }),
   );
