@@ -19,7 +19,8 @@ import { samlAvailable } from './serve/saml/health';
 import { seedDemoData, seedDemoScale } from '../demo/seed';
 import { loadActionsConfig, type ActionsConfig } from '../actions/config';
 import { ACTION_MODULES, ACTION_PAGES } from '../actions/registry';
-import { jsonLogger, type Logger } from './core/logger';
+import { createLogger, jsonLogger, type Logger } from './core/logger';
+import { startObservability, type Observability } from './serve/http/observability';
 import { DataDirLocked } from './core/db/data-lock';
 import { runAdminOn } from './cli/admin';
 /**
@@ -39,6 +40,8 @@ export interface Started {
   listening(host: string, port: number): void;
   /** Reads the metadata folder again and serves it; a folder that does not make a model leaves the old one. */
   reloadMetadata(): Promise<ReloadResult>;
+  /** Metrics, traces and the /metrics listener of METRICS_PORT (serve/http/observability.ts). */
+  observability: Observability;
   /** Shutdown has begun: readiness answers 503 from now on. */
   drain(): void;
   close(): Promise<void>;
@@ -65,8 +68,9 @@ export async function startEngine(
     timer.lap('migrations');
     await seedWhenAsked(db, config, log);
     timer.lap('demo data');
+    const observability = await startObservability(config, db, log);
     const newEngine = async (m: LoadedMetadata) =>
-      new Engine(await buildModel(db, m, config.tenancy), db, config, log, actions);
+      new Engine(await buildModel(db, m, config.tenancy), db, config, log, actions, observability);
     const live = liveEngine(await newEngine(metadata), () => newEngine(readMetadata(config, log)), log);
     timer.lap('model');
     // Session checks are sign-in's business: on the reserve pool, with the health checks.
@@ -79,10 +83,13 @@ export async function startEngine(
       draining: () => draining,
       adminCommand: (args, stdin) => runAdminOn(db, args, stdin),
       reloadMetadata: live.reload,
+      observe: { log, metrics: observability.metrics, tracing: observability.tracing },
+      metrics: { metrics: observability.metrics, exposure: { token: config.observability.metricsToken } },
     });
     timer.lap('sign-in and HTTP');
     log({ level: 'info', msg: `engine started in ${timer.total()} ms`, ...timer.summary() });
     const close = async () => {
+      await observability.close();
       await revocations.stop();
       if (!existingDb) await db.close();
     };
@@ -95,6 +102,7 @@ export async function startEngine(
       app,
       revocations,
       actionsConfig: actions.config,
+      observability,
       listening,
       drain,
       close,
@@ -216,7 +224,7 @@ async function samlLicense(config: EngineConfig, log: Logger): Promise<License |
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const started = await startEngine(config);
+  const started = await startEngine(config, createLogger(config.observability.logLevel));
   const host = process.env.HOST || '0.0.0.0';
   const server = serve({ fetch: started.app.fetch, port: config.port, hostname: host }, (info) => {
     started.listening(host, info.port);

@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createApiToken, type CreatedApiToken } from '../serve/auth/api-tokens';
+import { recordAudit } from '../core/audit';
 import { hashPassword, passwordProblem } from '../serve/auth/passwords';
 import { loadUserSession, normaliseEmail, TENANT_ROLES } from '../serve/auth/users';
 import { loadConfig } from '../core/config';
@@ -104,6 +105,16 @@ export async function createUser(db: Database, u: NewUser): Promise<{ id: string
       `INSERT INTO user_roles (user_id, role, entity_type, entity_id, tenant_id, created_by) VALUES ($1::uuid, $2::text, 'tenant', $3::text, $3::uuid, $4::uuid)`,
       [id, u.role, tenant, OPERATOR_ID],
     );
+    const detail = { role: u.role, password: hash !== null };
+    await recordAudit(tx, {
+      type: 'user_created',
+      outcome: 'success',
+      method: 'cli',
+      email,
+      userId: id,
+      tenantId: tenant,
+      detail,
+    });
     return { id, tenantId: tenant };
   });
 }
@@ -111,18 +122,17 @@ export async function createUser(db: Database, u: NewUser): Promise<{ id: string
 /** Sets (or replaces) the user's built-in password. */
 export async function setPassword(db: Queryable, email: string, password: string): Promise<void> {
   const hash = await hashPassword(checkPassword(password));
-  await db.query('UPDATE users SET password_hash = $2::text, updated_at = now() WHERE id = $1::uuid', [
-    await userId(db, email),
-    hash,
-  ]);
+  const id = await userId(db, email);
+  await db.query('UPDATE users SET password_hash = $2::text, updated_at = now() WHERE id = $1::uuid', [id, hash]);
+  await recordAudit(db, { type: 'password_set', outcome: 'success', method: 'cli', email, userId: id });
 }
 
 async function setStatus(db: Queryable, email: string, status: 'active' | 'suspended'): Promise<void> {
   // A trigger tells every running engine (NOTIFY platform_auth): the user's JWTs and sessions stop at once.
-  await db.query('UPDATE users SET status = $2::text, updated_at = now() WHERE id = $1::uuid', [
-    await userId(db, email),
-    status,
-  ]);
+  const id = await userId(db, email);
+  await db.query('UPDATE users SET status = $2::text, updated_at = now() WHERE id = $1::uuid', [id, status]);
+  const type = status === 'active' ? 'user_activated' : 'user_suspended';
+  await recordAudit(db, { type, outcome: 'success', method: 'cli', email, userId: id });
 }
 
 /** Sign-in is refused from now on, and the user's JWTs and sessions stop working on every instance. */
@@ -147,7 +157,7 @@ export async function createTokenFor(
   }
   const session = tenant ? await loadUserSession(db, id, tenant) : null;
   if (!session) throw new AdminError(`${opts.email} is not active or holds no role in ${opts.tenant ?? 'any tenant'}`);
-  const token = await createApiToken(db, { userId: id, tenantId: session.tenantId }, opts.name);
+  const token = await createApiToken(db, { userId: id, tenantId: session.tenantId }, opts.name, 'cli');
   return { ...token, tenantId: session.tenantId };
 }
 

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { bool, int, oneOf, positive, secret, type Env } from './env';
+import { bool, httpUrl, int, oneOf, positive, secret, type Env } from './env';
+import { LOG_LEVELS, type LogLevel } from './logger';
 
 /**
  * Everything the engine reads from its environment, with the defaults the README documents.
@@ -58,8 +59,7 @@ export interface EngineConfig {
   database: DatabaseFaultConfig;
   /** On SIGTERM/SIGINT: how long requests in flight may take to finish before the pool is closed, in seconds. */
   drainSeconds: number;
-  /** Log SQL and errors in detail (never secrets). */
-  devMode: boolean;
+  observability: ObservabilityConfig;
   auth: AuthConfig;
   /** Product edition: SAML single sign-on exists in enterprise and cloud only. */
   edition: Edition;
@@ -70,6 +70,40 @@ export interface EngineConfig {
   tenancy?: { table: { schema: string; name: string }; variable: string };
   /** The environment it was read from: the actions read their own settings (AI, Loki, Jira) from it. */
   env: Env;
+}
+
+/** Logs, /metrics and traces (README "Logs, audit and metrics"). */
+export interface ObservabilityConfig {
+  /** LOG_LEVEL: the least level written (`debug` adds each compiled SQL statement's text). */
+  logLevel: LogLevel;
+  /** METRICS_TOKEN: with it, GET /metrics on the public port, for `Authorization: Bearer <token>` only. */
+  metricsToken?: string;
+  /** METRICS_PORT: a listener of its own for /metrics (0: any free port). */
+  metricsPort?: number;
+  /** Where that listener binds (HOST). */
+  metricsHost: string;
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: traces to `{endpoint}/v1/traces` (OTLP/HTTP, JSON); unset: no tracing. */
+  otlpEndpoint?: string;
+  /** OTEL_SERVICE_NAME, the traces' `service.name`. */
+  serviceName: string;
+  /** OTEL_BSP_SCHEDULE_DELAY: how often buffered spans are sent, in milliseconds. */
+  spanDelayMs: number;
+  /** DEV_MODE was set: it is no longer read (LOG_LEVEL=debug replaces it); start-up says so. */
+  devModeSet: boolean;
+}
+
+function observabilityConfig(env: Env): ObservabilityConfig {
+  const port = env.METRICS_PORT;
+  return {
+    logLevel: oneOf<LogLevel>(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    metricsToken: secret(env, 'METRICS_TOKEN'),
+    metricsPort: port === undefined || port === '' ? undefined : int(env, 'METRICS_PORT', 0),
+    metricsHost: env.HOST || '0.0.0.0',
+    otlpEndpoint: httpUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT'),
+    serviceName: (env.OTEL_SERVICE_NAME ?? '').trim() || 'platform-graphql-engine',
+    spanDelayMs: positive(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000),
+    devModeSet: (env.DEV_MODE ?? '') !== '',
+  };
 }
 
 /** How the engine meets a database that is slow, busy or gone (README "Faults"). */
@@ -374,7 +408,7 @@ export function loadConfig(env: Env = process.env): EngineConfig {
       connectRetrySeconds: int(env, 'DATABASE_CONNECT_RETRY_SECONDS', 60),
     },
     drainSeconds: int(env, 'SHUTDOWN_DRAIN_SECONDS', 15),
-    devMode: bool(env, 'DEV_MODE', false),
+    observability: observabilityConfig(env),
     auth,
     edition,
     deploymentMode: oneOf<DeploymentMode>(

@@ -43,10 +43,9 @@ export interface ExecutablePlan {
    * The table fields of a query: one statement for all, or one per field when together they may
    * return more rows than MAX_TOTAL_ROWS (see `rowBound`), so that the request can stop at the field
    * that passes it. The last placeholder (`bytesParam`) of each takes the bytes the request may still
-   * answer: a larger answer comes back as NULL fields and its size (`__bytes`). `rowBound`: the most
-   * rows its answer can hold (Infinity when a list is uncapped).
+   * answer: a larger answer comes back as NULL fields and its size (`__bytes`).
    */
-  queries: (Statement & { bytesParam: number; rowBound: number })[];
+  queries: (Statement & { bytesParam: number })[];
   /** The query's action and introspection fields, for graphql-js. */
   graphql?: DocumentNode;
   steps: MutationStep[];
@@ -164,8 +163,7 @@ export function compile(
   const groups = split ? reads.map((f) => [f]) : reads.length ? [reads] : [];
   for (const group of groups) {
     const s = queryStatement(group, json);
-    const rowBoundOf = group.reduce((n, f) => n + rowBound(f), 0);
-    plan.queries.push({ text: s.text, params: s.writer.params, bytesParam: s.bytesParam, rowBound: rowBoundOf });
+    plan.queries.push({ text: s.text, params: s.writer.params, bytesParam: s.bytesParam });
   }
   const others = ir.fields.filter((f): f is GraphqlRootField => f.kind === 'graphql');
   if (others.length)

@@ -22,7 +22,7 @@ import {
 } from 'graphql';
 import { ADMIN_ROLE, type Session } from '../../core/session';
 import type { EngineConfig } from '../../core/config';
-import { asDbError, type Database, type Queryable } from '../../core/db/database';
+import { asDbError, type Database, type Param, type Queryable } from '../../core/db/database';
 import { asUnavailable, isConnectionFailure } from '../../core/db/faults';
 import type { Model } from '../model/model-types';
 import { writerRoles } from '../model/role-permissions';
@@ -45,6 +45,15 @@ import { bindOutputParams, bindParams } from './params';
 import { assertRuntimeChecks } from './runtime-checks';
 import { checkLiterals, checkSelections, checkVariables } from './input-limits';
 import { AnswerMemory, BUDGET_CODES, countRows, RequestBudget } from './request-budget';
+import { currentRequest, noteOperation } from '../../core/request-context';
+import { NO_TRACING, type Tracing } from '../../core/tracing';
+import type { Metrics } from '../../core/metrics';
+
+/** What the engine reports beside its answers: counts for /metrics, spans for traces. Both optional. */
+export interface EngineTelemetry {
+  metrics?: Metrics;
+  tracing?: Tracing;
+}
 
 export interface GraphqlRequest {
   query?: unknown;
@@ -188,11 +197,36 @@ export class Engine {
     readonly config: EngineConfig,
     private log: (entry: Record<string, unknown>) => void = () => undefined,
     private readonly actions: ActionSetup = NO_ACTIONS,
+    telemetry: EngineTelemetry = {},
   ) {
     this.answerMemory = new AnswerMemory(config.limits.maxResponseBytesInFlight);
     this.actionTypes = buildActionTypes(model.metadata.actionsSdl, model.metadata.actions);
     this.writers = writerRoles(model);
-    for (const a of model.metadata.actions) this.handlers.set(a.name, loadHandler(a, actions.modules));
+    this.metrics = telemetry.metrics;
+    this.tracing = telemetry.tracing ?? NO_TRACING;
+    for (const a of model.metadata.actions) {
+      const handler = loadHandler(a, actions.modules);
+      this.handlers.set(a.name, this.tracing.on ? this.tracedHandler(a.name, handler) : handler);
+    }
+  }
+
+  private readonly metrics?: Metrics;
+  private readonly tracing: Tracing;
+
+  /** An action's handler inside a span of its own (only when tracing is on). */
+  private tracedHandler(name: string, handler: ActionHandler): ActionHandler {
+    return (args, ctx, info) =>
+      this.tracing.span(`action ${name}`, { 'graphql.action': name, 'graphql.field': info?.path.key }, () =>
+        handler(args, ctx, info),
+      );
+  }
+
+  /** A statement, in a span of its own when tracing is on (its SQL text has $n slots, never values). */
+  private query(db: Queryable, text: string, params: readonly Param[], signal: AbortSignal) {
+    if (!this.tracing.on) return db.query(text, params, { signal });
+    return this.tracing.span('db.query', { 'db.system': 'postgresql', 'db.query.text': text.slice(0, 4096) }, () =>
+      db.query(text, params, { signal }),
+    );
   }
 
   /** The role's schema, built on first use. An unknown role is refused. */
@@ -294,6 +328,7 @@ export class Engine {
   /** Runs one GraphQL request for a session and returns the response text. */
   async run(request: GraphqlRequest, session: Session, opts: RunOptions = {}): Promise<EngineResponse> {
     const budget = opts.budget ?? this.newBudget();
+    this.noteSession(session);
     try {
       return await this.runUnsafe(request, session, budget, opts.safeMethod === true);
     } catch (err) {
@@ -301,7 +336,7 @@ export class Engine {
       if (budget.timedOut) return this.failure(budget.timeoutError(), session);
       return this.failure(opts.safeMethod && isReadOnlyViolation(err) ? writesOnGet() : err, session);
     } finally {
-      if (!opts.budget) budget.dispose();
+      if (!opts.budget) this.done(budget);
     }
   }
 
@@ -311,6 +346,7 @@ export class Engine {
    * changes. More than `limits.maxBatchSize` operations are refused before any runs.
    */
   async runBatch(requests: unknown[], session: Session): Promise<EngineResponse> {
+    this.noteSession(session);
     const max = this.config.limits.maxBatchSize;
     if (requests.length > max)
       return this.failure(
@@ -325,7 +361,6 @@ export class Engine {
     // Rows, bytes and time are counted over the whole batch: past a limit the batch stops and the
     // request gets that one error, not a part of the answers.
     const budget = this.newBudget();
-    budget.shared = true;
     try {
       const bodies: string[] = [];
       for (const r of requests) {
@@ -339,8 +374,23 @@ export class Engine {
       }
       return { status: 200, body: `[${bodies.join(',')}]` };
     } finally {
-      budget.dispose();
+      this.done(budget);
     }
+  }
+
+  /** Who asked, for the access line: the role and the session's tenant (never a credential). */
+  private noteSession(session: Session): void {
+    const record = currentRequest();
+    if (!record) return;
+    record.role = session.role;
+    record.tenant = session.vars[this.config.tenancy?.variable ?? 'x-hasura-tenant-id'];
+  }
+
+  /** The request's work is over: its rows go to the access log (core/request-context.ts). */
+  private done(budget: RequestBudget): void {
+    const record = currentRequest();
+    if (record) record.rows = budget.rowCount;
+    budget.dispose();
   }
 
   /** The code of an error response's first error. */
@@ -360,8 +410,11 @@ export class Engine {
     const limits = this.config.limits;
     checkVariables(request.variables, limits.maxInputDepth);
     const role = this.schemaFor(session.role);
-    const entry = this.documentFor(role, request.query);
+    const query = request.query;
+    const lookup = () => this.documentFor(role, query);
+    const entry = this.tracing.on ? await this.tracing.span('graphql.parse', {}, lookup) : lookup();
     const operation = this.operationOf(entry, request.operationName);
+    noteOperation(operation.node.name?.value, operation.node.operation);
     // Before the variables are even read: a GET never runs a mutation (GraphQL over HTTP).
     if (safeMethod && operation.node.operation !== 'query')
       throw new RequestError(
@@ -377,7 +430,10 @@ export class Engine {
     );
     if (coerced.errors) throw new RequestError('validation-failed', coerced.errors[0].message, '$.variableValues');
     const vars = coerced.coerced;
-    const plan = this.planFor(role, operation, entry, vars);
+    const planning = () => this.planFor(role, operation, entry, vars);
+    const plan = this.tracing.on
+      ? await this.tracing.span('graphql.plan', { 'graphql.operation.type': operation.node.operation }, planning)
+      : planning();
     assertRuntimeChecks(plan.checks, vars, session);
     if (plan.operation === 'mutation') return this.runMutation(plan, vars, session, budget);
     // Reading loses nothing when abandoned: the answer is the timeout as soon as the deadline passes.
@@ -391,11 +447,22 @@ export class Engine {
     for (const v of operation.variables)
       shape += v.structural ? `${variableShape(vars[v.name], v.type)};` : v.name in vars ? 'p;' : 'a;';
     let plan = operation.plans.get(shape);
+    this.metrics?.planCacheLookup(plan !== undefined);
+    const record = currentRequest();
+    if (record) record.planCache = plan ? 'hit' : 'miss';
     if (!plan) {
       plan = compile(role, operation.node, entry.fragments, vars, this.config.limits, {
         stringifyNumeric: this.config.stringifyNumericTypes,
       });
       this.compilations++;
+      // LOG_LEVEL=debug: the SQL each new plan runs ($n slots; the values are never logged).
+      this.log({
+        level: 'debug',
+        msg: 'compiled',
+        role: role.role,
+        operation_name: operation.node.name?.value,
+        sql: plan.queries.map((q) => q.text),
+      });
       if (operation.plans.size >= PLANS_PER_OPERATION) operation.plans.clear();
       operation.plans.set(shape, plan);
     }
@@ -430,14 +497,12 @@ export class Engine {
     for (const [i, query] of plan.queries.entries()) {
       const bound = bindParams(query.params, vars, session);
       const row = await budget.answer(query.text, async (allowed) => {
-        const [r] = await this.db.query(query.text, [...bound, String(allowed)], { signal: budget.signal });
+        const [r] = await this.query(this.db, query.text, [...bound, String(allowed)], budget.signal);
         return { row: r, bytes: Number(r.__bytes) };
       });
       budget.checkTime();
-      // Counting rows scans the answer: skipped when it cannot hold more than the limit.
-      if (budget.mustCountRows(query.rowBound, plan.queries.length === 1))
-        for (const f of plan.fields)
-          if (f.from === 'query' && f.statement === i) budget.addRows(countRows(String(row[f.column]), f.rows).rows);
+      for (const f of plan.fields)
+        if (f.from === 'query' && f.statement === i) budget.addRows(countRows(String(row[f.column]), f.rows).rows);
       rows.push(row);
     }
     return rows;
@@ -529,8 +594,8 @@ export class Engine {
       new RequestError('permission-error', 'check constraint of an insert/update permission has failed', path);
     const params = bindParams(step.statement.params, vars, session);
     const [row] = step.statement.genericPlan
-      ? await withGenericPlan(tx, () => tx.query(step.statement.text, params, { signal }))
-      : await tx.query(step.statement.text, params, { signal });
+      ? await withGenericPlan(tx, () => this.query(tx, step.statement.text, params, signal))
+      : await this.query(tx, step.statement.text, params, signal);
     if (row.ok === false || row.ok === 'f') throw refused();
     if (typeof row.empty === 'string') {
       // A nested insert's object relationship wrote no row (an upsert that did nothing), as Hasura says.
@@ -538,9 +603,7 @@ export class Engine {
       throw new RequestError('not-supported', message, path);
     }
     if (!step.output) return (row.out as string | null) ?? 'null';
-    const [o] = await tx.query(step.output.text, bindOutputParams(step.output, row.rows, vars, session), {
-      signal,
-    });
+    const [o] = await this.query(tx, step.output.text, bindOutputParams(step.output, row.rows, vars, session), signal);
     // A nested insert checks each table's insert permission in the output statement, which sees every
     // row; its refusal statement then names the rows refused.
     if (o.ok === false || o.ok === 'f') {
@@ -592,6 +655,8 @@ export class Engine {
 
   /** A RequestError's answer; a passing condition (database down or busy) says when to retry, and is logged. */
   private requestFailure(err: RequestError, session?: Session): EngineResponse {
+    this.noteError(err.code);
+    if (err.code === 'database-unavailable' || err.code === 'busy') this.metrics?.databaseError(err.code);
     if (err.internal) this.log({ level: 'error', msg: err.message, code: err.code, error: err.internal });
     const internal = session?.isAdmin && err.internal ? { error: err.internal } : undefined;
     return {
@@ -602,6 +667,12 @@ export class Engine {
     };
   }
 
+  /** The first error code of the request, for its access line and metrics. */
+  private noteError(code: string): void {
+    const record = currentRequest();
+    if (record && !record.errorCode) record.errorCode = code;
+  }
+
   /** Maps any failure to Hasura's error shape; internal details only for admin-secret callers. */
   failure(err: unknown, session?: Session): EngineResponse {
     err = asUnavailable(err);
@@ -609,6 +680,8 @@ export class Engine {
     const db = asDbError(err);
     if (db) {
       const code = expectedDbErrorCode(db.code!);
+      this.noteError(code ?? 'postgres-error');
+      this.metrics?.databaseError(db.code!);
       if (code) return { status: 200, body: errorBody([{ message: db.message, code, path: '$' }]), code };
       this.log({ level: 'error', msg: 'database error', code: db.code, error: db.message });
       const message =
@@ -630,6 +703,7 @@ export class Engine {
         ]),
       };
     }
+    this.noteError('unexpected');
     this.log({ level: 'error', msg: 'unexpected error', error: (err as Error)?.stack ?? String(err) });
     return {
       status: 500,

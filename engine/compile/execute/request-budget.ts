@@ -74,9 +74,6 @@ export class RequestBudget {
   private readonly deadline: number;
   readonly expired: Promise<never>;
 
-  /** Set by a batch: its entries' rows add up, so every answer is counted. */
-  shared = false;
-
   constructor(
     readonly limits: BudgetLimits,
     private readonly memory?: AnswerMemory,
@@ -101,14 +98,6 @@ export class RequestBudget {
 
   get timedOut(): boolean {
     return this.controller.signal.aborted || Date.now() >= this.deadline;
-  }
-
-  /**
-   * Whether rows must be counted in an answer that can hold at most `bound` rows: not when it cannot
-   * pass the limit and nothing else of the request is counted (a batch's later entries add to it).
-   */
-  mustCountRows(bound: number, onlyStatement: boolean): boolean {
-    return !(onlyStatement && !this.shared && this.rows + bound <= this.limits.maxTotalRows);
   }
 
   /** Bytes still allowed by this request's own limit. */
@@ -181,6 +170,11 @@ export class RequestBudget {
       );
     this.bytes += n;
     this.memory?.take(n);
+  }
+
+  /** Rows counted so far (the access log's `rows`). */
+  get rowCount(): number {
+    return this.rows;
   }
 
   addRows(n: number): void {

@@ -40,6 +40,8 @@ export interface Database extends Queryable {
   /** The embedded database: records the engine's HTTP address in its folder's lock (data-lock.ts), for `npm run admin`. */
   setAddress?(host: string, port: number): void;
   close(): Promise<void>;
+  /** Connections in use, callers waiting and the pool's size (the gate's, core/db/gate.ts): for /metrics. */
+  poolStats?(): { inUse: number; waiting: number; size: number };
   /**
    * A small pool of its own for health checks and sign-in, so that slow statements on the main pool
    * never starve them. Absent: use this database (PGlite has one connection for everything).

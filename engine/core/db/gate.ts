@@ -55,6 +55,11 @@ export class Gate {
     this.quickMs = opts.quickMs ?? 250;
   }
 
+  /** For the pool gauges of /metrics (core/metrics.ts). */
+  stats(): { inUse: number; waiting: number; size: number } {
+    return { inUse: this.running, waiting: this.waiting.length, size: this.permits };
+  }
+
   async run<T>(fn: () => Promise<T>, lane?: string): Promise<T> {
     await this.enter(lane);
     const started = performance.now();
@@ -145,6 +150,7 @@ export function gated(db: Database, gate: Gate): Database {
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) => guard(() => db.transaction(fn)),
     listen: (channel, onNotify, onListen) => db.listen(channel, onNotify, onListen),
     ...(db.setAddress ? { setAddress: (host: string, port: number) => db.setAddress!(host, port) } : {}),
+    poolStats: () => gate.stats(),
     close: () => db.close(),
   };
 }

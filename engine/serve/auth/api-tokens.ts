@@ -5,6 +5,7 @@ import { sameSecret } from '../../core/secrets';
 import { hintTokenDeleted } from './revocation';
 import { normaliseEmail, ROLE_ORDER_SQL } from './users';
 import { isUuid } from '../../core/uuid';
+import { recordAudit, type AuditEvent } from '../../core/audit';
 
 /**
  * API tokens: the secret is `plat_` and 43 base64url characters (256 random bits). Only its SHA-256
@@ -66,6 +67,7 @@ export async function createApiToken(
   db: Queryable,
   s: { userId: string; tenantId: string },
   name: string,
+  via: AuditEvent['method'] = 'graphql',
 ): Promise<CreatedApiToken> {
   const clean = tokenName(name);
   const [{ n }] = await db.query(
@@ -85,6 +87,15 @@ export async function createApiToken(
      RETURNING id::text AS id, ${iso('created_at')} AS created_at`,
     [s.userId, s.tenantId, clean, prefix, hashSecret(secret)],
   );
+  await recordAudit(db, {
+    type: 'api_token_created',
+    outcome: 'success',
+    method: via,
+    userId: s.userId,
+    tenantId: s.tenantId,
+    tokenId: row.id as string,
+    detail: { name: clean },
+  });
   return { id: row.id as string, name: clean, secret, prefix, createdAt: row.created_at as string };
 }
 
@@ -110,13 +121,27 @@ export async function listApiTokens(db: Queryable, userId: string): Promise<ApiT
  * token. A trigger broadcasts the deletion to every instance (NOTIFY platform_auth) when the
  * transaction commits; the instances of this process are told at once as well.
  */
-export async function deleteApiToken(db: Queryable, userId: string, id: string): Promise<boolean> {
+export async function deleteApiToken(
+  db: Queryable,
+  userId: string,
+  id: string,
+  via: AuditEvent['method'] = 'graphql',
+): Promise<boolean> {
   if (!isUuid(userId) || !isUuid(id)) return false;
   const rows = await db.query(
-    'UPDATE api_tokens SET deleted_at = now() WHERE id = $1::uuid AND user_id = $2::uuid AND deleted_at IS NULL RETURNING id::text AS id',
+    'UPDATE api_tokens SET deleted_at = now() WHERE id = $1::uuid AND user_id = $2::uuid AND deleted_at IS NULL RETURNING id::text AS id, tenant_id::text AS tenant_id, name',
     [id, userId],
   );
   if (rows.length === 0) return false;
+  await recordAudit(db, {
+    type: 'api_token_deleted',
+    outcome: 'success',
+    method: via,
+    userId,
+    tenantId: rows[0].tenant_id as string,
+    tokenId: rows[0].id as string,
+    detail: { name: rows[0].name as string },
+  });
   hintTokenDeleted(id.toLowerCase());
   return true;
 }

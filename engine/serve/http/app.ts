@@ -22,6 +22,9 @@ import { mountHealthRoutes } from './health-routes';
 import { mountMetadataRoute } from './metadata-route';
 import type { ReloadResult } from '../../compile/execute/live-engine';
 import { mountVersionRoute } from './version-route';
+import { mountObserve, type ObserveOptions } from './observe';
+import { mountMetricsRoute, type MetricsExposure } from './metrics-route';
+import type { Metrics } from '../../core/metrics';
 
 export interface AppOptions {
   engine: Engine;
@@ -43,11 +46,18 @@ export interface AppOptions {
   reloadMetadata?: () => Promise<ReloadResult>;
   /** True once shutdown has begun: readiness then fails, so that load balancers send nothing new. */
   draining?: () => boolean;
+  /** Access lines, request metrics and spans (observe.ts); without it, none. */
+  observe?: ObserveOptions;
+  /** GET /metrics on this port, when its exposure has a token (metrics-route.ts). */
+  metrics?: { metrics: Metrics; exposure: MetricsExposure };
 }
 
 /** The HTTP surface: health, the token exchange, and GraphQL at /api/graphql (and Hasura's /v1/graphql). */
 export function createApp(opts: AppOptions): Hono {
   const app = new Hono();
+  // First: every request, the preflights and refusals included, gets its id and its access line.
+  if (opts.observe) mountObserve(app, opts.observe);
+  if (opts.metrics) mountMetricsRoute(app, opts.metrics.metrics, opts.metrics.exposure);
   // Before the routes: a preflight must be answered before any route sees the request.
   mountCors(app, ['/api/graphql', '/v1/graphql', '/api/auth/token'], opts.corsOrigins ?? []);
   // Health checks and sign-in run on the reserve pool: slow statements on the main one never starve them.

@@ -5,6 +5,7 @@ import { clearFailures, lockedFor, recordFailure, successKeys, throttleKeys, wai
 import type { AuthConfig } from '../../core/config';
 import type { Database } from '../../core/db/database';
 import { errorBody } from '../../core/errors';
+import { recordAudit, recordLockout, type AuditEvent } from '../../core/audit';
 import { header } from '../../core/headers';
 import { clientAddress, readBody, requestHeaders } from './read-request';
 
@@ -37,6 +38,17 @@ const tooMany = (c: Context, wait: number) =>
   problem(c, 429, 'too-many-requests', `too many failed attempts: try again in ${waitInWords(wait)}`, '$', {
     'retry-after': String(wait),
   });
+
+/** A refusal for too many failures: an audit event, then 429 with Retry-After. */
+async function lockedOut(
+  c: Context,
+  db: Database,
+  who: Pick<AuditEvent, 'method' | 'email' | 'clientAddress'>,
+  wait: number,
+) {
+  await recordLockout(db, who, wait);
+  return tooMany(c, wait);
+}
 
 type Parsed = { ok: true; email: string; secret: string } | { ok: false; message: string; path: string };
 
@@ -81,18 +93,35 @@ export function mountAuthRoutes(app: Hono, deps: AuthRouteDeps): void {
     const parsed = parseExchange(header(requestHeaders(c), 'content-type'), read.text);
     if (!parsed.ok) return problem(c, 400, 'bad-request', parsed.message, parsed.path);
 
-    const keys = throttleKeys(auth, clientAddress(c, auth), parsed.email);
+    const address = clientAddress(c, auth);
+    const keys = throttleKeys(auth, address, parsed.email);
+    const who = { method: 'api_token' as const, email: parsed.email, clientAddress: address };
     const locked = await lockedFor(db, auth, keys);
-    if (locked > 0) return tooMany(c, locked);
+    if (locked > 0) return lockedOut(c, db, who, locked);
     const token = await exchangeApiToken(db, parsed.email, parsed.secret);
     if (!token) {
       // The failure that goes past a limit is already refused: exactly AUTH_MAX_FAILURES 401s, then 429s.
       const wait = await recordFailure(db, auth, keys);
-      if (wait > 0) return tooMany(c, wait);
+      if (wait > 0) return lockedOut(c, db, who, wait);
+      await recordAudit(db, {
+        type: 'token_exchange',
+        outcome: 'failure',
+        reason: 'invalid e-mail or API token',
+        ...who,
+      });
       return problem(c, 401, 'invalid-credentials', 'invalid e-mail or API token');
     }
     await clearFailures(db, successKeys(keys));
     const jwt = await mintApiJwt(auth, token);
+    await recordAudit(db, {
+      type: 'token_exchange',
+      outcome: 'success',
+      ...who,
+      userId: token.userId,
+      tenantId: token.tenantId,
+      tokenId: token.tokenId,
+      detail: { role: token.role },
+    });
     return answer(c, 200, JSON.stringify({ token: jwt.token, expiry: jwt.expiry }));
   });
 }

@@ -6,11 +6,13 @@ import { header, type HeaderBag } from '../../core/headers';
 import { csrfValid } from '../web/csrf';
 import { readBody, requestHeaders, requestSearch } from './read-request';
 import { GRAPHQL_RESPONSE, JSON_MEDIA, responseMedia, statusFor, type ResponseMedia } from './media-types';
+import { noteBytes } from '../../core/request-context';
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
 
 /** The answer in the negotiated media type, with the status that media type calls for. */
 function answer(c: Context, media: ResponseMedia, r: EngineResponse, extra: Record<string, string> = {}) {
+  noteBytes(r.body);
   return c.body(r.body, statusFor(r, media) as 200, {
     'content-type': `${media}; charset=utf-8`,
     ...r.headers,

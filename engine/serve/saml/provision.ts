@@ -3,6 +3,7 @@ import type { Database, Queryable } from '../../core/db/database';
 import { loadUserSession, normaliseEmail, TENANT_ROLES, type UserSession } from '../auth/users';
 import type { License } from './license';
 import { SamlLoginError, type SamlIdentity } from './acs';
+import { recordAudit } from '../../core/audit';
 
 /**
  * The roles an assertion's groups give, by the spec's rules: SAML_GROUP_MAPPING matches group names
@@ -61,21 +62,24 @@ async function setRoles(
   tenantId: string,
   roles: string[],
   removeOthers: boolean,
-): Promise<void> {
+): Promise<{ added: string[]; removed: string[] }> {
+  const added: string[] = [];
   for (const role of roles) {
-    await tx.query(
+    const rows = await tx.query(
       `INSERT INTO user_roles (user_id, role, entity_type, entity_id, tenant_id, created_by)
        VALUES ($1::uuid, $2::text, 'tenant', $3::text, $3::uuid, $1::uuid)
-       ON CONFLICT (user_id, entity_type, entity_id, role) DO NOTHING`,
+       ON CONFLICT (user_id, entity_type, entity_id, role) DO NOTHING RETURNING role`,
       [userId, role, tenantId],
     );
+    if (rows.length) added.push(role);
   }
-  if (removeOthers) {
-    await tx.query(
-      `DELETE FROM user_roles WHERE user_id = $1::uuid AND entity_type = 'tenant' AND tenant_id = $2::uuid AND role NOT IN (SELECT jsonb_array_elements_text($3::jsonb))`,
-      [userId, tenantId, JSON.stringify(roles)],
-    );
-  }
+  const removed = removeOthers
+    ? await tx.query(
+        `DELETE FROM user_roles WHERE user_id = $1::uuid AND entity_type = 'tenant' AND tenant_id = $2::uuid AND role NOT IN (SELECT jsonb_array_elements_text($3::jsonb)) RETURNING role`,
+        [userId, tenantId, JSON.stringify(roles)],
+      )
+    : [];
+  return { added, removed: removed.map((r) => String(r.role)) };
 }
 
 /** Where a sign-in puts the user, and the role a new member gets there. */
@@ -214,10 +218,22 @@ async function joinOrSyncRoles(
       [tenantId, userId, String(others.length === 0)],
     );
     // Not a member means the tenant came from a rule (membership() places no one else): target is set.
-    await setRoles(tx, userId, tenantId, roles.length > 0 ? roles : [at.target!.defaultRole], false);
+    const given = roles.length > 0 ? roles : [at.target!.defaultRole];
+    await setRoles(tx, userId, tenantId, given, false);
+    const detail = { roles: given, groups: id.groups.length };
+    await recordAudit(tx, { type: 'saml_tenant_joined', outcome: 'success', method: 'saml', userId, tenantId, detail });
   } else if (saml.syncRolesOnLogin && id.hasGroupAttribute && roles.length > 0) {
     // No group attribute, or no group that gives a role: the roles stay as they are (never none).
-    await setRoles(tx, userId, tenantId, roles, saml.removeOldRoles);
+    const changed = await setRoles(tx, userId, tenantId, roles, saml.removeOldRoles);
+    if (changed.added.length || changed.removed.length)
+      await recordAudit(tx, {
+        type: 'saml_roles_synced',
+        outcome: 'success',
+        method: 'saml',
+        userId,
+        tenantId,
+        detail: changed,
+      });
   }
 }
 
@@ -231,6 +247,8 @@ async function provision(
   const existing = await existingUser(tx, id, email);
   const target = await targetTenant(tx, deps, email, existing);
   const user = existing ?? (await createSamlUser(tx, email, id.displayName || email));
+  if (!existing)
+    await recordAudit(tx, { type: 'saml_user_created', outcome: 'success', method: 'saml', email, userId: user.id });
   await linkSamlAccount(tx, user.id, id);
   const { tenantId, member } = await membership(tx, user.id, target);
   await joinOrSyncRoles(tx, deps.config.saml, { userId: user.id, tenantId, member, target }, id);

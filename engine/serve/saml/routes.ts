@@ -6,6 +6,8 @@
  */
 import type { Context, Hono } from 'hono';
 import { sessionCookie } from '../auth/session-cookie';
+import { recordAudit } from '../../core/audit';
+import { clientAddress } from '../http/read-request';
 import type { EngineConfig } from '../../core/config';
 import type { Database } from '../../core/db/database';
 import type { Logger } from '../../core/logger';
@@ -96,6 +98,16 @@ async function finishLogin(c: Context, deps: SamlDeps, now: () => number) {
     tenant: session.tenantId,
     role: session.role,
   });
+  await recordAudit(deps.db, {
+    type: 'signin',
+    outcome: 'success',
+    method: 'saml',
+    email: session.email,
+    userId: session.userId,
+    tenantId: session.tenantId,
+    clientAddress: clientAddress(c, auth),
+    detail: { role: session.role },
+  });
   clearStateCookie(c, auth);
   c.header('set-cookie', sessionCookie({ auth }, session), { append: true });
   c.header('cache-control', 'no-store');
@@ -133,6 +145,13 @@ export function mountSamlRoutes(app: Hono, deps: SamlDeps): void {
     } catch (err) {
       if (!(err instanceof SamlLoginError)) throw err;
       deps.log({ level: 'warn', msg: `SAML sign-in refused: ${err.message}` });
+      await recordAudit(deps.db, {
+        type: 'signin',
+        outcome: 'failure',
+        method: 'saml',
+        reason: err.message,
+        clientAddress: clientAddress(c, deps.config.auth),
+      });
       return refuse(c, deps, err);
     }
   });

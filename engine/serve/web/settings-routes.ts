@@ -75,7 +75,7 @@ function mountTokenRoutes(app: Hono, deps: WebDeps, page: PageSession, settings:
       const name = (f.name ?? '').trim();
       if (name.length < 1 || name.length > 100)
         return settings(c, user, { creating: true, error: 'Give the token a name of 1 to 100 characters.' }, 400);
-      const created = await createApiToken(deps.db, user, name);
+      const created = await createApiToken(deps.db, user, name, 'settings_page');
       // POST-redirect-GET: a reload of the next page cannot create a second token. The secret goes
       // along in a one-time encrypted cookie, never in the URL (new-token-cookie.ts).
       sealNewToken(c, deps.config.auth, user.userId, { name: created.name, secret: created.secret });
@@ -105,7 +105,7 @@ function mountTokenRoutes(app: Hono, deps: WebDeps, page: PageSession, settings:
     '/settings/tokens/:id/delete',
     withUser(async (c, user) => {
       if (!(await page.checkedForm(c))) return refuseForm(c);
-      await deleteApiToken(deps.db, user.userId, c.req.param('id') ?? '');
+      await deleteApiToken(deps.db, user.userId, c.req.param('id') ?? '', 'settings_page');
       return c.redirect('/settings?tab=tokens', 303);
     }),
   );

@@ -9,6 +9,7 @@ import {
 } from '../auth/session-cookie';
 import { clearFailures, lockedFor, recordFailure, successKeys, throttleKeys, waitInWords } from '../auth/throttle';
 import { verifyCredentials } from '../auth/users';
+import { recordAudit, recordLockout } from '../../core/audit';
 import { clientAddress } from '../http/read-request';
 import { NO_STORE, refuseForm, type PageSession, type WebDeps } from './page-session';
 import { signInPage } from './pages';
@@ -32,8 +33,11 @@ export function mountSignInRoutes(app: Hono, deps: WebDeps, page: PageSession): 
     const f = await page.checkedForm(c);
     if (!f) return refuseForm(c);
     // The same failure counters as the token exchange (throttle.ts).
-    const keys = throttleKeys(auth, clientAddress(c, auth), f.email ?? '');
-    const tooMany = (wait: number) => {
+    const address = clientAddress(c, auth);
+    const keys = throttleKeys(auth, address, f.email ?? '');
+    const who = { method: 'password' as const, email: f.email || undefined, clientAddress: address };
+    const tooMany = async (wait: number) => {
+      await recordLockout(deps.db, who, wait);
       c.header('retry-after', String(wait));
       const error = `Too many failed attempts. Try again in ${waitInWords(wait)}.`;
       return signInAnswer(c, 429, { email: f.email, error });
@@ -44,10 +48,19 @@ export function mountSignInRoutes(app: Hono, deps: WebDeps, page: PageSession): 
     if (!user) {
       const wait = await recordFailure(deps.db, auth, keys);
       if (wait > 0) return tooMany(wait);
+      await recordAudit(deps.db, { type: 'signin', outcome: 'failure', reason: 'wrong e-mail or password', ...who });
       // One answer for unknown e-mail, wrong password and suspended account.
       return signInAnswer(c, 401, { email: f.email, error: 'Wrong e-mail or password.' });
     }
     await clearFailures(deps.db, successKeys(keys));
+    await recordAudit(deps.db, {
+      type: 'signin',
+      outcome: 'success',
+      ...who,
+      userId: user.userId,
+      tenantId: user.tenantId,
+      detail: { role: user.role },
+    });
     c.header('set-cookie', sessionCookie(deps.config, user), { append: true });
     return c.redirect('/', 303);
   });

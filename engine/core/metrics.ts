@@ -1,0 +1,104 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Connections of a pool in use and callers waiting for one (core/db/gate.ts). */
+export interface PoolStats {
+  inUse: number;
+  waiting: number;
+  size: number;
+}
+
+/** Seconds: from a cached query's milliseconds to a slow batch's tens of seconds. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * The engine's Prometheus metrics (served at /metrics, serve/http/metrics-route.ts), in a registry of
+ * each engine's own: two engines in one process (the tests) count apart. Labels take few values
+ * (operation types, error codes, routes), never an operation's name, a user or a tenant.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests: Counter<'operation_type' | 'outcome'>;
+  private readonly graphqlSeconds: Histogram<'operation_type'>;
+  private readonly httpSeconds: Histogram<'route' | 'method' | 'status'>;
+  private readonly planCache: Counter<'result'>;
+  private readonly dbErrors: Counter<'code'>;
+  private readonly authFailures: Counter<'reason'>;
+
+  constructor(pools: () => Record<string, PoolStats | undefined> = () => ({})) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.requests = new Counter({
+      name: 'graphql_requests_total',
+      help: 'GraphQL requests by operation type and outcome (ok, or the error code answered)',
+      labelNames: ['operation_type', 'outcome'],
+      registers,
+    });
+    this.graphqlSeconds = new Histogram({
+      name: 'graphql_request_duration_seconds',
+      help: 'Time to answer a GraphQL request, by operation type',
+      labelNames: ['operation_type'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.httpSeconds = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time to answer an HTTP request, by route, method and status',
+      labelNames: ['route', 'method', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.planCache = new Counter({
+      name: 'graphql_plan_cache_total',
+      help: 'Plan cache look-ups: hit (a plan compiled before) or miss (parsed, validated and compiled)',
+      labelNames: ['result'],
+      registers,
+    });
+    this.dbErrors = new Counter({
+      name: 'database_errors_total',
+      help: 'Database errors by SQLSTATE (constraint and data errors included), and database-unavailable and busy',
+      labelNames: ['code'],
+      registers,
+    });
+    this.authFailures = new Counter({
+      name: 'auth_failures_total',
+      help: 'Refused credentials: failed sign-ins and token exchanges, lockouts, invalid JWTs and cookies',
+      labelNames: ['reason'],
+      registers,
+    });
+    poolGauges(this.registry, pools);
+  }
+
+  request(operationType: string, outcome: string, seconds: number): void {
+    this.requests.inc({ operation_type: operationType, outcome });
+    this.graphqlSeconds.observe({ operation_type: operationType }, seconds);
+  }
+  http(route: string, method: string, status: number, seconds: number): void {
+    this.httpSeconds.observe({ route, method, status: String(status) }, seconds);
+  }
+  planCacheLookup(hit: boolean): void {
+    this.planCache.inc({ result: hit ? 'hit' : 'miss' });
+  }
+  databaseError(code: string): void {
+    this.dbErrors.inc({ code });
+  }
+  authFailure(reason: string): void {
+    this.authFailures.inc({ reason });
+  }
+}
+
+/** Pool gauges, read at each scrape: nothing is counted per statement. */
+function poolGauges(registry: Registry, pools: () => Record<string, PoolStats | undefined>): void {
+  const gauge = (name: string, help: string, pick: (s: PoolStats) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['pool'],
+      registers: [registry],
+      collect() {
+        for (const [pool, stats] of Object.entries(pools())) if (stats) this.set({ pool }, pick(stats));
+      },
+    });
+  gauge('database_pool_connections_in_use', 'Connections running a statement or transaction', (s) => s.inUse);
+  gauge('database_pool_waiting', 'Callers waiting for a free connection', (s) => s.waiting);
+  gauge('database_pool_size', 'Connections the pool may open', (s) => s.size);
+}
