@@ -33,7 +33,7 @@ export type ErrorCode =
   | 'database-unavailable'
   /** No connection free within DATABASE_POOL_TIMEOUT_MS (503). */
   | 'busy'
-  /** The metadata folder does not make a model (a reload that failed; the previous metadata stays). */
+  /** The metadata folder does not make a model (a reload that failed: the previous metadata stays). */
   | 'invalid-configuration'
   /** A body without a content type, or a cookie-signed one that is not JSON (415). */
   | 'unsupported-media-type'
