@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { DEMO } from '../demo/demo-data';
+import { keyId } from '../engine/serve/auth/jwt';
 import {
   authEnv,
   bearer,
@@ -201,6 +202,18 @@ describe(`JWT sessions on ${backendName}`, () => {
         await forge(undefined, { key: new TextEncoder().encode(newSecret()) }),
         'the JWT signature is invalid',
       );
+    });
+
+    test('signed with a key this server no longer has (its key id is not the server’s): told so', async () => {
+      const oldKey = new TextEncoder().encode(newSecret());
+      const [, payload] = (await forge()).split('.');
+      const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+      const jwt = await new SignJWT(claims)
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: keyId(oldKey) })
+        .sign(oldKey);
+      await refused(jwt, /signed with a key this server no longer has .*exchange the API token for a new JWT/);
+      // The engine's own JWTs name its key.
+      expect(JSON.parse(Buffer.from(adminJwt.split('.')[0], 'base64url').toString()).kid).toBe(keyId(KEY));
     });
 
     test('a signature edited by one character', async () => {
