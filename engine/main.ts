@@ -63,7 +63,8 @@ export async function startEngine(
   const { db, metadata } = await openWithMetadata(config, log, existingDb);
   timer.lap('database and metadata files');
   try {
-    keepSessionSecret(config.auth, config, log);
+    // An engine handed a database (tests, the bench) has no data folder of its own to keep it in.
+    if (!existingDb) keepSessionSecret(config.auth, config, log);
     await migrate(db, config.migrationsDir, (msg) => log({ level: 'info', msg }));
     timer.lap('migrations');
     await seedWhenAsked(db, config, log);
