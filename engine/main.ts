@@ -20,6 +20,9 @@ import { ACTION_MODULES, ACTION_PAGES } from '../actions/registry';
 import { jsonLogger, type Logger } from './core/logger';
 import { DataDirLocked } from './core/db/data-lock';
 import { runAdminOn } from './cli/admin';
+import { LiveQueries } from './compile/execute/live-queries';
+import { SubscriptionHub } from './serve/ws/subscription-hub';
+import { attachWebSockets } from './serve/ws/attach';
 /**
  * The composition root: configuration -> database -> migrations -> demo data -> model -> engine ->
  * HTTP app. The only module that wires the floors together, and so the only one of the engine that
@@ -33,9 +36,13 @@ export interface Started {
   revocations: Revocations;
   /** The actions' settings (AI, Loki, Jira) this instance runs with. */
   actionsConfig: ActionsConfig;
+  /** The live queries of subscriptions (its `statements` count the multiplexed statements run). */
+  live: LiveQueries;
+  /** Serves subscriptions over WebSocket on the server's GraphQL endpoints (README "Subscriptions"). */
+  attachWebSockets(server: Server): void;
   /** Tells the embedded database's folder lock where this engine listens, so that `npm run admin` finds it. */
   listening(host: string, port: number): void;
-  /** Shutdown has begun: readiness answers 503 from now on. */
+  /** Shutdown has begun: readiness answers 503 from now on, WebSocket connections are closed. */
   drain(): void;
   close(): Promise<void>;
 }
@@ -85,17 +92,60 @@ export async function startEngine(
       corsOrigins: config.corsOrigins,
       adminCommand: (args, stdin) => runAdminOn(db, args, stdin),
     });
+    const subscriptions = serveSubscriptions(engine, config, resolveSession, log);
     const close = async () => {
+      await subscriptions.close();
       await revocations.stop();
       if (!existingDb) await db.close();
     };
     const listening = (host: string, port: number) => db.setAddress?.(host, port);
-    const drain = () => void (draining = true);
-    return { engine, db, app, revocations, actionsConfig: actions.config, listening, drain, close };
+    const drain = () => void ((draining = true), subscriptions.closeSockets());
+    const { live, attach: attachWebSockets } = subscriptions;
+    const rest = { live, attachWebSockets, listening, drain, close };
+    return { engine, db, app, revocations, actionsConfig: actions.config, ...rest };
   } catch (err) {
     if (!existingDb) await db.close().catch(() => undefined);
     throw err;
   }
+}
+
+/** Live queries, and the WebSocket endpoints that serve them once attached to an HTTP server. */
+function serveSubscriptions(
+  engine: Engine,
+  config: EngineConfig,
+  resolveSession: ReturnType<typeof createSessionResolver>,
+  log: Logger,
+) {
+  const live = new LiveQueries(
+    engine.db,
+    {
+      intervalMs: config.subscriptions.refetchIntervalMs,
+      batchSize: config.subscriptions.batchSize,
+      maxResponseBytes: config.limits.maxResponseBytes,
+    },
+    log,
+  );
+  const hub = new SubscriptionHub({
+    engine,
+    live,
+    resolveSession,
+    config: config.subscriptions,
+    corsOrigins: config.corsOrigins,
+    log,
+  });
+  const sockets: { close(): Promise<void> }[] = [];
+  // WebSocket connections would hold the HTTP server's close: they are told to go (1001) at once.
+  const closeSockets = () => Promise.all(sockets.splice(0).map((s) => s.close()));
+  return {
+    live,
+    attach: (server: Server) => void sockets.push(attachWebSockets(server, hub, config.subscriptions)),
+    closeSockets: () => void closeSockets(),
+    close: async () => {
+      await closeSockets();
+      hub.close();
+      live.close();
+    },
+  };
 }
 
 /** The demo data set (and its generated scale) when configured and the tables are empty. */
@@ -142,6 +192,7 @@ async function main(): Promise<void> {
     });
     process.stdout.write(welcome(info.port, config.adminSecret !== undefined, started.db.kind === 'pglite'));
   });
+  started.attachWebSockets(server as Server);
   let draining = false;
   const tracker = trackRequests(server as Server, () => draining);
   const stop = (signal: string) => {

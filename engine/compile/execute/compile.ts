@@ -37,7 +37,8 @@ export type MutationStep =
   | { kind: 'graphql'; alias: string; document: DocumentNode };
 
 export interface ExecutablePlan {
-  operation: 'query' | 'mutation';
+  /** A subscription's plan is that of a query of its one root field. */
+  operation: 'query' | 'mutation' | 'subscription';
   fields: ResponseField[];
   /**
    * The table fields of a query: one statement for all, or one per field when together they may

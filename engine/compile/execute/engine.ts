@@ -22,7 +22,7 @@ import {
 } from 'graphql';
 import { ADMIN_ROLE, type Session } from '../../core/session';
 import type { EngineConfig } from '../../core/config';
-import { asDbError, type Database, type Queryable } from '../../core/db/database';
+import { asDbError, type Database, type Param, type Queryable } from '../../core/db/database';
 import { asUnavailable, isConnectionFailure } from '../../core/db/faults';
 import type { Model } from '../model/model-types';
 import { writerRoles } from '../model/role-permissions';
@@ -50,6 +50,17 @@ export interface GraphqlRequest {
   query?: unknown;
   variables?: unknown;
   operationName?: unknown;
+}
+
+/** One subscriber's live query: the statement (the same for all who share it) and its values. */
+export interface LiveQuery {
+  /** The response key of the subscription's one root field. */
+  alias: string;
+  text: string;
+  /** The last placeholder: the answer's byte limit. */
+  bytesParam: number;
+  /** The values of placeholders 1 .. bytesParam - 1. */
+  values: Param[];
 }
 
 export interface EngineResponse {
@@ -315,6 +326,34 @@ export class Engine {
   }
 
   private async runUnsafe(request: GraphqlRequest, session: Session, budget: RequestBudget): Promise<EngineResponse> {
+    const { plan, vars } = this.prepare(request, session, 'http');
+    if (plan.operation === 'mutation') return this.runMutation(plan, vars, session, budget);
+    // Reading loses nothing when abandoned: the answer is the timeout as soon as the deadline passes.
+    return Promise.race([this.runQuery(plan, vars, session, budget), budget.expired]);
+  }
+
+  /**
+   * A subscription's live query for one subscriber: the statement of its one table field and this
+   * subscriber's values for it (live-queries.ts runs it for many subscribers at once). A query or a
+   * mutation: undefined (`run` answers it once). An invalid request throws, as `run` answers it.
+   */
+  liveQuery(request: GraphqlRequest, session: Session): LiveQuery | undefined {
+    const { plan, vars } = this.prepare(request, session, 'ws');
+    if (plan.operation !== 'subscription') return undefined;
+    const [query] = plan.queries;
+    const [field] = plan.fields;
+    if (plan.queries.length !== 1 || plan.graphql || !field || field.from !== 'query')
+      throw new RequestError('not-supported', 'a subscription must select one table field', '$');
+    return {
+      alias: field.alias,
+      text: query.text,
+      bytesParam: query.bytesParam,
+      values: bindParams(query.params, vars, session),
+    };
+  }
+
+  /** Parse, validate, coerce the variables, plan (cached) and check: what every operation runs on. */
+  private prepare(request: GraphqlRequest, session: Session, transport: 'http' | 'ws') {
     if (typeof request.query !== 'string' || request.query.trim() === '')
       throw new RequestError('bad-request', 'the request body needs a "query" string', '$.query', 400);
     if (
@@ -336,11 +375,15 @@ export class Engine {
     );
     if (coerced.errors) throw new RequestError('validation-failed', coerced.errors[0].message, '$.variableValues');
     const vars = coerced.coerced;
+    if (transport === 'http' && operation.node.operation === 'subscription')
+      throw new RequestError(
+        'not-supported',
+        'subscriptions are not supported over HTTP: open a WebSocket on this endpoint (README "Subscriptions")',
+        '$',
+      );
     const plan = this.planFor(role, operation, entry, vars);
     assertRuntimeChecks(plan.checks, vars, session);
-    if (plan.operation === 'mutation') return this.runMutation(plan, vars, session, budget);
-    // Reading loses nothing when abandoned: the answer is the timeout as soon as the deadline passes.
-    return Promise.race([this.runQuery(plan, vars, session, budget), budget.expired]);
+    return { plan, vars };
   }
 
   /** The plan of an operation for these variables' shape; SQL is generated once per shape. */

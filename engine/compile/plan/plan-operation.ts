@@ -35,7 +35,8 @@ export interface GraphqlRootField {
 }
 
 export interface OperationIR {
-  operation: 'query' | 'mutation';
+  /** A subscription is planned as a query of its one root field (a live query). */
+  operation: 'query' | 'mutation' | 'subscription';
   /** Root fields in response order. */
   fields: (RootField | GraphqlRootField)[];
   checks: RuntimeCheck[];
@@ -53,12 +54,15 @@ export interface PlanInput {
 /** A validated operation to IR: each root field either a table operation or one for graphql-js. */
 export function planOperation(input: PlanInput): OperationIR {
   const { role, operation } = input;
-  if (operation.operation === 'subscription')
-    throw new RequestError('not-supported', 'subscriptions are not supported', '$');
   const rootType = (
-    operation.operation === 'mutation' ? role.schema.getMutationType() : role.schema.getQueryType()
+    operation.operation === 'mutation'
+      ? role.schema.getMutationType()
+      : operation.operation === 'subscription'
+        ? role.schema.getSubscriptionType()
+        : role.schema.getQueryType()
   ) as GraphQLObjectType;
-  if (!rootType) throw new RequestError('validation-failed', `no mutations exist for role "${role.role}"`, '$');
+  if (!rootType)
+    throw new RequestError('validation-failed', `no ${operation.operation}s exist for role "${role.role}"`, '$');
   const ctx: PlanContext = {
     fragments: input.fragments,
     variables: input.variables,
