@@ -20,7 +20,8 @@ beforeAll(async () => {
     env: {
       ...authEnv(),
       LIVE_QUERIES_REFETCH_INTERVAL_MS: String(INTERVAL),
-      WS_CONNECTION_INIT_TIMEOUT_MS: '500',
+      // Long enough for a loaded machine to read connection_init, short for the tests that wait it out.
+      WS_CONNECTION_INIT_TIMEOUT_MS: '2000',
       WS_MAX_MESSAGE_BYTES: '8192',
       WS_MAX_SUBSCRIPTIONS_PER_CONNECTION: '5',
     },
@@ -159,6 +160,25 @@ describe(`many subscribers share one statement per interval (${backendName})`, (
       expect(statements).toBeLessThanOrEqual(refetches);
     } finally {
       for (const c of clients) await c.dispose();
+    }
+  });
+});
+
+describe(`a cohort whose values fail ends alone (${backendName})`, () => {
+  test('an invalid regular expression of one cohort: its error; the cohort beside it goes on', async () => {
+    const a = transportClient(server.url, adminAs(acme.id));
+    const query = 'subscription($r: String!) { cloud_accounts(where: {account_name: {_regex: $r}}) { account_name } }';
+    try {
+      const good = follow(a, query, { r: '^acme' });
+      const bad = follow(a, query, { r: '(' });
+      await until(3000, () => good.results.length > 0 && bad.errors.length > 0, 'the result and the error');
+      expect((bad.errors[0] as { extensions: { code: string } }[])[0].extensions.code).toBe('data-exception');
+      const name = `acme-cohort-${randomUUID()}`;
+      await addAccount(acme, name);
+      await until(3000, () => good.results.length > 1, 'the next result');
+      expect(good.results[1].data.cloud_accounts.map((r: { account_name: string }) => r.account_name)).toContain(name);
+    } finally {
+      await a.dispose();
     }
   });
 });
