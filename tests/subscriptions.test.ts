@@ -183,6 +183,45 @@ describe(`a cohort whose values fail ends alone (${backendName})`, () => {
   });
 });
 
+describe(`streaming: T_stream (${backendName})`, () => {
+  const STREAM = `subscription($size: Int!) { cloud_accounts_stream(batch_size: $size,
+    cursor: {initial_value: {account_name: "stream-"}, ordering: ASC}, where: {account_name: {_like: "stream-%"}}) {
+    account_name tenant } }`;
+
+  test("each row once, in cursor order, in batches of batch_size; only the tenant's rows", async () => {
+    for (const n of ['03', '01', '05']) await addAccount(acme, `stream-${n}`);
+    await addAccount(globex, 'stream-02');
+    const a = transportClient(server.url, adminAs(acme.id));
+    const c = await legacyClient(server.url);
+    try {
+      const s = follow(a, STREAM, { size: 2 });
+      c.send({ type: 'connection_init', payload: adminAs(acme.id) });
+      c.send({ type: 'start', id: 's', payload: { query: STREAM, variables: { size: 1 } } });
+      const names = () =>
+        s.results.flatMap((r) => r.data.cloud_accounts_stream.map((x: { account_name: string }) => x.account_name));
+      const legacyNames = () =>
+        c.messages
+          .filter((m) => m.id === 's' && m.type === 'data')
+          .flatMap((m) => m.payload.data.cloud_accounts_stream.map((x: { account_name: string }) => x.account_name));
+      await until(3000, () => names().length === 3 && legacyNames().length === 3, 'the first rows');
+      for (const n of ['04', '07', '06']) await addAccount(acme, `stream-${n}`);
+      await until(3000, () => names().length === 5 && legacyNames().length === 5, 'the rows after the cursor');
+      await new Promise((r) => setTimeout(r, INTERVAL * 3));
+      // Rows before the cursor (stream-04 came after stream-05 was sent) are not sent again.
+      expect(names()).toEqual(['stream-01', 'stream-03', 'stream-05', 'stream-06', 'stream-07']);
+      expect(legacyNames()).toEqual(names());
+      for (const r of s.results) expect(r.data.cloud_accounts_stream.length).toBeLessThanOrEqual(2);
+      for (const r of s.results)
+        for (const row of r.data.cloud_accounts_stream)
+          expect(row).toEqual({ account_name: expect.any(String), tenant: acme.id });
+      expect(s.errors).toEqual([]);
+    } finally {
+      await a.dispose();
+      c.socket.close();
+    }
+  });
+});
+
 describe(`the older graphql-ws subprotocol (${backendName})`, () => {
   let c: Legacy;
   afterEach(() => c?.socket.close());

@@ -1,6 +1,6 @@
 import type { DocumentNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
 import type { RuntimeCheck } from '../plan/context';
-import type { AggregateField, Field, RootField, RowSource } from '../plan/ir';
+import type { AggregateField, Field, RootField, RowSource, ValueSource } from '../plan/ir';
 import { graphqlOnlyDocument, planOperation, type GraphqlRootField } from '../plan/plan-operation';
 import type { Variables } from '../plan/values';
 import type { RoleSchema } from '../schema/role-schema';
@@ -48,6 +48,8 @@ export interface ExecutablePlan {
    * rows its answer can hold (Infinity when a list is uncapped).
    */
   queries: (Statement & { bytesParam: number; rowBound: number })[];
+  /** A subscription of T_stream: where its cursor starts (plan-stream.ts). */
+  stream?: { initial: ValueSource };
   /** The query's action and introspection fields, for graphql-js. */
   graphql?: DocumentNode;
   steps: MutationStep[];
@@ -159,6 +161,7 @@ export function compile(
     return plan;
   }
   const reads = ir.fields.filter(isRead);
+  for (const f of reads) if (f.kind === 'select' && f.stream) plan.stream = f.stream;
   const bound = reads.reduce((n, f) => n + rowBound(f), 0);
   // An alias bomb (many capped lists) runs field by field and stops at the one past the limit.
   const split = reads.length > 1 && bound > (limits.maxTotalRows ?? Infinity);

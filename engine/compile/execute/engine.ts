@@ -41,7 +41,8 @@ import {
 } from './actions';
 import { compile, type ExecutablePlan, type OutputStatement, type Statement } from './compile';
 import { Lru } from '../../core/lru';
-import { bindOutputParams, bindParams } from './params';
+import { bindOutputParams, bindParams, resolveSource } from './params';
+import { STREAM_CURSOR } from '../plan/plan-stream';
 import { assertRuntimeChecks } from './runtime-checks';
 import { checkLiterals, checkSelections, checkVariables } from './input-limits';
 import { AnswerMemory, BUDGET_CODES, countRows, RequestBudget } from './request-budget';
@@ -61,6 +62,8 @@ export interface LiveQuery {
   bytesParam: number;
   /** The values of placeholders 1 .. bytesParam - 1. */
   values: Param[];
+  /** A stream (T_stream): which of `values` is the cursor; rows carry it as STREAM_CURSOR. */
+  stream?: { cursorParam: number };
 }
 
 export interface EngineResponse {
@@ -344,11 +347,22 @@ export class Engine {
     const [field] = plan.fields;
     if (plan.queries.length !== 1 || plan.graphql || !field || field.from !== 'query')
       throw new RequestError('not-supported', 'a subscription must select one table field', '$');
+    if (!plan.stream)
+      return {
+        alias: field.alias,
+        text: query.text,
+        bytesParam: query.bytesParam,
+        values: bindParams(query.params, vars, session),
+      };
+    // A stream's cursor is a placeholder of its own, which the live query moves past each batch.
+    const at = { ...vars, [STREAM_CURSOR]: resolveSource(plan.stream.initial, vars, session) };
+    const cursorParam = query.params.findIndex((p) => p.source.from === 'variable' && p.source.name === STREAM_CURSOR);
     return {
       alias: field.alias,
       text: query.text,
       bytesParam: query.bytesParam,
-      values: bindParams(query.params, vars, session),
+      values: bindParams(query.params, at, session),
+      stream: { cursorParam },
     };
   }
 

@@ -4,12 +4,14 @@
  * poller; those of a poller with the same values (variables and session values) form a cohort. Every
  * interval the poller runs ONE statement per batch of cohorts (sql/multiplex.ts), whatever the number
  * of subscribers, and sends a cohort's result to each of its subscribers whose last result differs
- * (by hash). Statements go through the database's gate like requests' (on PGlite, its one
+ * (by hash). A stream (T_stream) is a cohort per subscriber: its rows after its cursor, each batch
+ * sent once, the cursor then moved past it. Statements go through the database's gate like requests' (on PGlite, its one
  * connection), so polling never starves requests: it waits its turn as they do.
  */
 import { createHash } from 'node:crypto';
 import type { Param, Queryable } from '../../core/db/database';
-import { arrayLiteral } from '../../core/db/sql';
+import { arrayLiteral, scalarText } from '../../core/db/sql';
+import { STREAM_CURSOR } from '../plan/plan-stream';
 import { RequestError } from '../../core/errors';
 import { multiplexedStatement, type Multiplexed } from '../sql/multiplex';
 import type { LiveQuery } from './engine';
@@ -53,19 +55,24 @@ class Poller {
   private chain: Promise<void> = Promise.resolve();
   private readonly statement: Multiplexed;
 
+  /** Streams (T_stream): each subscriber is a cohort of its own, whose cursor moves past each batch. */
+  private streams = 0;
+
   constructor(
     private readonly owner: LiveQueries,
     readonly key: string,
     private readonly alias: string,
     text: string,
     bytesParam: number,
+    /** A stream's cursor: which value it is. */
+    private readonly cursorParam?: number,
   ) {
     this.statement = multiplexedStatement(text, bytesParam);
     this.timer = setTimeout(() => this.tick(), owner.options.intervalMs);
   }
 
   add(values: Param[], sink: LiveSink): () => void {
-    const key = JSON.stringify(values);
+    const key = this.cursorParam === undefined ? JSON.stringify(values) : `stream ${++this.streams}`;
     let cohort = this.cohorts.get(key);
     if (!cohort) {
       cohort = { key, values, subscribers: new Set() };
@@ -158,6 +165,7 @@ class Poller {
       this.fail(cohort, new RequestError('response-too-large', message, '$'));
       return;
     }
+    if (this.cursorParam !== undefined) return this.deliverBatch(cohort, json, this.cursorParam);
     const body = `{"data":{${JSON.stringify(this.alias)}:${json ?? 'null'}}}`;
     const hash = createHash('sha1').update(body).digest('base64');
     for (const s of cohort.subscribers) {
@@ -165,6 +173,16 @@ class Poller {
       s.lastHash = hash;
       s.sink.next(body);
     }
+  }
+
+  /** A stream's batch: sent when it has rows, and the cursor moved to its last row's. */
+  private deliverBatch(cohort: Cohort, json: string | null, cursorParam: number): void {
+    const rows = JSON.parse(json ?? '[]') as Record<string, unknown>[];
+    if (rows.length === 0) return;
+    cohort.values[cursorParam] = scalarText(rows[rows.length - 1][STREAM_CURSOR]);
+    for (const r of rows) delete r[STREAM_CURSOR];
+    const body = JSON.stringify({ data: { [this.alias]: rows } });
+    for (const s of cohort.subscribers) s.sink.next(body);
   }
 
   private fail(cohort: Cohort, err: unknown): void {
@@ -192,7 +210,7 @@ export class LiveQueries {
     const key = `${live.alias}\u0000${live.text}`;
     let poller = this.pollers.get(key);
     if (!poller) {
-      poller = new Poller(this, key, live.alias, live.text, live.bytesParam);
+      poller = new Poller(this, key, live.alias, live.text, live.bytesParam, live.stream?.cursorParam);
       this.pollers.set(key, poller);
     }
     return poller.add(live.values, sink);

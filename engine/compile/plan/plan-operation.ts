@@ -22,6 +22,7 @@ import { RequestError } from '../../core/errors';
 import type { RootField } from './ir';
 import { planMutation } from './plan-mutation';
 import { planNativeQuery } from './plan-native-query';
+import { planStream } from './plan-stream';
 import { objectTypeOf, planAggregate, planFields, planRows } from './plan-select';
 import { planBoolExp } from './plan-bool-exp';
 import { and } from './ir';
@@ -113,6 +114,8 @@ function planRootField(
         fields: planFields(m.table, target, subSelections(nodes), ctx, path, 1),
       };
     }
+    case 'stream':
+      return planStream(m.table, alias, nodes, def, target, ctx, path);
     case 'nativeQuery':
       return planNativeQuery(m.query, alias, nodes, def, ctx, path);
     case 'insert':

@@ -23,6 +23,7 @@ import { SharedInputs } from './input-types';
 import { ext } from './meaning';
 import { MutationTypes } from './mutation-types';
 import { nativeQueryFields } from './native-query-fields';
+import { streamFields } from './stream-fields';
 import { TableTypes } from './table-types';
 
 type Fields = GraphQLFieldConfigMap<unknown, unknown>;
@@ -232,8 +233,8 @@ export function buildRoleSchema(
     ...actionFields(actions, perms, 'query', resolveAction),
   };
   const mutation = { ...mutationFields(model, types, mt), ...actionFields(actions, perms, 'mutation', resolveAction) };
-  // Subscriptions: the role's table reads (live queries), never actions or native queries.
-  const subscription = queryFields(model, types);
+  // Subscriptions: the role's table reads (live queries) and streams, never actions or native queries.
+  const subscription = { ...queryFields(model, types), ...streamFields(types) };
   if (Object.keys(query).length === 0) query.no_queries_available = NO_QUERIES;
   const schema = new GraphQLSchema({
     query: new GraphQLObjectType({ name: 'query_root', fields: query }),

@@ -1,16 +1,20 @@
 /**
- * A live query's results as an async generator, the form graphql-ws consumes. It holds at most one
- * result not yet taken: a newer result replaces it, so a client that reads slower than results come
- * gets the newest and the server's memory for it stays one result (a slow consumer's bounded queue).
+ * A live query's results as an async generator, the form graphql-ws consumes. A live query's feed
+ * holds at most one result not yet taken: a newer result replaces it, so a client that reads slower
+ * than results come gets the newest and the server's memory for it stays one result. A stream's
+ * batches must each arrive: its feed holds up to `keep` of them, and past that ends with `overflow()`
+ * (a slow consumer's bounded queue).
  */
 export class Feed<T> implements AsyncGenerator<T, undefined> {
-  private pending: T | undefined;
-  private hasPending = false;
+  private readonly queue: T[] = [];
   private failure: Error | undefined;
   private ended = false;
   private waiter?: { resolve: (r: IteratorResult<T, undefined>) => void; reject: (e: Error) => void };
 
-  constructor(private readonly onEnd: () => void) {}
+  constructor(
+    private readonly onEnd: () => void,
+    private readonly keep?: { max: number; overflow: () => Error },
+  ) {}
 
   push(value: T): void {
     if (this.ended) return;
@@ -18,9 +22,11 @@ export class Feed<T> implements AsyncGenerator<T, undefined> {
     if (w) {
       this.waiter = undefined;
       w.resolve({ value, done: false });
-    } else {
-      this.pending = value;
-      this.hasPending = true;
+    } else if (!this.keep) this.queue.splice(0, this.queue.length, value);
+    else if (this.queue.length < this.keep.max) this.queue.push(value);
+    else {
+      this.onEnd();
+      this.fail(this.keep.overflow());
     }
   }
 
@@ -36,12 +42,7 @@ export class Feed<T> implements AsyncGenerator<T, undefined> {
   }
 
   next(): Promise<IteratorResult<T, undefined>> {
-    if (this.hasPending) {
-      const value = this.pending as T;
-      this.pending = undefined;
-      this.hasPending = false;
-      return Promise.resolve({ value, done: false });
-    }
+    if (this.queue.length > 0) return Promise.resolve({ value: this.queue.shift() as T, done: false });
     if (this.failure) {
       const err = this.failure;
       this.failure = undefined;
@@ -54,8 +55,7 @@ export class Feed<T> implements AsyncGenerator<T, undefined> {
   return(): Promise<IteratorResult<T, undefined>> {
     const first = !this.ended;
     this.ended = true;
-    this.pending = undefined;
-    this.hasPending = false;
+    this.queue.length = 0;
     const w = this.waiter;
     this.waiter = undefined;
     w?.resolve({ value: undefined, done: true });

@@ -26,7 +26,7 @@ export interface LegacyOptions {
 /** One connection of the legacy protocol. */
 class LegacyConnection {
   private client?: WsClient;
-  private initStarted = false;
+  private initializing?: Promise<void>;
   private readonly initTimer: NodeJS.Timeout;
   private readonly kaTimer: NodeJS.Timeout;
   /** Live results held back while the socket's queue is full: the newest per subscription. */
@@ -62,6 +62,13 @@ class LegacyConnection {
       return;
     }
     this.socket.send(`{"type":"data","id":${JSON.stringify(id)},"payload":${body}}`);
+  }
+
+  /** A stream's batch: each must arrive; a client whose queue is full ends the stream. */
+  private sendBatch(client: WsClient, id: string, body: string): void {
+    if (this.socket.bufferedAmount <= this.options.maxQueuedBytes) return this.sendData(id, body, false);
+    client.stop(id);
+    this.sendError(id, [wire('busy', 'the stream ended: the client did not read its batches as fast as they came')]);
   }
 
   private flush(): void {
@@ -109,12 +116,17 @@ class LegacyConnection {
     }
   }
 
-  private async init(payload: unknown): Promise<void> {
-    if (this.initStarted) {
+  private init(payload: unknown): Promise<void> {
+    if (this.initializing) {
       this.send({ type: 'connection_error', payload: { message: 'connection_init was already received' } });
-      return;
+      return Promise.resolve();
     }
-    this.initStarted = true;
+    // Clients send their first start without waiting for the ack: starts wait for the session.
+    this.initializing = this.connect(payload);
+    return this.initializing;
+  }
+
+  private async connect(payload: unknown): Promise<void> {
     try {
       this.client = await this.hub.connect(this.request, payload, (ids, errors) => this.revoked(ids, errors));
     } catch (err) {
@@ -130,6 +142,7 @@ class LegacyConnection {
 
   private async start(id: string | undefined, payload: unknown): Promise<void> {
     if (id === undefined) return this.sendError(undefined, [wire('bad-request', 'a start message needs an id')]);
+    await this.initializing;
     const client = this.client;
     if (!client) return this.sendError(id, [wire('bad-request', 'connection_init was not received')]);
     if (client.has(id)) return this.sendError(id, [wire('bad-request', `a subscription with id ${id} already runs`)]);
@@ -144,8 +157,9 @@ class LegacyConnection {
       this.send({ type: 'complete', id });
       return;
     }
+    const stream = prepared.live.stream !== undefined;
     client.follow(id, prepared.live, {
-      next: (body) => this.sendData(id, body, true),
+      next: (body) => (stream ? this.sendBatch(client, id, body) : this.sendData(id, body, true)),
       error: (err) => this.sendError(id, client.errorsOf(err)),
     });
   }

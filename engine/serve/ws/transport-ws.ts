@@ -30,6 +30,13 @@ interface OperationContext {
 const LIVE_DOCUMENT = parse('subscription { __typename }');
 const ONCE_DOCUMENT = parse('query { __typename }');
 
+/** Batches of a stream a connection may have unsent before the stream ends. */
+const STREAM_QUEUE = 64;
+const SLOW_STREAM: WireError = {
+  message: 'the stream ended: the client did not read its batches as fast as they came',
+  extensions: { code: 'busy', path: '$' },
+};
+
 /** A close frame's reason is at most 123 bytes. */
 const reason = (text: string) => (Buffer.byteLength(text) <= 123 ? text : `${text.slice(0, 100)}...`);
 
@@ -131,10 +138,12 @@ async function connect(
 /** A live query's results as the generator graphql-ws reads; ending it (complete, close) stops it. */
 function liveFeed(op: OperationContext, live: LiveQuery, parseBody: (body: string) => ExecutionResult) {
   const { client, id, feeds } = op;
+  // A stream's batches must each arrive: a client that falls STREAM_QUEUE batches behind is ended.
+  const keep = live.stream ? { max: STREAM_QUEUE, overflow: () => feedError([SLOW_STREAM]) } : undefined;
   const feed = new Feed<ExecutionResult>(() => {
     feeds.delete(id);
     client.stop(id);
-  });
+  }, keep);
   feeds.set(id, feed);
   client.follow(id, live, {
     next: (body) => feed.push(parseBody(body)),
