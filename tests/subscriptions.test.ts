@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DEMO } from '../demo/demo-data';
-import { authEnv, bearer, gqlWith, jwtFor } from './support/auth';
+import { activateUser, suspendUser } from '../engine/cli/admin';
+import { authEnv, bearer, gqlWith, jwtFor, newSecret, signInForm, withPassword } from './support/auth';
 import { backendName } from './support/database';
 import { ADMIN_SECRET, as, startTestServer, type TestServer } from './support/server';
 import { follow, legacyClient, transportClient, until, type Legacy } from './support/ws';
@@ -329,6 +330,36 @@ describe(`revocation ends subscriptions (${backendName})`, () => {
       expect(e.extensions.code).toBe('invalid-jwt');
     } finally {
       await c.dispose();
+    }
+  });
+
+  test("a suspended user: the subscriptions of its cookie session end; another site's page may not use the cookie", async () => {
+    const grace = globex.users.admin.username;
+    const password = `pw-${newSecret()}`;
+    await withPassword(server.started.db, grace, password);
+    const res = await signInForm(server, grace, password);
+    const cookie = /platform_session=[^;]+/.exec(res.headers.get('set-cookie') ?? '')![0];
+    const host = new URL(server.url).host;
+    const other = await legacyClient(server.url, 'graphql-ws', { cookie, origin: 'https://evil.example' });
+    other.send({ type: 'connection_init', payload: {} });
+    await until(3000, () => other.messages.length > 0, 'the refusal');
+    expect(other.messages[0]).toMatchObject({
+      type: 'connection_error',
+      payload: { extensions: { code: 'access-denied' } },
+    });
+    const c = await legacyClient(server.url, 'graphql-ws', { cookie, origin: `http://${host}` });
+    try {
+      c.send({ type: 'connection_init', payload: {} });
+      c.send({ type: 'start', id: '1', payload: { query: COUNT } });
+      await until(3000, () => c.messages.some((m) => m.type === 'data'), 'first data');
+      await suspendUser(server.started.db, grace);
+      const ms = await until(3000, () => c.messages.some((m) => m.type === 'error'), 'the error');
+      expect(ms).toBeLessThan(2000);
+      expect(c.messages.find((m) => m.type === 'error').payload[0].extensions.code).toBe('access-denied');
+      expect((await c.closed).code).toBe(4403);
+    } finally {
+      await activateUser(server.started.db, grace);
+      c.socket.close();
     }
   });
 });

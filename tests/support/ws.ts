@@ -49,8 +49,12 @@ export interface Legacy {
 }
 
 /** `protocol` null: the client asks for none. */
-export async function legacyClient(url: string, protocol: string | null = 'graphql-ws'): Promise<Legacy> {
-  const socket = new WebSocket(wsUrl(url, '/api/graphql'), protocol === null ? [] : protocol);
+export async function legacyClient(
+  url: string,
+  protocol: string | null = 'graphql-ws',
+  headers: Record<string, string> = {},
+): Promise<Legacy> {
+  const socket = new WebSocket(wsUrl(url, '/api/graphql'), protocol === null ? [] : protocol, { headers });
   const messages: unknown[] = [];
   socket.on('message', (data) => messages.push(JSON.parse(String(data))));
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>
