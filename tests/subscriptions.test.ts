@@ -363,3 +363,29 @@ describe(`revocation ends subscriptions (${backendName})`, () => {
     }
   });
 });
+
+describe(`the instance's limit of subscriptions (${backendName})`, () => {
+  test('past WS_MAX_SUBSCRIPTIONS a subscription gets busy; once one ends, another may start', async () => {
+    const small = await startTestServer({
+      env: { WS_MAX_SUBSCRIPTIONS: '3', LIVE_QUERIES_REFETCH_INTERVAL_MS: '100' },
+    });
+    const a = transportClient(small.url, adminAs(acme.id));
+    const b = transportClient(small.url, adminAs(globex.id));
+    try {
+      const first = [follow(a, COUNT), follow(a, NAMES), follow(b, COUNT)];
+      await until(5000, () => first.every((s) => s.results.length > 0), 'three first results');
+      const fourth = follow(b, NAMES);
+      await until(3000, () => fourth.errors.length > 0, 'the refusal');
+      expect((fourth.errors[0] as { extensions: { code: string } }[])[0].extensions.code).toBe('busy');
+      first[0].stop();
+      await until(3000, () => small.started.live.counts().subscribers === 2, 'the place given back');
+      const fifth = follow(b, NAMES);
+      await until(3000, () => fifth.results.length > 0, 'a result');
+      for (const r of fifth.results) for (const row of r.data.cloud_accounts) expect(row.tenant).toBe(globex.id);
+    } finally {
+      await a.dispose();
+      await b.dispose();
+      await small.close();
+    }
+  });
+});
