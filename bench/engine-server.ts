@@ -40,6 +40,8 @@ export interface EngineStart {
   workloads: string[];
   /** Also serve `Engine.run` on a bare node:http server (no Hono), to split the engine's cost. */
   direct: boolean;
+  /** More engine environment (the subscriptions bench's settings). */
+  env?: Record<string, string>;
 }
 
 export interface EngineStarted {
@@ -245,7 +247,12 @@ serveCalls({
     const errorsOnly = (e: Record<string, unknown>) => {
       if (e.level === 'error') process.stderr.write(`engine: ${JSON.stringify(e)}\n`);
     };
-    const config = loadConfig({ DATABASE_URL: p.databaseUrl, ADMIN_SECRET: p.adminSecret, SEED_DEMO_DATA: 'true' });
+    const config = loadConfig({
+      DATABASE_URL: p.databaseUrl,
+      ADMIN_SECRET: p.adminSecret,
+      SEED_DEMO_DATA: 'true',
+      ...p.env,
+    });
     started = await startEngine(config, errorsOnly);
     if (p.extraSpendDays > 0) await started.db.exec(extraSpendsSql(p.extraSpendDays));
     let seeded: string | undefined;
@@ -276,6 +283,7 @@ serveCalls({
       else if (w.logs) explains.push(await explainLogs(s, w, explain));
     }
     server = serve({ fetch: started.app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+    started.attachWebSockets(server);
     await new Promise<void>((resolve) => (server!.listening ? resolve() : server!.once('listening', () => resolve())));
     if (p.direct) direct = directServer(started, p.adminSecret);
     return {
@@ -292,6 +300,8 @@ serveCalls({
     };
   },
   cpu: () => process.cpuUsage(),
+  /** Live queries: multiplexed statements run so far, and pollers, cohorts and subscribers now. */
+  live: () => ({ statements: started?.live.statements ?? 0, ...started?.live.counts() }),
   /** With `gc` (the process runs with --expose-gc), a full collection first. */
   stats: (p?: { gc?: boolean }) => {
     const gc = (globalThis as { gc?: () => void }).gc;
@@ -299,6 +309,7 @@ serveCalls({
     return { memory: process.memoryUsage(), compilations: started?.engine.compilations ?? 0 };
   },
   async stop() {
+    started?.drain();
     await Promise.all([shut(server), shut(direct)]);
     await started?.close();
     setImmediate(() => process.exit(0));

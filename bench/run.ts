@@ -43,6 +43,7 @@ import { summarize, type LoadResult, type LoadRun } from './load';
 import { runBomb } from './bomb';
 import { runSoak } from './soak';
 import { runStartup } from './startup';
+import { runSubscriptions } from './subscriptions';
 import { answerRows, requestBody, sessionHeaders, WORKLOADS, type Workload } from './workloads';
 
 const env = process.env;
@@ -555,6 +556,8 @@ async function main(): Promise<number> {
   if (process.argv[2] === 'bomb') return runBomb(settings.baseUrl);
   // `npm run bench -- soak`: 60 s of mixed load with a Bearer JWT, errors and memory (bench/soak.ts).
   if (process.argv[2] === 'soak') return runSoak(settings.baseUrl);
+  // `npm run bench -- subscriptions`: 5,000 live-query subscribers over WebSocket (bench/subscriptions.ts).
+  if (process.argv[2] === 'subscriptions') return runSubscriptions(settings.baseUrl);
   const selected = selectedWorkloads();
   return withScratch(async (scratch) => {
     const pgVersion = await scratch.create();

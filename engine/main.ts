@@ -23,6 +23,9 @@ import { createLogger, jsonLogger, type Logger } from './core/logger';
 import { startObservability, type Observability } from './serve/http/observability';
 import { DataDirLocked } from './core/db/data-lock';
 import { runAdminOn } from './cli/admin';
+import { LiveQueries } from './compile/execute/live-queries';
+import { SubscriptionHub } from './serve/ws/subscription-hub';
+import { attachWebSockets } from './serve/ws/attach';
 /**
  * The composition root: configuration -> database -> migrations -> demo data -> model -> engine ->
  * HTTP app. The only module that wires the floors together, and so the only one of the engine that
@@ -36,13 +39,17 @@ export interface Started {
   revocations: Revocations;
   /** The actions' settings (AI, Loki, Jira) this instance runs with. */
   actionsConfig: ActionsConfig;
+  /** The live queries of subscriptions (its `statements` count the multiplexed statements run). */
+  live: LiveQueries;
+  /** Serves subscriptions over WebSocket on the server's GraphQL endpoints (README "Subscriptions"). */
+  attachWebSockets(server: Server): void;
   /** Tells the embedded database's folder lock where this engine listens, so that `npm run admin` finds it. */
   listening(host: string, port: number): void;
   /** Reads the metadata folder again and serves it; a folder that does not make a model leaves the old one. */
   reloadMetadata(): Promise<ReloadResult>;
   /** Metrics, traces and the /metrics listener of METRICS_PORT (serve/http/observability.ts). */
   observability: Observability;
-  /** Shutdown has begun: readiness answers 503 from now on. */
+  /** Shutdown has begun: readiness answers 503 from now on, WebSocket connections are closed. */
   drain(): void;
   close(): Promise<void>;
 }
@@ -79,36 +86,27 @@ export async function startEngine(
     await revocations.start();
     const license = await samlLicense(config, log);
     let draining = false;
+    const options = appOptions(config, { engine: live.engine, db, revocations, license, observability }, log);
     const app = createApp({
-      ...appOptions(config, live.engine, db, revocations, license, log),
+      ...options,
       draining: () => draining,
       adminCommand: (args, stdin) => runAdminOn(db, args, stdin),
       reloadMetadata: live.reload,
-      observe: { log, metrics: observability.metrics, tracing: observability.tracing },
-      metrics: { metrics: observability.metrics, exposure: { token: config.observability.metricsToken } },
     });
+    const subscriptions = serveSubscriptions(live.engine, config, options.resolveSession, log);
     timer.lap('sign-in and HTTP');
     log({ level: 'info', msg: `engine started in ${timer.total()} ms`, ...timer.summary() });
     const close = async () => {
+      await subscriptions.close();
       await observability.close();
       await revocations.stop();
       if (!existingDb) await db.close();
     };
     const listening = (host: string, port: number) => db.setAddress?.(host, port);
-    const drain = () => void (draining = true);
-    const engine = live.engine;
-    return {
-      engine,
-      db,
-      app,
-      revocations,
-      actionsConfig: actions.config,
-      observability,
-      listening,
-      drain,
-      close,
-      reloadMetadata: live.reload,
-    };
+    const drain = () => void ((draining = true), subscriptions.closeSockets());
+    const ws = { live: subscriptions.live, attachWebSockets: subscriptions.attach };
+    const rest = { observability, listening, drain, close, reloadMetadata: live.reload, ...ws };
+    return { engine: live.engine, db, app, revocations, actionsConfig: actions.config, ...rest };
   } catch (err) {
     if (!existingDb) await db.close().catch(() => undefined);
     throw err;
@@ -146,12 +144,16 @@ async function openWithMetadata(
 /** The HTTP app's settings that come from the configuration and the pieces started before it. */
 function appOptions(
   config: EngineConfig,
-  engine: Engine,
-  db: Database,
-  revocations: Revocations,
-  license: License | undefined,
+  parts: {
+    engine: Engine;
+    db: Database;
+    revocations: Revocations;
+    license: License | undefined;
+    observability: Observability;
+  },
   log: Logger,
 ) {
+  const { engine, db, revocations, license, observability } = parts;
   return {
     engine,
     db,
@@ -162,6 +164,8 @@ function appOptions(
     saml: { config, license: () => license, log },
     pages: ACTION_PAGES,
     corsOrigins: config.corsOrigins,
+    observe: { log, metrics: observability.metrics, tracing: observability.tracing },
+    metrics: { metrics: observability.metrics, exposure: { token: config.observability.metricsToken } },
   };
 }
 
@@ -190,6 +194,45 @@ function startupTimer() {
         processMs: Math.round(performance.now()),
         cpuMs: Math.round((cpu.user + cpu.system) / 1000),
       };
+    },
+  };
+}
+
+/** Live queries, and the WebSocket endpoints that serve them once attached to an HTTP server. */
+function serveSubscriptions(
+  engine: Engine,
+  config: EngineConfig,
+  resolveSession: ReturnType<typeof createSessionResolver>,
+  log: Logger,
+) {
+  const live = new LiveQueries(
+    engine.db,
+    {
+      intervalMs: config.subscriptions.refetchIntervalMs,
+      batchSize: config.subscriptions.batchSize,
+      maxResponseBytes: config.limits.maxResponseBytes,
+    },
+    log,
+  );
+  const hub = new SubscriptionHub({
+    engine,
+    live,
+    resolveSession,
+    config: config.subscriptions,
+    corsOrigins: config.corsOrigins,
+    log,
+  });
+  const sockets: { close(): Promise<void> }[] = [];
+  // WebSocket connections would hold the HTTP server's close: they are told to go (1001) at once.
+  const closeSockets = () => Promise.all(sockets.splice(0).map((s) => s.close()));
+  return {
+    live,
+    attach: (server: Server) => void sockets.push(attachWebSockets(server, hub, config.subscriptions)),
+    closeSockets: () => void closeSockets(),
+    close: async () => {
+      await closeSockets();
+      hub.close();
+      live.close();
     },
   };
 }
@@ -238,6 +281,7 @@ async function main(): Promise<void> {
     });
     process.stdout.write(welcome(info.port, config.adminSecret !== undefined, started.db.kind === 'pglite'));
   });
+  started.attachWebSockets(server as Server);
   let draining = false;
   const tracker = trackRequests(server as Server, () => draining);
   const stop = (signal: string) => {

@@ -395,14 +395,20 @@ describe('introspection shows only what the role may see', () => {
         __schema: {
           queryType: { name: 'query_root' },
           mutationType: { name: 'mutation_root' },
-          subscriptionType: null,
+          subscriptionType: { name: 'subscription_root' },
         },
       },
     };
     expect((await server.gql(query)).body).toEqual(both);
     expect((await server.gql(query, {}, asUser(1))).body).toEqual(both);
     expect((await server.gql(query, {}, asReader)).body).toEqual({
-      data: { __schema: { queryType: { name: 'query_root' }, mutationType: null, subscriptionType: null } },
+      data: {
+        __schema: {
+          queryType: { name: 'query_root' },
+          mutationType: null,
+          subscriptionType: { name: 'subscription_root' },
+        },
+      },
     });
   });
 

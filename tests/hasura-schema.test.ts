@@ -172,6 +172,9 @@ describe(`enum tables are GraphQL enums on ${backendName}`, () => {
         'tickets_insert_input.priority: priority_enum',
         'tickets_set_input.status: ticket_status_enum',
         'tickets_set_input.priority: priority_enum',
+        // The cursor of a streaming subscription (tickets_stream).
+        'tickets_stream_cursor_value_input.status: ticket_status_enum',
+        'tickets_stream_cursor_value_input.priority: priority_enum',
         'ticket_status_enum_comparison_exp._eq: ticket_status_enum',
         'ticket_status_enum_comparison_exp._neq: ticket_status_enum',
         'ticket_status_enum_comparison_exp._in: [ticket_status_enum!]',

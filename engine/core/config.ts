@@ -52,6 +52,7 @@ export interface EngineConfig {
   };
   /** bigint, numeric, double precision and money values come out as JSON strings (Hasura's stringify-numeric-types). */
   stringifyNumericTypes: boolean;
+  subscriptions: SubscriptionConfig;
   /** CORS_ORIGINS: the exact origins (scheme://host[:port]) whose pages may call the API; none by default. */
   corsOrigins: string[];
   /** postgres.js pool size. */
@@ -104,6 +105,23 @@ function observabilityConfig(env: Env): ObservabilityConfig {
     spanDelayMs: positive(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000),
     devModeSet: (env.DEV_MODE ?? '') !== '',
   };
+}
+
+/** Subscriptions over WebSocket (README "Subscriptions"). */
+export interface SubscriptionConfig {
+  /** How often each live query is run again, in milliseconds. */
+  refetchIntervalMs: number;
+  /** Most cohorts (sets of variables and session values) one multiplexed statement serves. */
+  batchSize: number;
+  /** Most subscriptions running at once on one connection, and on the whole instance. */
+  maxPerConnection: number;
+  maxTotal: number;
+  /** Largest message a client may send, in bytes; larger: the connection is closed (1009). */
+  maxMessageBytes: number;
+  /** How long a connection may wait before its connection_init, in milliseconds. */
+  initTimeoutMs: number;
+  /** Bytes a connection may have queued unsent before it counts as a slow consumer. */
+  maxQueuedBytes: number;
 }
 
 /** How the engine meets a database that is slow, busy or gone (README "Faults"). */
@@ -397,6 +415,7 @@ export function loadConfig(env: Env = process.env): EngineConfig {
       requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 60000),
     },
     stringifyNumericTypes: bool(env, 'STRINGIFY_NUMERIC_TYPES', false),
+    subscriptions: subscriptionConfig(env),
     corsOrigins: corsOrigins(env),
     poolSize: int(env, 'DATABASE_POOL_SIZE', 10),
     database: {
@@ -420,6 +439,18 @@ export function loadConfig(env: Env = process.env): EngineConfig {
     saml: samlConfig(env, auth.baseUrl),
     tenancy: tenancyOf(env),
     env,
+  };
+}
+
+function subscriptionConfig(env: Env): SubscriptionConfig {
+  return {
+    refetchIntervalMs: positive(env, 'LIVE_QUERIES_REFETCH_INTERVAL_MS', 1000),
+    batchSize: positive(env, 'LIVE_QUERIES_BATCH_SIZE', 100),
+    maxPerConnection: positive(env, 'WS_MAX_SUBSCRIPTIONS_PER_CONNECTION', 100),
+    maxTotal: positive(env, 'WS_MAX_SUBSCRIPTIONS', 20000),
+    maxMessageBytes: positive(env, 'WS_MAX_MESSAGE_BYTES', 65536),
+    initTimeoutMs: positive(env, 'WS_CONNECTION_INIT_TIMEOUT_MS', 3000),
+    maxQueuedBytes: positive(env, 'WS_MAX_QUEUED_BYTES', 4 * 1024 * 1024),
   };
 }
 

@@ -13,6 +13,8 @@ export interface Tracing {
   readonly on: boolean;
   /** Runs `fn` in a span under the current request's span (core/request-context.ts). */
   span<T>(name: string, attributes: SpanAttributes, fn: () => Promise<T> | T): Promise<T>;
+  /** The same for work that does not wait (parsing, planning): the caller need not be async. */
+  spanSync<T>(name: string, attributes: SpanAttributes, fn: () => T): T;
   /** Opens a request's span, child of the caller's when it sent a W3C `traceparent`. */
   startRequest(name: string, attributes: SpanAttributes, traceparent?: string): Span | undefined;
   /** Sends what is buffered and stops (at shutdown). */
@@ -22,6 +24,7 @@ export interface Tracing {
 export const NO_TRACING: Tracing = {
   on: false,
   span: async (_name, _attributes, fn) => fn(),
+  spanSync: (_name, _attributes, fn) => fn(),
   startRequest: () => undefined,
   close: async () => undefined,
 };
@@ -61,6 +64,17 @@ export async function startTracing(opts: TracingOptions): Promise<Tracing> {
       const span = tracer.startSpan(name, { attributes: clean(attributes) }, parentOf());
       try {
         return await fn();
+      } catch (err) {
+        span.setStatus({ code: api.SpanStatusCode.ERROR, message: (err as Error)?.message });
+        throw err;
+      } finally {
+        span.end();
+      }
+    },
+    spanSync(name, attributes, fn) {
+      const span = tracer.startSpan(name, { attributes: clean(attributes) }, parentOf());
+      try {
+        return fn();
       } catch (err) {
         span.setStatus({ code: api.SpanStatusCode.ERROR, message: (err as Error)?.message });
         throw err;

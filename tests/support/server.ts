@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { loadConfig } from '../../engine/core/config';
@@ -68,12 +69,14 @@ export async function startTestServer(opts: ServerOptions = {}): Promise<TestSer
   });
   const started = await startEngine(config, opts.log ?? (() => undefined));
   const server = serve({ fetch: started.app.fetch, port: 0, hostname: '127.0.0.1' });
+  started.attachWebSockets(server as Server);
   await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
   const port = (server.address() as AddressInfo).port;
   started.listening('127.0.0.1', port);
   const url = `http://127.0.0.1:${port}`;
   const post = poster(url);
   const stop = async () => {
+    started.drain();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await started.close();
   };

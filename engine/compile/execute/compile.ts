@@ -1,6 +1,6 @@
 import type { DocumentNode, FragmentDefinitionNode, OperationDefinitionNode } from 'graphql';
 import type { RuntimeCheck } from '../plan/context';
-import type { AggregateField, Field, RootField, RowSource } from '../plan/ir';
+import type { AggregateField, Field, RootField, RowSource, ValueSource } from '../plan/ir';
 import { graphqlOnlyDocument, planOperation, type GraphqlRootField } from '../plan/plan-operation';
 import type { Variables } from '../plan/values';
 import type { RoleSchema } from '../schema/role-schema';
@@ -37,7 +37,8 @@ export type MutationStep =
   | { kind: 'graphql'; alias: string; document: DocumentNode };
 
 export interface ExecutablePlan {
-  operation: 'query' | 'mutation';
+  /** A subscription's plan is that of a query of its one root field. */
+  operation: 'query' | 'mutation' | 'subscription';
   fields: ResponseField[];
   /**
    * The table fields of a query: one statement for all, or one per field when together they may
@@ -46,6 +47,8 @@ export interface ExecutablePlan {
    * answer: a larger answer comes back as NULL fields and its size (`__bytes`).
    */
   queries: (Statement & { bytesParam: number })[];
+  /** A subscription of T_stream: where its cursor starts (plan-stream.ts). */
+  stream?: { initial: ValueSource };
   /** The query's action and introspection fields, for graphql-js. */
   graphql?: DocumentNode;
   steps: MutationStep[];
@@ -157,6 +160,7 @@ export function compile(
     return plan;
   }
   const reads = ir.fields.filter(isRead);
+  for (const f of reads) if (f.kind === 'select' && f.stream) plan.stream = f.stream;
   const bound = reads.reduce((n, f) => n + rowBound(f), 0);
   // An alias bomb (many capped lists) runs field by field and stops at the one past the limit.
   const split = reads.length > 1 && bound > (limits.maxTotalRows ?? Infinity);

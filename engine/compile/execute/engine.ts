@@ -41,7 +41,8 @@ import {
 } from './actions';
 import { compile, type ExecutablePlan, type OutputStatement, type Statement } from './compile';
 import { Lru } from '../../core/lru';
-import { bindOutputParams, bindParams } from './params';
+import { bindOutputParams, bindParams, resolveSource } from './params';
+import { STREAM_CURSOR } from '../plan/plan-stream';
 import { assertRuntimeChecks } from './runtime-checks';
 import { checkLiterals, checkSelections, checkVariables } from './input-limits';
 import { AnswerMemory, BUDGET_CODES, countRows, RequestBudget } from './request-budget';
@@ -71,6 +72,19 @@ export interface RunOptions {
    * anything runs, and the actions of a query see the database through read-only transactions.
    */
   safeMethod?: boolean;
+}
+
+/** One subscriber's live query: the statement (the same for all who share it) and its values. */
+export interface LiveQuery {
+  /** The response key of the subscription's one root field. */
+  alias: string;
+  text: string;
+  /** The last placeholder: the answer's byte limit. */
+  bytesParam: number;
+  /** The values of placeholders 1 .. bytesParam - 1. */
+  values: Param[];
+  /** A stream (T_stream): which of `values` is the cursor; rows carry it as STREAM_CURSOR. */
+  stream?: { cursorParam: number };
 }
 
 export interface EngineResponse {
@@ -404,6 +418,48 @@ export class Engine {
     budget: RequestBudget,
     safeMethod: boolean,
   ): Promise<EngineResponse> {
+    const { plan, vars } = this.prepare(request, session, safeMethod ? 'get' : 'http');
+    if (plan.operation === 'mutation') return this.runMutation(plan, vars, session, budget);
+    // Reading loses nothing when abandoned: the answer is the timeout as soon as the deadline passes.
+    return Promise.race([this.runQuery(plan, vars, session, budget, safeMethod), budget.expired]);
+  }
+
+  /**
+   * A subscription's live query for one subscriber: the statement of its one table field and this
+   * subscriber's values for it (live-queries.ts runs it for many subscribers at once). A query or a
+   * mutation: undefined (`run` answers it once). An invalid request throws, as `run` answers it.
+   */
+  liveQuery(request: GraphqlRequest, session: Session): LiveQuery | undefined {
+    const { plan, vars } = this.prepare(request, session, 'ws');
+    if (plan.operation !== 'subscription') return undefined;
+    const [query] = plan.queries;
+    const [field] = plan.fields;
+    if (plan.queries.length !== 1 || plan.graphql || !field || field.from !== 'query')
+      throw new RequestError('not-supported', 'a subscription must select one table field', '$');
+    if (!plan.stream)
+      return {
+        alias: field.alias,
+        text: query.text,
+        bytesParam: query.bytesParam,
+        values: bindParams(query.params, vars, session),
+      };
+    // A stream's cursor is a placeholder of its own, which the live query moves past each batch.
+    const at = { ...vars, [STREAM_CURSOR]: resolveSource(plan.stream.initial, vars, session) };
+    const cursorParam = query.params.findIndex((p) => p.source.from === 'variable' && p.source.name === STREAM_CURSOR);
+    return {
+      alias: field.alias,
+      text: query.text,
+      bytesParam: query.bytesParam,
+      values: bindParams(query.params, at, session),
+      stream: { cursorParam },
+    };
+  }
+
+  /**
+   * Parse, validate, coerce the variables, plan (cached) and check: what every operation runs on. A
+   * GET never runs a mutation (GraphQL over HTTP); a subscription needs the WebSocket.
+   */
+  private prepare(request: GraphqlRequest, session: Session, transport: 'get' | 'http' | 'ws') {
     if (typeof request.query !== 'string' || request.query.trim() === '')
       throw new RequestError('bad-request', 'the request body needs a "query" string', '$.query', 400);
     checkRequestShape(request);
@@ -412,11 +468,11 @@ export class Engine {
     const role = this.schemaFor(session.role);
     const query = request.query;
     const lookup = () => this.documentFor(role, query);
-    const entry = this.tracing.on ? await this.tracing.span('graphql.parse', {}, lookup) : lookup();
+    const entry = this.tracing.on ? this.tracing.spanSync('graphql.parse', {}, lookup) : lookup();
     const operation = this.operationOf(entry, request.operationName);
     noteOperation(operation.node.name?.value, operation.node.operation);
-    // Before the variables are even read: a GET never runs a mutation (GraphQL over HTTP).
-    if (safeMethod && operation.node.operation !== 'query')
+    // Before the variables are even read.
+    if (transport === 'get' && operation.node.operation !== 'query')
       throw new RequestError(
         'method-not-allowed',
         `a ${operation.node.operation} cannot be sent with GET: use POST`,
@@ -430,14 +486,18 @@ export class Engine {
     );
     if (coerced.errors) throw new RequestError('validation-failed', coerced.errors[0].message, '$.variableValues');
     const vars = coerced.coerced;
+    if (transport !== 'ws' && operation.node.operation === 'subscription')
+      throw new RequestError(
+        'not-supported',
+        'subscriptions are not supported over HTTP: open a WebSocket on this endpoint (README "Subscriptions")',
+        '$',
+      );
     const planning = () => this.planFor(role, operation, entry, vars);
     const plan = this.tracing.on
-      ? await this.tracing.span('graphql.plan', { 'graphql.operation.type': operation.node.operation }, planning)
+      ? this.tracing.spanSync('graphql.plan', { 'graphql.operation.type': operation.node.operation }, planning)
       : planning();
     assertRuntimeChecks(plan.checks, vars, session);
-    if (plan.operation === 'mutation') return this.runMutation(plan, vars, session, budget);
-    // Reading loses nothing when abandoned: the answer is the timeout as soon as the deadline passes.
-    return Promise.race([this.runQuery(plan, vars, session, budget, safeMethod), budget.expired]);
+    return { plan, vars };
   }
 
   /** The plan of an operation for these variables' shape; SQL is generated once per shape. */

@@ -1,4 +1,4 @@
-import type { BoolExp, Column, NativeQuery, Relationship, Table, ValueRef } from '../model/model-types';
+import type { BoolExp, Column, NativeQuery, Relationship, Table, ValueRef, ValueSource } from '../model/model-types';
 import type { JsonbOperator } from '../model/operators';
 
 /**
@@ -161,7 +161,8 @@ export type MutationOutputField =
   | Field;
 
 export type RootField =
-  | { kind: 'select'; alias: string; rows: RowSource; fields: Field[] }
+  /** `stream`: a T_stream field, whose cursor starts at `initial` (plan-stream.ts). */
+  | { kind: 'select'; alias: string; rows: RowSource; fields: Field[]; stream?: { initial: ValueSource } }
   | { kind: 'selectByPk'; alias: string; table: Table; where: BoolExp; fields: Field[] }
   | { kind: 'aggregate'; alias: string; rows: RowSource; fields: AggregateField[] }
   | MutationField;

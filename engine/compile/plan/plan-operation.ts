@@ -22,6 +22,7 @@ import { RequestError } from '../../core/errors';
 import type { RootField } from './ir';
 import { planMutation } from './plan-mutation';
 import { planNativeQuery } from './plan-native-query';
+import { planStream } from './plan-stream';
 import { objectTypeOf, planAggregate, planFields, planRows } from './plan-select';
 import { planBoolExp } from './plan-bool-exp';
 import { and } from './ir';
@@ -35,7 +36,8 @@ export interface GraphqlRootField {
 }
 
 export interface OperationIR {
-  operation: 'query' | 'mutation';
+  /** A subscription is planned as a query of its one root field (a live query). */
+  operation: 'query' | 'mutation' | 'subscription';
   /** Root fields in response order. */
   fields: (RootField | GraphqlRootField)[];
   checks: RuntimeCheck[];
@@ -53,12 +55,15 @@ export interface PlanInput {
 /** A validated operation to IR: each root field either a table operation or one for graphql-js. */
 export function planOperation(input: PlanInput): OperationIR {
   const { role, operation } = input;
-  if (operation.operation === 'subscription')
-    throw new RequestError('not-supported', 'subscriptions are not supported', '$');
   const rootType = (
-    operation.operation === 'mutation' ? role.schema.getMutationType() : role.schema.getQueryType()
+    operation.operation === 'mutation'
+      ? role.schema.getMutationType()
+      : operation.operation === 'subscription'
+        ? role.schema.getSubscriptionType()
+        : role.schema.getQueryType()
   ) as GraphQLObjectType;
-  if (!rootType) throw new RequestError('validation-failed', `no mutations exist for role "${role.role}"`, '$');
+  if (!rootType)
+    throw new RequestError('validation-failed', `no ${operation.operation}s exist for role "${role.role}"`, '$');
   const ctx: PlanContext = {
     fragments: input.fragments,
     variables: input.variables,
@@ -109,6 +114,8 @@ function planRootField(
         fields: planFields(m.table, target, subSelections(nodes), ctx, path, 1),
       };
     }
+    case 'stream':
+      return planStream(m.table, alias, nodes, def, target, ctx, path);
     case 'nativeQuery':
       return planNativeQuery(m.query, alias, nodes, def, ctx, path);
     case 'insert':

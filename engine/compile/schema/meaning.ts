@@ -11,6 +11,8 @@ export type Meaning =
   | { kind: 'select'; table: Table }
   | { kind: 'selectByPk'; table: Table }
   | { kind: 'aggregate'; table: Table }
+  /** `T_stream`, a subscription's rows after a cursor, in batches. */
+  | { kind: 'stream'; table: Table }
   | { kind: 'insert'; table: Table; one: boolean }
   | { kind: 'update'; table: Table; one: boolean }
   /** `update_T_many`: a list of updates, each with its own operators and where. */

@@ -23,6 +23,7 @@ import { SharedInputs } from './input-types';
 import { ext } from './meaning';
 import { MutationTypes } from './mutation-types';
 import { nativeQueryFields } from './native-query-fields';
+import { streamFields } from './stream-fields';
 import { TableTypes } from './table-types';
 
 type Fields = GraphQLFieldConfigMap<unknown, unknown>;
@@ -214,7 +215,8 @@ function actionFields(
 
 /**
  * The schema of one role: only what its permissions allow exists in it, introspection included.
- * A role that may write nothing has no mutation type at all.
+ * A role that may write nothing has no mutation type at all, one that may read no table no
+ * subscription type.
  */
 export function buildRoleSchema(
   model: Model,
@@ -231,11 +233,16 @@ export function buildRoleSchema(
     ...actionFields(actions, perms, 'query', resolveAction),
   };
   const mutation = { ...mutationFields(model, types, mt), ...actionFields(actions, perms, 'mutation', resolveAction) };
+  // Subscriptions: the role's table reads (live queries) and streams, never actions or native queries.
+  const subscription = { ...queryFields(model, types), ...streamFields(types) };
   if (Object.keys(query).length === 0) query.no_queries_available = NO_QUERIES;
   const schema = new GraphQLSchema({
     query: new GraphQLObjectType({ name: 'query_root', fields: query }),
     mutation: Object.keys(mutation).length
       ? new GraphQLObjectType({ name: 'mutation_root', fields: mutation })
+      : undefined,
+    subscription: Object.keys(subscription).length
+      ? new GraphQLObjectType({ name: 'subscription_root', fields: subscription })
       : undefined,
   });
   return { role, schema: inHasuraOrder(schema), perms };
