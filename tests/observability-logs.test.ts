@@ -92,6 +92,20 @@ describe(`access lines on ${backendName}`, () => {
     expect(JSON.stringify(lines)).not.toContain(SECRET_VALUE);
   });
 
+  test('a GET query: its variables are in the URL, never in the line (the route is the pattern)', async () => {
+    const params = new URLSearchParams({
+      query: 'query ByName($name: String) { cloud_accounts(where: {account_name: {_eq: $name}}) { id } }',
+      variables: JSON.stringify({ name: SECRET_VALUE }),
+    });
+    const res = await fetch(`${server.url}/api/graphql?${params}`, { headers: { ...AUTH, 'x-request-id': 'get-1' } });
+    expect(res.status).toBe(200);
+    await res.text();
+    expect(access('get-1')).toMatchObject([
+      { method: 'GET', route: '/api/graphql', operation_name: 'ByName', operation_type: 'query', rows: 0 },
+    ]);
+    expect(JSON.stringify(lines)).not.toContain(SECRET_VALUE);
+  });
+
   test('a batch: one line, its operations types and rows together', async () => {
     const res = await server.post(
       '/api/graphql',
