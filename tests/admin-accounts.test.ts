@@ -83,6 +83,11 @@ describe(`admin commands on accounts, on ${backendName}`, () => {
     const deleted = await viaEngine(['delete-token', '--id', t.id]);
     expect(deleted).toMatchObject({ code: 0 });
     expect(deleted.out).toContain(`of ${alice.username}`);
+    const audited = await server.started.db.query(
+      `SELECT method FROM audit_events WHERE type = 'api_token_deleted' AND token_id = $1::uuid`,
+      [t.id],
+    );
+    expect(audited).toEqual([{ method: 'cli' }]);
     const refused = await gqlWith(server, bearer(jwt), '{ tenant { id } }');
     expect(refused.status).toBe(401);
     expect((await exchange(server, alice.username, t.secret)).status).toBe(401);

@@ -7,6 +7,7 @@ import { hintTokenDeleted } from '../serve/auth/revocation';
 import { clearLockout } from '../serve/auth/throttle';
 import { normaliseEmail } from '../serve/auth/users';
 import { isUuid } from '../core/uuid';
+import { recordAudit } from '../core/audit';
 
 export class AccountsError extends Error {}
 
@@ -108,10 +109,20 @@ export async function deleteToken(db: Queryable, id: string | undefined): Promis
   const rows = await db.query(
     `UPDATE api_tokens k SET deleted_at = now() FROM users u
      WHERE k.id = $1::uuid AND k.deleted_at IS NULL AND u.id = k.user_id
-     RETURNING k.name, u.username AS email`,
+     RETURNING k.name, u.username AS email, k.user_id::text AS user_id, k.tenant_id::text AS tenant_id`,
     [id],
   );
   if (rows.length === 0) throw new AccountsError(`no live API token with the id ${id}`);
+  const [row] = rows;
+  await recordAudit(db, {
+    type: 'api_token_deleted',
+    outcome: 'success',
+    method: 'cli',
+    userId: row.user_id as string,
+    tenantId: row.tenant_id as string,
+    tokenId: id.toLowerCase(),
+    detail: { name: row.name as string },
+  });
   hintTokenDeleted(id.toLowerCase());
   return { name: rows[0].name as string, email: rows[0].email as string };
 }
