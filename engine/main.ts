@@ -94,6 +94,8 @@ export async function startEngine(
       reloadMetadata: live.reload,
     });
     const subscriptions = serveSubscriptions(live.engine, config, options.resolveSession, log);
+    const liveQueries = subscriptions.live;
+    observability.metrics.watchSubscriptions(() => ({ ...liveQueries.counts(), statements: liveQueries.statements }));
     timer.lap('sign-in and HTTP');
     log({ level: 'info', msg: `engine started in ${timer.total()} ms`, ...timer.summary() });
     const close = async () => {

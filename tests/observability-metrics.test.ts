@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { DEMO } from '../demo/demo-data';
 import { backendName } from './support/database';
 import { ADMIN_SECRET, as, startTestServer, type TestServer } from './support/server';
+import { follow, transportClient, until } from './support/ws';
 
 /** Issue 17: /metrics (prom-client) behind a token or on a port of its own; OTLP/HTTP traces. */
 const acme = DEMO.tenants.acme;
@@ -44,6 +45,29 @@ describe(`/metrics with METRICS_TOKEN on ${backendName}`, () => {
       const res = await fetch(`${server.url}/metrics`, { headers });
       expect(res.status).toBe(401);
       expect(await res.text()).not.toContain('graphql_requests_total');
+    }
+  });
+
+  test('subscriptions running, their cohorts and the multiplexed statements', async () => {
+    const client = transportClient(server.url, { headers: AUTH });
+    try {
+      const subs = [0, 1].map(() => follow(client, 'subscription { cloud_accounts(order_by: {id: asc}) { id } }'));
+      await until(5000, () => subs.every((s) => s.results.length > 0), 'first results');
+      const during = await scrape();
+      expect(sample(during, 'subscriptions_active', {})).toBe(2);
+      // The same document and values: one cohort, one poller.
+      expect(sample(during, 'live_query_cohorts', {})).toBe(1);
+      expect(sample(during, 'live_query_pollers', {})).toBe(1);
+      expect(sample(during, 'live_query_statements_total', {})).toBeGreaterThan(0);
+      subs.forEach((s) => s.stop());
+      let active = -1;
+      for (let i = 0; i < 50 && active !== 0; i++) {
+        active = sample(await scrape(), 'subscriptions_active', {});
+        if (active !== 0) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(active).toBe(0);
+    } finally {
+      await client.dispose();
     }
   });
 

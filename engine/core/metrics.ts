@@ -84,6 +84,42 @@ export class Metrics {
   authFailure(reason: string): void {
     this.authFailures.inc({ reason });
   }
+
+  /** Subscriptions' gauges and statements, read from the live queries at each scrape. */
+  watchSubscriptions(read: () => LiveQueryStats): void {
+    const registers = [this.registry];
+    const gauge = (name: string, help: string, pick: (s: LiveQueryStats) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(pick(read()));
+        },
+      });
+    gauge('subscriptions_active', 'Subscriptions running (live queries and streams)', (s) => s.subscribers);
+    gauge('live_query_cohorts', 'Sets of variables and session values that subscribers share', (s) => s.cohorts);
+    gauge('live_query_pollers', 'Subscriptions compiled to one statement, each refetched on its own', (s) => s.pollers);
+    let counted = 0;
+    new Counter({
+      name: 'live_query_statements_total',
+      help: 'Multiplexed statements run for live queries and streams (one per batch of cohorts per refetch)',
+      registers,
+      collect() {
+        const now = read().statements;
+        this.inc(now - counted);
+        counted = now;
+      },
+    });
+  }
+}
+
+/** What the live queries report (compile/execute/live-queries.ts). */
+export interface LiveQueryStats {
+  pollers: number;
+  cohorts: number;
+  subscribers: number;
+  statements: number;
 }
 
 /** Pool gauges, read at each scrape: nothing is counted per statement. */
