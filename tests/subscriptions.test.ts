@@ -1,7 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { DEMO } from '../demo/demo-data';
 import { activateUser, suspendUser } from '../engine/cli/admin';
-import { authEnv, bearer, gqlWith, jwtFor, newSecret, signInForm, withPassword } from './support/auth';
+import {
+  authEnv,
+  bearer,
+  exchange,
+  gqlWith,
+  jwtFor,
+  newSecret,
+  signInForm,
+  startSibling,
+  tokenFor,
+  withPassword,
+} from './support/auth';
 import { backendName } from './support/database';
 import { ADMIN_SECRET, as, startTestServer, type TestServer } from './support/server';
 import { follow, legacyClient, transportClient, until, type Legacy } from './support/ws';
@@ -15,11 +26,13 @@ const globex = DEMO.tenants.globex;
 const INTERVAL = 200;
 
 let server: TestServer;
+/** The server's secrets: a second engine that shares them mints JWTs the server accepts. */
+const AUTH_ENV = authEnv();
 
 beforeAll(async () => {
   server = await startTestServer({
     env: {
-      ...authEnv(),
+      ...AUTH_ENV,
       LIVE_QUERIES_REFETCH_INTERVAL_MS: String(INTERVAL),
       // Long enough for a loaded machine to read connection_init, short for the tests that wait it out.
       WS_CONNECTION_INIT_TIMEOUT_MS: '2000',
@@ -330,6 +343,32 @@ describe(`revocation ends subscriptions (${backendName})`, () => {
       expect(e.extensions.code).toBe('invalid-jwt');
     } finally {
       await c.dispose();
+    }
+  });
+
+  test('an expired JWT ends its subscriptions within about a second of its expiry', async () => {
+    // A second engine with the same secret and a 2-second JWT lifetime mints the JWT.
+    const sibling = await startSibling(server, { ...AUTH_ENV, JWT_EXPIRY_SECONDS: '2' });
+    try {
+      const email = acme.users.admin.username;
+      const t = await tokenFor(server.started.db, email, `expiring ${newSecret().slice(0, 6)}`);
+      const res = await exchange(sibling, email, t.secret);
+      expect(res.body.expiry).toBe(2);
+      const expiresAt = Date.now() + 2000;
+      const c = transportClient(server.url, { headers: { Authorization: `Bearer ${res.body.token}` } });
+      try {
+        const live = follow(c, COUNT);
+        await until(1500, () => live.results.length > 0, 'first result');
+        expect(live.errors).toHaveLength(0);
+        await until(5000, () => live.errors.length > 0, 'the error');
+        expect(Date.now() - expiresAt).toBeLessThan(2000);
+        const [e] = live.errors[0] as { extensions: { code: string } }[];
+        expect(e.extensions.code).toBe('invalid-jwt');
+      } finally {
+        await c.dispose();
+      }
+    } finally {
+      await sibling.stop();
     }
   });
 
