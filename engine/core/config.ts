@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { bool, int, oneOf, positive, secret, type Env } from './env';
+import { providersConfig, type ProvidersConfig } from './sign-in-providers';
 
 /**
  * Everything the engine reads from its environment, with the defaults the README documents.
@@ -66,6 +67,8 @@ export interface EngineConfig {
   /** onprem: one licensed tenant; saas: tenants found by e-mail domain. */
   deploymentMode: DeploymentMode;
   saml: SamlConfig;
+  /** Sign-in with OpenID Connect / OAuth providers (core/sign-in-providers.ts). */
+  providers: ProvidersConfig;
   /** The tenant table and session variable: tenant roles may reference only their own tenant's rows. */
   tenancy?: { table: { schema: string; name: string }; variable: string };
   /** The environment it was read from: the actions read their own settings (AI, Loki, Jira) from it. */
@@ -384,6 +387,7 @@ export function loadConfig(env: Env = process.env): EngineConfig {
       edition === 'cloud' ? 'saas' : 'onprem',
     ),
     saml: samlConfig(env, auth.baseUrl),
+    providers: providersConfig(env, auth.baseUrl),
     tenancy: tenancyOf(env),
     env,
   };

@@ -1,5 +1,7 @@
 import { html } from 'hono/html';
 import { ICONS, page } from './layout';
+import { linkedMethodsTable, providerButtons, type SignInMethods } from './provider-buttons';
+import type { LinkedMethod } from '../auth/provider-links';
 
 export interface TokenRow {
   id: string;
@@ -14,7 +16,13 @@ export const when = (d: string | Date | null) =>
   d ? new Date(d).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : 'Never';
 
 /** The sign-in page: built-in credentials, and the SAML button where SAML is enabled. */
-export function signInPage(o: { csrf: string; error?: string; email?: string; samlEnabled: boolean }) {
+export function signInPage(o: {
+  csrf: string;
+  error?: string;
+  email?: string;
+  samlEnabled: boolean;
+  methods?: SignInMethods;
+}) {
   return page(
     'Sign in',
     html`<div class="center"><div class="card">
@@ -28,6 +36,7 @@ export function signInPage(o: { csrf: string; error?: string; email?: string; sa
     ${o.error ? html`<div class="error" role="alert">${o.error}</div>` : ''}
     <button class="full" type="submit">Sign in</button>
   </form>
+  ${providerButtons(o.methods)}
   ${o.samlEnabled ? html`<div class="divider">or</div><a class="button secondary full" style="text-align:center" href="/api/auth/saml/login">Sign in with SSO (SAML)</a>` : ''}
 </div></div>`,
   );
@@ -58,6 +67,8 @@ export interface SettingsView {
   /** The token whose deletion awaits confirmation. */
   confirmDelete?: TokenRow;
   error?: string;
+  /** The sign-in methods linked to the user (Profile tab). */
+  linked?: LinkedMethod[];
 }
 
 function tokensTab(v: SettingsView) {
@@ -115,6 +126,7 @@ function profileTab(v: SettingsView) {
     <tr><th>E-mail</th><td>${v.user.email}</td></tr>
     <tr><th>Role</th><td>${v.user.role}</td></tr>
   </tbody></table>
+  ${linkedMethodsTable(v.linked)}
   <form method="post" action="/signout/everywhere"><input type="hidden" name="csrf" value="${v.csrf}">
     <p>Signs out this browser and every other one where you are signed in.</p>
     <button>Sign out everywhere</button></form>`;

@@ -1,5 +1,6 @@
 import type { Context, Hono } from 'hono';
 import { createApiToken, deleteApiToken, listApiTokens } from '../auth/api-tokens';
+import { linkedMethods } from '../auth/provider-links';
 import type { UserSession } from '../auth/users';
 import { NO_STORE, refuseForm, type PageSession, type WebDeps } from './page-session';
 import { settingsPage, type SettingsView } from './pages';
@@ -9,12 +10,14 @@ export function mountSettingsRoutes(app: Hono, deps: WebDeps, page: PageSession)
   const { withUser } = page;
   const settings = async (c: Context, user: UserSession, view: Partial<SettingsView>) => {
     const tokens = await listApiTokens(deps.db, user.userId);
+    const linked = await linkedMethods(deps.db, user.userId);
     return c.html(
       settingsPage({
         csrf: page.csrf(c),
         user: { email: user.email, displayName: user.displayName, role: user.role },
         tab: 'tokens',
         tokens,
+        linked,
         ...view,
       }),
       200,
