@@ -112,10 +112,10 @@ async function seedWhenAsked(db: Database, config: EngineConfig, log: Logger): P
 /** SAML and provider sign-in: the license (on-premise) and configuration problems, told once at start-up. */
 async function samlLicense(config: EngineConfig, log: Logger): Promise<License | undefined> {
   let license: License | undefined;
-  // Provider sign-in places new users in the license's tenant too (on-premise, every edition).
+  // Provider and e-mail link sign-in place new users in the license's tenant too (on-premise, every edition).
   const samlOn = config.edition !== 'community' && config.saml.enabled;
-  if (config.deploymentMode === 'onprem' && (samlOn || config.providers.oauth.length > 0))
-    license = await readLicense(config.saml);
+  const providersOn = config.providers.oauth.length > 0 || config.providers.email !== undefined;
+  if (config.deploymentMode === 'onprem' && (samlOn || providersOn)) license = await readLicense(config.saml);
   for (const p of config.providers.problems) log({ level: 'error', msg: p.message });
   if (samlAvailable(config)) {
     if (config.saml.missing.length > 0)

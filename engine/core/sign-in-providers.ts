@@ -34,6 +34,23 @@ export interface ProvidersConfig {
   problems: Array<{ provider: string; message: string }>;
   /** Longest a request to a provider (discovery, token, keys, userinfo) may take, in seconds. */
   timeoutSeconds: number;
+  /** The e-mail link (EMAIL_SERVER, an SMTP URL, and EMAIL_FROM): on when both are set. */
+  email?: { server: string; from: string };
+}
+
+/** EMAIL_SERVER and EMAIL_FROM: both, or neither (then a problem says which is missing). */
+function emailConfig(env: Env, problems: ProvidersConfig['problems']): ProvidersConfig['email'] {
+  const server = (env.EMAIL_SERVER ?? '').trim();
+  const from = (env.EMAIL_FROM ?? '').trim();
+  if (!server && !from) return undefined;
+  const missing = [!server && 'EMAIL_SERVER', !from && 'EMAIL_FROM'].filter(Boolean);
+  let why = missing.length > 0 ? `${missing.join(', ')} missing` : '';
+  if (!why && !/^smtps?:\/\//i.test(server)) why = 'EMAIL_SERVER must be an smtp:// or smtps:// URL';
+  if (why) {
+    problems.push({ provider: 'email', message: `E-mail sign-in not configured: ${why}` });
+    return undefined;
+  }
+  return { server, from };
 }
 
 interface Spec {
@@ -150,7 +167,8 @@ function providerOf(
 export function providersConfig(env: Env, baseUrl: string): ProvidersConfig {
   const problems: ProvidersConfig['problems'] = [];
   const oauth = SPECS.map((s) => providerOf(s, env, baseUrl, problems)).filter((p): p is OAuthProvider => !!p);
-  return { oauth, problems, timeoutSeconds: positive(env, 'AUTH_PROVIDER_TIMEOUT_SECONDS', 10) };
+  const email = emailConfig(env, problems);
+  return { oauth, problems, timeoutSeconds: positive(env, 'AUTH_PROVIDER_TIMEOUT_SECONDS', 10), email };
 }
 
 /** The provider of a route's name, or why there is none. */

@@ -5,35 +5,16 @@
  * serve/auth (users, session cookie), the web room's sign-in page and CSRF cookie, and engine/core.
  */
 import type { Context, Hono } from 'hono';
-import type { EngineConfig } from '../../core/config';
-import type { Database } from '../../core/db/database';
-import type { Logger } from '../../core/logger';
 import { providerNamed } from '../../core/sign-in-providers';
 import { providerAccount } from '../auth/provider-links';
-import { resolveOutsideUser, SignInRefused, type TenantLicense } from '../auth/provision-user';
+import { resolveOutsideUser, SignInRefused } from '../auth/provision-user';
 import { sessionCookie } from '../auth/session-cookie';
-import { issueCsrfToken } from '../web/csrf';
-import { signInPage } from '../web/pages';
-import type { SignInMethods } from '../web/provider-buttons';
 import { authorizationUrl, finishAuthorization, newChecks, type ProviderSettings } from './client';
 import { clearFlowCookie, readFlow, setFlowCookie } from './flow-state';
+import { mountEmailLinkRoutes } from './email-routes';
+import { signInAgain, type OAuthDeps } from './sign-in-page';
 
-export interface OAuthDeps {
-  db: Database;
-  config: Pick<EngineConfig, 'auth' | 'providers' | 'saml' | 'deploymentMode'>;
-  /** The on-premise license as read at start-up: the tenant of new users. */
-  license: () => TenantLicense | undefined;
-  log: Logger;
-  /** Whether the sign-in page shows the SAML button too. */
-  samlEnabled: () => boolean;
-  /** Clock of the flow state (tests move it). */
-  now?: () => number;
-}
-
-/** The buttons of the sign-in page: every enabled provider. */
-export const oauthSignInMethods = (config: Pick<EngineConfig, 'providers'>): SignInMethods => ({
-  providers: config.providers.oauth.map((p) => ({ id: p.id, name: p.name })),
-});
+export { oauthSignInMethods, type OAuthDeps } from './sign-in-page';
 
 /** A path after sign-in that can only lead back into this application. */
 const localPath = (p: string | undefined) =>
@@ -41,19 +22,8 @@ const localPath = (p: string | undefined) =>
 
 /** The sign-in page again, saying why the provider sign-in failed; the flow's state is dropped. */
 function refuse(c: Context, deps: OAuthDeps, err: SignInRefused) {
-  const { auth } = deps.config;
-  const token = issueCsrfToken(c, auth.baseUrl.startsWith('https://'));
-  clearFlowCookie(c, auth);
-  c.header('cache-control', 'no-store');
-  return c.html(
-    signInPage({
-      csrf: token,
-      samlEnabled: deps.samlEnabled(),
-      methods: oauthSignInMethods(deps.config),
-      error: err.message,
-    }),
-    err.status as 401,
-  );
+  clearFlowCookie(c, deps.config.auth);
+  return signInAgain(c, deps, err.status, { error: err.message });
 }
 
 /** The provider of the route, or a refusal: unknown, not enabled, or its variables half set. */
@@ -126,6 +96,7 @@ export function mountOAuthRoutes(app: Hono, deps: OAuthDeps): void {
         return refuse(c, deps, err);
       }
     };
+  mountEmailLinkRoutes(app, deps, guarded);
   app.get('/api/auth/signin/:provider', guarded(startSignIn));
   app.get('/api/auth/callback/:provider', guarded(finishSignIn));
 }

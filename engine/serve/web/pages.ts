@@ -36,7 +36,7 @@ export function signInPage(o: {
     ${o.error ? html`<div class="error" role="alert">${o.error}</div>` : ''}
     <button class="full" type="submit">Sign in</button>
   </form>
-  ${providerButtons(o.methods)}
+  ${providerButtons(o.methods, o.csrf)}
   ${o.samlEnabled ? html`<div class="divider">or</div><a class="button secondary full" style="text-align:center" href="/api/auth/saml/login">Sign in with SSO (SAML)</a>` : ''}
 </div></div>`,
   );

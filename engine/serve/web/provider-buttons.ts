@@ -8,12 +8,32 @@ import type { LinkedMethod } from '../auth/provider-links';
 export interface SignInMethods {
   /** Enabled OpenID Connect / OAuth providers: a button each. */
   providers: Array<{ id: string; name: string }>;
+  /** The e-mail link form (EMAIL_SERVER and EMAIL_FROM set). */
+  email?: boolean;
+  /** What the e-mail link form says after a request ("a link is on its way"). */
+  emailNotice?: string;
 }
 
-/** A button per enabled provider, each starting its sign-in (GET /api/auth/signin/<id>). */
-export function providerButtons(m: SignInMethods | undefined) {
-  if (!m || m.providers.length === 0) return '';
+/** The e-mail link form: POST /api/auth/signin/email sends a one-time sign-in link. */
+function emailForm(m: SignInMethods, csrf: string) {
+  if (!m.email) return '';
   return html`<div class="divider">or</div>
+  <form method="post" action="/api/auth/signin/email" class="email-link">
+    <input type="hidden" name="csrf" value="${csrf}">
+    <label for="link-email">E-mail me a sign-in link</label>
+    <input id="link-email" name="email" type="email" autocomplete="email" required>
+    ${m.emailNotice ? html`<div class="notice" role="status">${m.emailNotice}</div>` : ''}
+    <button class="secondary full" type="submit">Send sign-in link</button>
+  </form>`;
+}
+
+/**
+ * A button per enabled provider, each starting its sign-in (GET /api/auth/signin/<id>), and the
+ * e-mail link form.
+ */
+export function providerButtons(m: SignInMethods | undefined, csrf: string) {
+  if (!m) return '';
+  return html`${emailForm(m, csrf)}${m.providers.length === 0 ? '' : html`<div class="divider">or</div>`}
   ${m.providers.map(
     (p) =>
       html`<a class="button secondary full provider" style="text-align:center;margin-bottom:8px" data-provider="${p.id}" href="/api/auth/signin/${p.id}">Sign in with ${p.name}</a>`,
