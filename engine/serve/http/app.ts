@@ -54,15 +54,16 @@ export function createApp(opts: AppOptions): Hono {
   if (opts.auth) {
     mountAuthRoutes(app, { db, auth: opts.auth });
     const saml = opts.saml;
-    if (saml) mountSamlRoutes(app, { ...saml, db });
-    const samlEnabled = () => (saml ? samlAvailable(saml.config) : false);
     const oauth = opts.oauth;
+    const signInMethods = oauth ? () => oauthSignInMethods(oauth.config) : undefined;
+    if (saml) mountSamlRoutes(app, { ...saml, db, signInMethods });
+    const samlEnabled = () => (saml ? samlAvailable(saml.config) : false);
     if (oauth) mountOAuthRoutes(app, { ...oauth, db, samlEnabled });
     mountWebRoutes(app, {
       db: opts.db,
       config: { auth: opts.auth },
       samlEnabled,
-      signInMethods: oauth ? () => oauthSignInMethods(oauth.config) : undefined,
+      signInMethods,
       pages: opts.pages,
     });
   }
