@@ -5,8 +5,8 @@ import * as path from 'node:path';
 import { serve } from '@hono/node-server';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { SESSION_COOKIE } from '../engine/serve/auth/session-cookie';
-import { FLOW_COOKIE } from '../engine/serve/oauth/flow-state';
-import { loadConfig } from '../engine/core/config';
+import { FLOW_COOKIE, flowCookieValue, readFlowValue } from '../engine/serve/oauth/flow-state';
+import { loadConfig, type EngineConfig } from '../engine/core/config';
 import { startEngine, type Started } from '../engine/main';
 import { DEMO } from '../demo/demo-data';
 import { authEnv, spawnTs } from './support/auth';
@@ -41,6 +41,7 @@ interface Engine {
   /** The same engine for this process's fetch (which cannot resolve platform.test). */
   direct: string;
   started: Started;
+  config: EngineConfig;
   logs: Array<Record<string, unknown>>;
   close(): Promise<void>;
 }
@@ -61,6 +62,7 @@ async function startEngineAt(port: number, env: Record<string, string>): Promise
     url: env.NEXTAUTH_URL,
     direct: `http://127.0.0.1:${port}`,
     started,
+    config,
     logs,
     close: async () => {
       await new Promise<void>((resolve) => http.close(() => resolve()));
@@ -374,6 +376,12 @@ describe(`OpenID Connect sign-in in Chromium with a provider process, on ${backe
     const missing = new URL(held.url);
     missing.searchParams.delete('state');
     expect((await callback(missing.toString(), held.cookie)).status).toBe(401);
+    // The same state, signed right, but started 11 minutes ago: too old.
+    const flow = readFlowValue(engine!.config.auth, held.cookie.slice(FLOW_COOKIE.length + 1))!;
+    const stale = flowCookieValue(engine!.config.auth, { ...flow, startedAt: Date.now() - 11 * 60_000 });
+    const old = await callback(held.url, `${FLOW_COOKIE}=${stale}`);
+    expect(old.status).toBe(401);
+    expect(alertOf(old.text)).toMatch(/^Invalid sign-in state: the sign-in took longer than 10 minutes/);
     expect(await counts()).toEqual(before);
   });
 
@@ -411,6 +419,19 @@ describe(`OpenID Connect sign-in in Chromium with a provider process, on ${backe
     expect(answer.status).toBe(401);
     expect(answer.session).toBe(false);
     expect(alertOf(answer.text)).toBe(`Test IdP sign-in refused: ${message}`);
+    expect(await counts()).toEqual(before);
+  });
+
+  // Last: the provider goes away.
+  test('the provider is gone when its answer comes back: a clear page, nothing written', async () => {
+    await op!.setUser({ ...newcomer, sub: 'gone-person', email: 'gone.person@newco.test' });
+    const held = await heldCallback();
+    await op!.stop();
+    const before = await counts();
+    const answer = await callback(held.url, held.cookie);
+    expect(answer.status).toBe(502);
+    expect(answer.session).toBe(false);
+    expect(alertOf(answer.text)).toMatch(/^Test IdP cannot be reached right now \(.*\); try again later$/);
     expect(await counts()).toEqual(before);
   });
 });
@@ -489,7 +510,20 @@ describe('providers that cannot be used', () => {
   });
 
   test('a flow cookie of another provider does not finish this one', async () => {
-    const res = await fetch(`${engine!.direct}/api/auth/callback/oidc?code=x&state=y`, { redirect: 'manual' });
+    const flow = {
+      provider: 'auth0',
+      state: 'st',
+      nonce: 'n',
+      codeVerifier: 'v'.repeat(43),
+      next: '/',
+      startedAt: Date.now(),
+    };
+    const cookie = `${FLOW_COOKIE}=${flowCookieValue(engine!.config.auth, flow)}`;
+    const res = await fetch(`${engine!.direct}/api/auth/callback/oidc?code=x&state=st`, {
+      redirect: 'manual',
+      headers: { cookie },
+    });
     expect(res.status).toBe(401);
+    expect(await res.text()).toContain('Invalid sign-in state');
   });
 });

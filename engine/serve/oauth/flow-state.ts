@@ -62,7 +62,11 @@ export const clearFlowCookie = (c: Context, auth: AuthConfig) => {
 /** The state of the request's cookie when its signature is right and the sign-in began at most 10 minutes ago. */
 export function readFlow(c: Context, auth: AuthConfig, now = Date.now()): FlowState | undefined {
   const value = getCookie(c, FLOW_COOKIE);
-  if (!value) return undefined;
+  return value ? readFlowValue(auth, value, now) : undefined;
+}
+
+/** The state of a cookie value (exported for tests): signature, shape and age checked. */
+export function readFlowValue(auth: AuthConfig, value: string, now = Date.now()): FlowState | undefined {
   const p = openSignedValue(flowKey(auth), value) as Record<string, unknown> | undefined;
   if (p?.v !== 1 || typeof p.t !== 'number') return undefined;
   const strings = [p.p, p.s, p.n, p.cv, p.rs];
