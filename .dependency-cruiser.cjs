@@ -49,7 +49,7 @@ module.exports = {
       comment: 'serve/auth holds sessions and credentials; the routes (http, saml, web) use it, never the reverse.',
       severity: 'error',
       from: { path: '^engine/serve/auth/' },
-      to: { path: '^engine/serve/(http|saml|web)/' },
+      to: { path: '^engine/serve/(http|saml|web|oauth)/' },
     },
     {
       name: 'engine-without-actions-and-demo',

@@ -164,6 +164,7 @@ function appOptions(
     resolveSession: createSessionResolver({ auth: config.auth, revocations, adminSecret: config.adminSecret }),
     auth: config.auth,
     saml: { config, license: () => license, log },
+    oauth: { config, license: () => license, log },
     pages: ACTION_PAGES,
     corsOrigins: config.corsOrigins,
     observe: { log, metrics: observability.metrics, tracing: observability.tracing },
@@ -249,17 +250,23 @@ async function seedWhenAsked(db: Database, config: EngineConfig, log: Logger): P
   }
 }
 
-/** SAML: the license (on-premise) and configuration problems, told once at start-up. */
+/** SAML and provider sign-in: the license (on-premise) and configuration problems, told once at start-up. */
 async function samlLicense(config: EngineConfig, log: Logger): Promise<License | undefined> {
   let license: License | undefined;
-  if (config.edition !== 'community' && config.deploymentMode === 'onprem' && config.saml.enabled)
-    license = await readLicense(config.saml);
+  // Provider and e-mail link sign-in place new users in the license's tenant too (on-premise, every edition).
+  const samlOn = config.edition !== 'community' && config.saml.enabled;
+  const providersOn = config.providers.oauth.length > 0 || config.providers.email !== undefined;
+  if (config.deploymentMode === 'onprem' && (samlOn || providersOn)) license = await readLicense(config.saml);
+  for (const p of config.providers.problems) log({ level: 'error', msg: p.message });
   if (samlAvailable(config)) {
     if (config.saml.missing.length > 0)
       log({ level: 'error', msg: `SAML not configured: ${config.saml.missing.join(', ')} missing` });
     for (const problem of config.saml.problems) log({ level: 'warn', msg: problem });
     if (license && !license.ok) log({ level: 'warn', msg: `license: ${license.problem}` });
-  } else if (config.saml.enabled) {
+  } else if (license && !license.ok) {
+    log({ level: 'warn', msg: `license: ${license.problem}; provider sign-in cannot create new users` });
+  }
+  if (!samlAvailable(config) && config.saml.enabled) {
     log({
       level: 'warn',
       msg: 'SAML_ENABLED is set, but SAML single sign-on is not available in the Community edition',

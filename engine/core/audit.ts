@@ -11,6 +11,9 @@ export type AuditType =
   | 'saml_user_created'
   | 'saml_tenant_joined'
   | 'saml_roles_synced'
+  | 'provider_user_created'
+  | 'provider_tenant_joined'
+  | 'provider_roles_synced'
   | 'user_created'
   | 'user_suspended'
   | 'user_activated'
@@ -23,7 +26,7 @@ export type AuditType =
 export interface AuditEvent {
   type: AuditType;
   outcome: 'success' | 'failure';
-  method?: 'password' | 'saml' | 'api_token' | 'cli' | 'graphql' | 'settings_page';
+  method?: 'password' | 'saml' | 'oidc' | 'email_link' | 'api_token' | 'cli' | 'graphql' | 'settings_page';
   email?: string;
   userId?: string;
   tenantId?: string;

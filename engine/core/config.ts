@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { bool, httpUrl, int, oneOf, positive, secret, type Env } from './env';
 import { LOG_LEVELS, type LogLevel } from './logger';
+import { providersConfig, type ProvidersConfig } from './sign-in-providers';
 
 /**
  * Everything the engine reads from its environment, with the defaults the README documents.
@@ -67,6 +68,8 @@ export interface EngineConfig {
   /** onprem: one licensed tenant; saas: tenants found by e-mail domain. */
   deploymentMode: DeploymentMode;
   saml: SamlConfig;
+  /** Sign-in with OpenID Connect / OAuth providers (core/sign-in-providers.ts). */
+  providers: ProvidersConfig;
   /** The tenant table and session variable: tenant roles may reference only their own tenant's rows. */
   tenancy?: { table: { schema: string; name: string }; variable: string };
   /** The environment it was read from: the actions read their own settings (AI, Loki, Jira) from it. */
@@ -437,6 +440,7 @@ export function loadConfig(env: Env = process.env): EngineConfig {
       edition === 'cloud' ? 'saas' : 'onprem',
     ),
     saml: samlConfig(env, auth.baseUrl),
+    providers: providersConfig(env, auth.baseUrl),
     tenancy: tenancyOf(env),
     env,
   };

@@ -11,6 +11,7 @@ import { errorBody } from '../../core/errors';
 import type { AuthConfig } from '../../core/config';
 import { samlAvailable } from '../saml/health';
 import { mountSamlRoutes, type SamlDeps } from '../saml/routes';
+import { mountOAuthRoutes, oauthSignInMethods, type OAuthDeps } from '../oauth/routes';
 import { mountWebRoutes, type SignedInPage } from '../web/routes';
 import { mountAuthRoutes } from './auth-routes';
 import { adminSecretSessions } from '../auth/admin-secret';
@@ -36,6 +37,8 @@ export interface AppOptions {
   auth?: AuthConfig;
   /** SAML settings and the license: with them (and `auth`), the /api/auth/saml routes are served. */
   saml?: Omit<SamlDeps, 'db'>;
+  /** Provider sign-in settings: with them (and `auth`), /api/auth/signin|callback/<provider> are served. */
+  oauth?: Omit<OAuthDeps, 'db' | 'samlEnabled'>;
   /** Pages other rooms add behind sign-in (served with `auth`). */
   pages?: readonly SignedInPage[];
   /** CORS_ORIGINS: origins whose pages may call the API (none when absent). */
@@ -67,11 +70,16 @@ export function createApp(opts: AppOptions): Hono {
   if (opts.auth) {
     mountAuthRoutes(app, { db, auth: opts.auth });
     const saml = opts.saml;
-    if (saml) mountSamlRoutes(app, { ...saml, db });
+    const oauth = opts.oauth;
+    const signInMethods = oauth ? () => oauthSignInMethods(oauth.config) : undefined;
+    if (saml) mountSamlRoutes(app, { ...saml, db, signInMethods });
+    const samlEnabled = () => (saml ? samlAvailable(saml.config) : false);
+    if (oauth) mountOAuthRoutes(app, { ...oauth, db, samlEnabled });
     mountWebRoutes(app, {
       db: opts.db,
       config: { auth: opts.auth },
-      samlEnabled: () => (saml ? samlAvailable(saml.config) : false),
+      samlEnabled,
+      signInMethods,
       pages: opts.pages,
       roles: () => opts.engine.model.roles,
     });

@@ -1,20 +1,14 @@
 import { DOMParser } from '@xmldom/xmldom';
 import { SamlLib } from 'samlify';
 import type { SamlConfig } from '../../core/config';
+import { SignInRefused } from '../auth/provision-user';
 import { checkCertificate } from './certificate';
 import { CLOCK_SKEW_MS, identityProvider, isConfigured, serviceProvider, type Configured } from './provider';
 import type { SamlState } from './state';
 import { refuseXml } from './xml-guard';
 
 /** A refused SAML login: the message is shown to the person signing in; no detail of keys or secrets. */
-export class SamlLoginError extends Error {
-  constructor(
-    message: string,
-    readonly status = 401,
-  ) {
-    super(message);
-  }
-}
+export class SamlLoginError extends SignInRefused {}
 
 /** Who the IdP says signed in, from a response that passed every check. */
 export interface SamlIdentity {

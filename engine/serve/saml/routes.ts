@@ -13,6 +13,7 @@ import type { Database } from '../../core/db/database';
 import type { Logger } from '../../core/logger';
 import { issueCsrfToken } from '../web/csrf';
 import { signInPage } from '../web/pages';
+import type { SignInMethods } from '../web/provider-buttons';
 import { SamlLoginError, validateSamlResponse } from './acs';
 import { samlAvailable, samlHealth } from './health';
 import type { License } from './license';
@@ -28,6 +29,8 @@ export interface SamlDeps {
   log: Logger;
   /** Clock of the login checks (tests move it). */
   now?: () => number;
+  /** The other sign-in methods the sign-in page offers beside SAML (provider buttons, e-mail link). */
+  signInMethods?: () => SignInMethods;
 }
 
 /** A relay state that can only lead back into this application. */
@@ -47,6 +50,7 @@ function refuse(c: Context, deps: SamlDeps, err: SamlLoginError) {
     signInPage({
       csrf: token,
       samlEnabled: samlAvailable(deps.config),
+      methods: deps.signInMethods?.(),
       error: `SAML sign-in failed: ${err.message}`,
     }),
     err.status as 401,

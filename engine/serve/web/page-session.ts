@@ -4,6 +4,7 @@ import type { Database, Queryable } from '../../core/db/database';
 import { readSessionCookie } from '../auth/session-cookie';
 import { tenantName, type UserSession } from '../auth/users';
 import { csrfToken, csrfValid } from './csrf';
+import type { SignInMethods } from './provider-buttons';
 
 export interface WebDeps {
   db: Database;
@@ -11,6 +12,8 @@ export interface WebDeps {
   config: { auth: AuthConfig };
   /** Whether the SAML button is shown (SAML enabled in an edition that has it). */
   samlEnabled: () => boolean;
+  /** The other sign-in methods the sign-in page offers (provider buttons). */
+  signInMethods?: () => SignInMethods;
   /** Pages other rooms add behind sign-in (the tickets family's ticket page). */
   pages?: readonly SignedInPage[];
   /** The roles of the metadata, for the console's role switch. */

@@ -1,6 +1,8 @@
 import { html } from 'hono/html';
 import { roleInWords } from '../auth/users';
 import { ICONS, page } from './layout';
+import { linkedMethodsTable, providerButtons, type SignInMethods } from './provider-buttons';
+import type { LinkedMethod } from '../auth/provider-links';
 
 export interface TokenRow {
   id: string;
@@ -15,7 +17,13 @@ export const when = (d: string | Date | null) =>
   d ? new Date(d).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : 'Never';
 
 /** The sign-in page: built-in credentials, and the SAML button where SAML is enabled. */
-export function signInPage(o: { csrf: string; error?: string; email?: string; samlEnabled: boolean }) {
+export function signInPage(o: {
+  csrf: string;
+  error?: string;
+  email?: string;
+  samlEnabled: boolean;
+  methods?: SignInMethods;
+}) {
   return page(
     'Sign in',
     html`<div class="center"><div class="card">
@@ -29,6 +37,7 @@ export function signInPage(o: { csrf: string; error?: string; email?: string; sa
     ${o.error ? html`<div class="error" role="alert">${o.error}</div>` : ''}
     <button class="full" type="submit">Sign in</button>
   </form>
+  ${providerButtons(o.methods, o.csrf)}
   ${o.samlEnabled ? html`<div class="divider">or</div><a class="button secondary full" style="text-align:center" href="/api/auth/saml/login">Sign in with SSO (SAML)</a>` : ''}
 </div></div>`,
   );
@@ -74,6 +83,8 @@ export interface SettingsView {
   notice?: string;
   /** Whether the user has a built-in password to change (SSO-only users have none). */
   hasPassword?: boolean;
+  /** The sign-in methods linked to the user (Profile tab). */
+  linked?: LinkedMethod[];
 }
 
 const newTokenForm = (
@@ -147,6 +158,7 @@ function profileTab(v: SettingsView) {
     <tr><th>Tenant</th><td id="profile-tenant">${v.who.tenant}</td></tr>
     <tr><th>Role</th><td id="profile-role">${roleInWords(v.user.role)} <span class="muted">(${v.user.role})</span></td></tr>
   </tbody></table></div>
+  ${linkedMethodsTable(v.linked)}
   <h2 style="margin-top:22px">Password</h2>
   ${v.error ? html`<div class="error" role="alert">${v.error}</div>` : ''}
   ${v.notice ? html`<div class="notice" role="status">${v.notice}</div>` : ''}

@@ -5,6 +5,7 @@ import { clearFailures, lockedFor, recordFailure, successKeys, throttleKeys, wai
 import { changePassword, hasPassword, type UserSession } from '../auth/users';
 import { clientAddress } from '../http/read-request';
 import { sealNewToken, takeNewToken } from './new-token-cookie';
+import { linkedMethods } from '../auth/provider-links';
 import { NO_STORE, refuseForm, type PageSession, type WebDeps } from './page-session';
 import { settingsPage, type SettingsView } from './pages';
 
@@ -43,6 +44,7 @@ function settingsAnswer(deps: WebDeps, page: PageSession): SettingsAnswer {
       await page.who(user),
       view.tab === 'profile' ? await hasPassword(deps.db, user.userId) : undefined,
     ];
+    const linked = view.tab === 'profile' ? await linkedMethods(deps.db, user.userId) : undefined;
     return c.html(
       settingsPage({
         csrf: page.csrf(c),
@@ -51,6 +53,7 @@ function settingsAnswer(deps: WebDeps, page: PageSession): SettingsAnswer {
         tab: 'tokens',
         tokens,
         hasPassword: password,
+        linked,
         ...view,
       }),
       status,

@@ -22,7 +22,11 @@ export function mountSignInRoutes(app: Hono, deps: WebDeps, page: PageSession): 
   const auth = deps.config.auth;
   /** The sign-in page, with the e-mail typed and what went wrong when an attempt failed. */
   const signInAnswer = (c: Context, status: 200 | 401 | 429, attempt: { email?: string; error?: string } = {}) =>
-    c.html(signInPage({ csrf: page.csrf(c), samlEnabled: deps.samlEnabled(), ...attempt }), status, NO_STORE);
+    c.html(
+      signInPage({ csrf: page.csrf(c), samlEnabled: deps.samlEnabled(), methods: deps.signInMethods?.(), ...attempt }),
+      status,
+      NO_STORE,
+    );
 
   app.get('/signin', async (c) => {
     if (await page.signedIn(c)) return c.redirect('/', 303);
