@@ -108,6 +108,15 @@ describe(`provider user resolution on ${backendName}`, () => {
     const id = identity({ email: 'someone@GLOBEX.example.com' });
     const session = await resolve(saas, id);
     expect(session).toMatchObject({ tenantId: globex.id, role: 'tenant_admin', email: 'someone@globex.example.com' });
+    // Audited as the provider's provisioning, never as SAML's.
+    const events = await db().query(
+      `SELECT type, method, tenant_id::text AS tenant FROM audit_events WHERE user_id = $1::uuid ORDER BY id`,
+      [session.userId],
+    );
+    expect(events).toEqual([
+      { type: 'provider_user_created', method: 'oidc', tenant: null },
+      { type: 'provider_tenant_joined', method: 'oidc', tenant: globex.id },
+    ]);
   });
 
   test('SaaS: no tenant for the domain: refused with a clear message, nothing written', async () => {
