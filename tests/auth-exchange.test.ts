@@ -51,9 +51,11 @@ describe(`token exchange on ${backendName}`, () => {
       },
     });
     expect(c.exp - c.iat).toBe(3600);
+    // `kid` names the key (a hash of it), so that a JWT of a replaced key is refused saying so.
     expect(JSON.parse(Buffer.from(res.body.token.split('.')[0], 'base64url').toString())).toEqual({
       alg: 'HS256',
       typ: 'JWT',
+      kid: expect.stringMatching(/^[A-Za-z0-9_-]{8,}$/),
     });
     // The JWT works at once.
     const q = await gqlWith(server, bearer(res.body.token), '{ tenant { id } }');
