@@ -317,6 +317,18 @@ describe(`protocol and connection errors of graphql-transport-ws (${backendName}
     expect((await c.closed).code).toBe(4408);
   });
 
+  test('a message over WS_MAX_MESSAGE_BYTES after the handshake: closed with 1009', async () => {
+    const c = await legacyClient(server.url, 'graphql-transport-ws');
+    c.send({ type: 'connection_init', payload: adminAs(acme.id) });
+    await until(3000, () => c.messages.some((m) => m.type === 'connection_ack'), 'connection_ack');
+    c.send({
+      id: '1',
+      type: 'subscribe',
+      payload: { query: `subscription { tenant { id } } # ${'x'.repeat(10_000)}` },
+    });
+    expect((await c.closed).code).toBe(1009);
+  });
+
   test('wrong credentials: closed with 4403 Forbidden', async () => {
     const c = await legacyClient(server.url, 'graphql-transport-ws');
     c.send({ type: 'connection_init', payload: { headers: { Authorization: 'Bearer nonsense' } } });
