@@ -178,6 +178,36 @@ describe(`many subscribers share one statement per interval (${backendName})`, (
   });
 });
 
+describe(`polling does not starve requests (${backendName})`, () => {
+  test('while 60 cohorts poll every interval, HTTP requests are answered in their turn', async () => {
+    // On PGlite polling and requests share one connection: the gate takes them in turn.
+    const clients = Array.from({ length: 12 }, () => transportClient(server.url, adminAs(acme.id)));
+    const query =
+      'subscription($d: timestamp!) { spends_aggregate(where: {date: {_gte: $d}}) { aggregate { count sum { amount } } } }';
+    try {
+      const subs = clients.flatMap((c, k) =>
+        Array.from({ length: 5 }, (_, i) =>
+          follow(c, query, { d: `2025-${String(1 + ((k * 5 + i) % 12)).padStart(2, '0')}-0${1 + (i % 5)}T00:00:00` }),
+        ),
+      );
+      await until(10_000, () => subs.every((s) => s.results.length > 0), 'every first result');
+      const before = server.started.live.statements;
+      const times: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const t0 = Date.now();
+        const res = await server.gql('{ cloud_accounts(limit: 1) { id } }', undefined, as('tenant_admin', acme.id));
+        expect(res.body.data.cloud_accounts).toHaveLength(1);
+        times.push(Date.now() - t0);
+      }
+      // Polling went on meanwhile, and no request waited behind it for long.
+      expect(server.started.live.statements - before).toBeGreaterThan(0);
+      expect(Math.max(...times)).toBeLessThan(1500);
+    } finally {
+      for (const c of clients) await c.dispose();
+    }
+  });
+});
+
 describe(`a cohort whose values fail ends alone (${backendName})`, () => {
   test('an invalid regular expression of one cohort: its error; the cohort beside it goes on', async () => {
     const a = transportClient(server.url, adminAs(acme.id));
