@@ -12,11 +12,8 @@
  * bytes, seconds). Settings: BENCH_DATABASE_URL or DATABASE_URL (a server where databases may be created),
  * BENCH_BOMB_PARALLEL.
  */
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import postgres from 'postgres';
-import type { EngineStart, EngineStarted } from './engine-server';
-import { forkChild } from './ipc';
+import { withScratchEngine } from './scratch-engine';
 import { sessionHeaders } from './workloads';
 
 const log = (msg: string) => process.stderr.write(`bench bomb: ${msg}\n`);
@@ -89,26 +86,11 @@ async function attack(pid: number, url: string, headers: Record<string, string>)
 }
 
 export async function runBomb(baseUrl: string): Promise<number> {
-  const admin = postgres(baseUrl, { max: 1, onnotice: () => undefined });
-  const dbName = `bench_${randomBytes(6).toString('hex')}`;
-  await admin.unsafe(`CREATE DATABASE ${dbName}`);
-  const engine = forkChild('engine-server.js', ['--expose-gc']);
-  try {
-    const u = new URL(baseUrl);
-    u.pathname = `/${dbName}`;
-    const adminSecret = randomBytes(16).toString('hex');
-    log(`starting the engine on a scratch database (demo data and 365 extra days of spend lines)`);
-    const started = await engine.call<EngineStarted>('start', {
-      databaseUrl: u.toString(),
-      adminSecret,
-      extraSpendDays: 365,
-      scale: 0,
-      logLines: 0,
-      workloads: [],
-      direct: false,
-    } satisfies EngineStart);
+  log(`starting the engine on a scratch database (demo data and 365 extra days of spend lines)`);
+  return withScratchEngine(baseUrl, { extraSpendDays: 365, execArgv: ['--expose-gc'] }, async (s) => {
+    const { engine, started } = s;
     const url = `http://127.0.0.1:${started.port}/api/graphql`;
-    const headers = sessionHeaders(adminSecret);
+    const headers = sessionHeaders(s.adminSecret);
     // Warm: plans compiled and the pool opened, as a server that has been serving.
     for (let i = 0; i < 20; i++) await send(url, headers, JSON.stringify({ query: `{ ${ENTRY} }` }));
     await engine.call('stats', { gc: true });
@@ -129,13 +111,6 @@ export async function runBomb(baseUrl: string): Promise<number> {
       `RSS idle ${result.peak > 0 ? idle.toFixed(0) : '?'} MB, peak during the bombs ${result.peak.toFixed(0)} MB: ${(result.peak / idle).toFixed(2)}x idle (goal under 2x)\n` +
         `slowest simple request during the bombs: ${(result.slowest * 1000).toFixed(0)} ms\n`,
     );
-    await engine.call('stop');
-    await engine.exited;
     return result.peak / idle < 2 ? 0 : 1;
-  } finally {
-    engine.kill();
-    await engine.exited;
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.end();
-  }
+  });
 }

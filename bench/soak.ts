@@ -10,16 +10,13 @@
  * tenth and their ratio (goal: within 20%). Settings: BENCH_DATABASE_URL or DATABASE_URL.
  */
 import autocannon from 'autocannon';
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import postgres from 'postgres';
 import { createTokenFor } from '../engine/cli/admin';
 import { loadConfig } from '../engine/core/config';
 import { connectDatabase } from '../engine/core/db/connect';
 import { DEMO } from '../demo/demo-data';
 import { EXAMPLES, withIds } from '../tests/support/examples';
-import type { EngineStart, EngineStarted } from './engine-server';
-import { forkChild } from './ipc';
+import { withScratchEngine } from './scratch-engine';
 import { WORKLOADS } from './workloads';
 
 const log = (msg: string) => process.stderr.write(`bench soak: ${msg}\n`);
@@ -144,40 +141,17 @@ function report(s: SoakResult, names: string[]): number {
 }
 
 export async function runSoak(baseUrl: string): Promise<number> {
-  const admin = postgres(baseUrl, { max: 1, onnotice: () => undefined });
-  const dbName = `bench_${randomBytes(6).toString('hex')}`;
-  await admin.unsafe(`CREATE DATABASE ${dbName}`);
-  const engine = forkChild('engine-server.js');
-  try {
-    const u = new URL(baseUrl);
-    u.pathname = `/${dbName}`;
-    log('starting the engine on a scratch database (demo data and 30 extra days of spend lines)');
-    const started = await engine.call<EngineStarted>('start', {
-      databaseUrl: u.toString(),
-      adminSecret: randomBytes(16).toString('hex'),
-      extraSpendDays: 30,
-      scale: 0,
-      logLines: 0,
-      workloads: [],
-      direct: false,
-    } satisfies EngineStart);
+  log('starting the engine on a scratch database (demo data and 30 extra days of spend lines)');
+  return withScratchEngine(baseUrl, { extraSpendDays: 30 }, async ({ engine, started, databaseUrl }) => {
     const base = `http://127.0.0.1:${started.port}`;
-    const headers = { 'content-type': 'application/json', authorization: `Bearer ${await bearer(u.toString(), base)}` };
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${await bearer(databaseUrl, base)}` };
     const bodies = mix();
     await checkMix(`${base}/api/graphql`, headers, bodies);
     log(`the mix answers without errors; loading for ${SECONDS} s`);
     const result = await load(`${base}/api/graphql`, headers, bodies, engine.pid);
-    const status = report(
+    return report(
       result,
       bodies.map(([name]) => name),
     );
-    await engine.call('stop');
-    await engine.exited;
-    return status;
-  } finally {
-    engine.kill();
-    await engine.exited;
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.end();
-  }
+  });
 }

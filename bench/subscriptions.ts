@@ -10,13 +10,12 @@
  * BENCH_SUB_ROUNDS (10) changes (goal p99 under 1.5 intervals); the engine's RSS (goal under 400 MB)
  * and CPU. Settings: BENCH_DATABASE_URL or DATABASE_URL, LIVE_QUERIES_REFETCH_INTERVAL_MS (1000).
  */
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import postgres from 'postgres';
 import WebSocket from 'ws';
 import { DEMO } from '../demo/demo-data';
-import type { EngineStart, EngineStarted } from './engine-server';
-import { forkChild, type Child } from './ipc';
+import { type Child } from './ipc';
+import { withScratchEngine } from './scratch-engine';
 
 const log = (msg: string) => process.stderr.write(`bench subscriptions: ${msg}\n`);
 const setting = (name: string, fallback: number) => Math.max(1, Number(process.env[name]) || fallback);
@@ -165,36 +164,19 @@ async function measure(engine: Child, port: number, secret: string, db: postgres
 }
 
 export async function runSubscriptions(baseUrl: string): Promise<number> {
-  const admin = postgres(baseUrl, { max: 1, onnotice: () => undefined });
-  const dbName = `bench_${randomBytes(6).toString('hex')}`;
-  await admin.unsafe(`CREATE DATABASE ${dbName}`);
-  const engine = forkChild('engine-server.js');
-  const u = new URL(baseUrl);
-  u.pathname = `/${dbName}`;
-  const db = postgres(u.toString(), { max: 1, onnotice: () => undefined });
-  try {
-    log('starting the engine on a scratch database (demo data and 30 extra days of spend lines)');
-    const secret = randomBytes(16).toString('hex');
-    const started = await engine.call<EngineStarted>('start', {
-      databaseUrl: u.toString(),
-      adminSecret: secret,
-      extraSpendDays: 30,
-      scale: 0,
-      logLines: 0,
-      workloads: [],
-      direct: false,
-      env: { LIVE_QUERIES_REFETCH_INTERVAL_MS: String(INTERVAL) },
-    } satisfies EngineStart);
-    log(`subscribing ${SUBSCRIBERS} over ${CONNECTIONS} connections`);
-    const status = await measure(engine, started.port, secret, db);
-    await engine.call('stop');
-    await engine.exited;
-    return status;
-  } finally {
-    engine.kill();
-    await engine.exited;
-    await db.end();
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.end();
-  }
+  log('starting the engine on a scratch database (demo data and 30 extra days of spend lines)');
+  const env = { LIVE_QUERIES_REFETCH_INTERVAL_MS: String(INTERVAL) };
+  return withScratchEngine(
+    baseUrl,
+    { extraSpendDays: 30, env },
+    async ({ engine, started, databaseUrl, adminSecret }) => {
+      const db = postgres(databaseUrl, { max: 1, onnotice: () => undefined });
+      try {
+        log(`subscribing ${SUBSCRIBERS} over ${CONNECTIONS} connections`);
+        return await measure(engine, started.port, adminSecret, db);
+      } finally {
+        await db.end();
+      }
+    },
+  );
 }
