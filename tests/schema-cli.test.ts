@@ -43,7 +43,9 @@ describe(`npm run schema on ${backendName}`, () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     expect(printSchema(buildSchema(r.out))).toBe(await served({}));
-    expect(r.out).toMatch(/^schema \{\n {2}query: query_root\n {2}mutation: mutation_root\n {2}subscription: subscription_root\n\}/);
+    expect(r.out).toMatch(
+      /^schema \{\n {2}query: query_root\n {2}mutation: mutation_root\n {2}subscription: subscription_root\n\}/,
+    );
     adminSdl = r.out;
   });
 
