@@ -52,8 +52,11 @@ export interface RowSource {
 }
 
 export type Field =
-  /** A column's value; for json and jsonb, `path` (a text[] parameter) selects a part of it (`#>`). */
-  | { kind: 'column'; alias: string; column: Column; path?: ValueRef }
+  /**
+   * A column's value; for json and jsonb, `path` (a text[] parameter) selects a part of it (`#>`).
+   * `asText`: its text, exact whatever the type (a stream's cursor: a bigint past 2^53 stays whole).
+   */
+  | { kind: 'column'; alias: string; column: Column; path?: ValueRef; asText?: boolean }
   | { kind: 'typename'; alias: string; name: string }
   | { kind: 'object'; alias: string; rel: Relationship; where: BoolExp; fields: Field[] }
   | { kind: 'array'; alias: string; rel: Relationship; rows: RowSource; fields: Field[] }

@@ -2,7 +2,7 @@
  * `T_stream(batch_size, cursor, where)`: a list of the rows after the cursor, ordered by the cursor's
  * column, at most batch_size of them. The cursor's value is a placeholder of its own (the variable
  * STREAM_CURSOR), so that the live query can move it past each batch it sends without a new plan;
- * the rows carry the column under STREAM_CURSOR too, for the live query to read the last one.
+ * the rows carry the column's text under STREAM_CURSOR too, for the live query to read the last one.
  */
 import type { FieldNode, GraphQLField, GraphQLObjectType } from 'graphql';
 import { validationError } from '../../core/errors';
@@ -50,7 +50,7 @@ export function planStream(
   const after = { kind: 'compare' as const, column, op: desc ? ('_lt' as const) : ('_gt' as const), value: at };
   const caps = [perm.limit, ctx.maxRows].filter((n): n is number => n !== undefined && n > 0);
   const fields = planFields(table, target, subSelections(nodes), ctx, path, 1);
-  fields.push({ kind: 'column', alias: STREAM_CURSOR, column });
+  fields.push({ kind: 'column', alias: STREAM_CURSOR, column, asText: true });
   return {
     kind: 'select',
     alias,

@@ -55,6 +55,7 @@ function fieldSql(f: Field, alias: string, w: SqlWriter): string {
   switch (f.kind) {
     case 'column':
       if (f.path) return `(${col(alias, f.column)} #> ${w.bind(f.path)})`;
+      if (f.asText) return `(${col(alias, f.column)})::text`;
       return jsonValue(columnJson(alias, f.column), f.column.scalar, w);
     case 'typename':
       return stringLiteral(f.name);

@@ -32,13 +32,9 @@ export function attachWebSockets(
     maxPayload,
     handleProtocols: (protocols) => (protocols.has('graphql-ws') ? 'graphql-ws' : false),
   });
-  const served = serveTransportWs(modern, hub, config.initTimeoutMs);
-  legacy.on('connection', (socket, request) =>
-    serveLegacyConnection(socket, request, hub, {
-      initTimeoutMs: config.initTimeoutMs,
-      maxQueuedBytes: config.maxQueuedBytes,
-    }),
-  );
+  const queues = { initTimeoutMs: config.initTimeoutMs, maxQueuedBytes: config.maxQueuedBytes };
+  const served = serveTransportWs(modern, hub, queues);
+  legacy.on('connection', (socket, request) => serveLegacyConnection(socket, request, hub, queues));
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (request.url ?? '').split('?')[0];
     if (!PATHS.has(path)) {

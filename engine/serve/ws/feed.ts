@@ -2,29 +2,36 @@
  * A live query's results as an async generator, the form graphql-ws consumes. A live query's feed
  * holds at most one result not yet taken: a newer result replaces it, so a client that reads slower
  * than results come gets the newest and the server's memory for it stays one result. A stream's
- * batches must each arrive: its feed holds up to `keep` of them, and past that ends with `overflow()`
- * (a slow consumer's bounded queue).
+ * batches must each arrive: its feed holds them up to `keep.maxBytes` (always at least one), and past
+ * that ends with `overflow()` (a slow consumer's bounded queue).
  */
 export class Feed<T> implements AsyncGenerator<T, undefined> {
   private readonly queue: T[] = [];
+  /** Bytes of the values in `queue` (as their pushers counted them). */
+  private queuedBytes = 0;
+  private readonly sizes: number[] = [];
   private failure: Error | undefined;
   private ended = false;
   private waiter?: { resolve: (r: IteratorResult<T, undefined>) => void; reject: (e: Error) => void };
 
   constructor(
     private readonly onEnd: () => void,
-    private readonly keep?: { max: number; overflow: () => Error },
+    private readonly keep?: { maxBytes: number; overflow: () => Error },
   ) {}
 
-  push(value: T): void {
+  /** `bytes`: the value's size on the wire, which bounds a stream's queue. */
+  push(value: T, bytes = 0): void {
     if (this.ended) return;
     const w = this.waiter;
     if (w) {
       this.waiter = undefined;
       w.resolve({ value, done: false });
     } else if (!this.keep) this.queue.splice(0, this.queue.length, value);
-    else if (this.queue.length < this.keep.max) this.queue.push(value);
-    else {
+    else if (this.queue.length === 0 || this.queuedBytes + bytes <= this.keep.maxBytes) {
+      this.queue.push(value);
+      this.sizes.push(bytes);
+      this.queuedBytes += bytes;
+    } else {
       this.onEnd();
       this.fail(this.keep.overflow());
     }
@@ -42,7 +49,10 @@ export class Feed<T> implements AsyncGenerator<T, undefined> {
   }
 
   next(): Promise<IteratorResult<T, undefined>> {
-    if (this.queue.length > 0) return Promise.resolve({ value: this.queue.shift() as T, done: false });
+    if (this.queue.length > 0) {
+      this.queuedBytes -= this.sizes.shift() ?? 0;
+      return Promise.resolve({ value: this.queue.shift() as T, done: false });
+    }
     if (this.failure) {
       const err = this.failure;
       this.failure = undefined;
@@ -56,6 +66,8 @@ export class Feed<T> implements AsyncGenerator<T, undefined> {
     const first = !this.ended;
     this.ended = true;
     this.queue.length = 0;
+    this.sizes.length = 0;
+    this.queuedBytes = 0;
     const w = this.waiter;
     this.waiter = undefined;
     w?.resolve({ value: undefined, done: true });

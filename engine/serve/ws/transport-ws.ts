@@ -30,8 +30,6 @@ interface OperationContext {
 const LIVE_DOCUMENT = parse('subscription { __typename }');
 const ONCE_DOCUMENT = parse('query { __typename }');
 
-/** Batches of a stream a connection may have unsent before the stream ends. */
-const STREAM_QUEUE = 64;
 const SLOW_STREAM: WireError = {
   message: 'the stream ended: the client did not read its batches as fast as they came',
   extensions: { code: 'busy', path: '$' },
@@ -63,7 +61,13 @@ function parser(): (body: string) => ExecutionResult {
   };
 }
 
-export function serveTransportWs(wss: WebSocketServer, hub: SubscriptionHub, initTimeoutMs: number) {
+export interface TransportOptions {
+  initTimeoutMs: number;
+  /** Bytes of a stream's batches waiting for a client that reads slowly, past which the stream ends. */
+  maxQueuedBytes: number;
+}
+
+export function serveTransportWs(wss: WebSocketServer, hub: SubscriptionHub, options: TransportOptions) {
   const states = new WeakMap<WebSocket, ConnectionState>();
   const stateOf = (extra: unknown) => {
     const socket = (extra as { socket: WebSocket }).socket;
@@ -74,7 +78,7 @@ export function serveTransportWs(wss: WebSocketServer, hub: SubscriptionHub, ini
   const parseBody = parser();
   return useServer(
     {
-      connectionInitWaitTimeout: initTimeoutMs,
+      connectionInitWaitTimeout: options.initTimeoutMs,
       onConnect: (ctx) => {
         const { socket, state } = stateOf(ctx.extra);
         return connect(hub, socket, (ctx.extra as { request: IncomingMessage }).request, ctx.connectionParams, state);
@@ -100,7 +104,7 @@ export function serveTransportWs(wss: WebSocketServer, hub: SubscriptionHub, ini
       },
       subscribe: (args) => {
         const op = args.contextValue as OperationContext;
-        return op.prepared.kind === 'live' ? liveFeed(op, op.prepared.live, parseBody) : {};
+        return op.prepared.kind === 'live' ? liveFeed(op, op.prepared.live, parseBody, options.maxQueuedBytes) : {};
       },
       // Results are Hasura-shaped JSON already (errors with extensions): sent as they are.
       onNext: (_ctx, _id, _payload, _args, result) => result,
@@ -135,18 +139,27 @@ async function connect(
   }
 }
 
-/** A live query's results as the generator graphql-ws reads; ending it (complete, close) stops it. */
-function liveFeed(op: OperationContext, live: LiveQuery, parseBody: (body: string) => ExecutionResult) {
+/**
+ * A live query's results as the generator graphql-ws reads; ending it (complete, close) stops it.
+ * graphql-ws reads the next result only when the socket took the last one, so a client that stops
+ * reading leaves results in the feed: a live query's newest replaces the one waiting, a stream's
+ * batches wait up to `maxQueuedBytes`, past which the stream ends.
+ */
+function liveFeed(
+  op: OperationContext,
+  live: LiveQuery,
+  parseBody: (body: string) => ExecutionResult,
+  maxQueuedBytes: number,
+) {
   const { client, id, feeds } = op;
-  // A stream's batches must each arrive: a client that falls STREAM_QUEUE batches behind is ended.
-  const keep = live.stream ? { max: STREAM_QUEUE, overflow: () => feedError([SLOW_STREAM]) } : undefined;
+  const keep = live.stream ? { maxBytes: maxQueuedBytes, overflow: () => feedError([SLOW_STREAM]) } : undefined;
   const feed = new Feed<ExecutionResult>(() => {
     feeds.delete(id);
     client.stop(id);
   }, keep);
   feeds.set(id, feed);
   client.follow(id, live, {
-    next: (body) => feed.push(parseBody(body)),
+    next: (body) => feed.push(parseBody(body), body.length),
     error: (err) => {
       feeds.delete(id);
       feed.fail(feedError(client.errorsOf(err)));
