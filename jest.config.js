@@ -13,6 +13,8 @@ module.exports = {
       },
     ],
   },
+  // The migrated, seeded database each test file's starts as a copy of (tests/support/template.ts).
+  globalSetup: '<rootDir>/tests/support/global-setup.ts',
   testTimeout: 60000,
   maxWorkers: 2,
 };

@@ -15,6 +15,12 @@ export interface EngineConfig {
   databaseUrl?: string;
   /** Where PGlite keeps its files (kept across restarts). */
   dataDir: string;
+  /**
+   * Not from the environment: an archive of a PGlite data folder (PGlite's `dumpDataDir`) that a
+   * `memory://` database starts from instead of an empty one. The tests start each file's database
+   * from one migrated and seeded once per run.
+   */
+  dataDirSnapshot?: Blob;
   metadataDir: string;
   migrationsDir: string;
   /** Unset: admin access is off. */

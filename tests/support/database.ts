@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import postgres from 'postgres';
+import { pgliteTemplate, postgresTemplateName } from './template';
 
 /**
  * Every database test runs on both engines: on PostgreSQL when DATABASE_URL is set (each test file
@@ -14,20 +15,31 @@ export const backendName = onPostgres ? 'PostgreSQL' : 'PGlite';
 export interface TestDatabase {
   /** Environment that points an engine at this database. */
   env: Record<string, string>;
+  /** PGlite: the archive its `memory://` database starts from (the engine's `dataDirSnapshot`). */
+  snapshot?: Blob;
   drop(): Promise<void>;
 }
 
 /**
- * A fresh, empty database. `persistent` PGlite databases live in a temporary folder so that a test
- * can restart the engine on them; otherwise PGlite runs in memory.
+ * A fresh, empty database; `seeded`: one already migrated and holding the demo data (a copy of the
+ * run's template, support/template.ts), when the template is there. `persistent` PGlite databases
+ * live in a temporary folder so that a test can restart the engine on them; otherwise PGlite runs in
+ * memory.
  */
-export async function createTestDatabase(opts: { persistent?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(opts: { persistent?: boolean; seeded?: boolean } = {}): Promise<TestDatabase> {
   if (onPostgres) {
     const base = process.env.DATABASE_URL!;
     const name = `jest_${process.pid}_${randomBytes(4).toString('hex')}`;
     const admin = postgres(base, { max: 1, onnotice: () => undefined });
-    await admin.unsafe(`CREATE DATABASE ${name}`);
-    await admin.end();
+    try {
+      await admin.unsafe(`CREATE DATABASE ${name}${opts.seeded ? ` TEMPLATE ${postgresTemplateName()}` : ''}`);
+    } catch (err) {
+      // No template (global set-up did not run): an empty database, which the engine migrates and seeds.
+      if (!opts.seeded || (err as { code?: string }).code !== '3D000') throw err;
+      await admin.unsafe(`CREATE DATABASE ${name}`);
+    } finally {
+      await admin.end();
+    }
     const url = new URL(base);
     url.pathname = `/${name}`;
     return {
@@ -39,7 +51,10 @@ export async function createTestDatabase(opts: { persistent?: boolean } = {}): P
       },
     };
   }
-  if (!opts.persistent) return { env: { DATA_DIR: 'memory://' }, drop: async () => undefined };
+  if (!opts.persistent) {
+    const snapshot = opts.seeded ? pgliteTemplate() : undefined;
+    return { env: { DATA_DIR: 'memory://' }, snapshot, drop: async () => undefined };
+  }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-pglite-'));
   return { env: { DATA_DIR: dir }, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
 }

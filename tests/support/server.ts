@@ -58,15 +58,22 @@ export function poster(url: string): TestServer['post'] {
   };
 }
 
+/** Settings that change what a new database holds: a server given one starts from an empty database. */
+const SHAPING = ['MIGRATIONS_DIR', 'SEED_DEMO_DATA', 'SEED_DEMO_SCALE', 'DATA_DIR', 'DATABASE_URL'];
+
+/** Whether the server's new database may start as a copy of the run's migrated, seeded template. */
+const startsSeeded = (opts: ServerOptions) => opts.seed !== false && !SHAPING.some((k) => opts.env?.[k] !== undefined);
+
 /** The real engine behind a real HTTP server on a loopback port. */
 export async function startTestServer(opts: ServerOptions = {}): Promise<TestServer> {
-  const database = opts.database ?? (await createTestDatabase());
+  const database = opts.database ?? (await createTestDatabase({ seeded: startsSeeded(opts) }));
   const config = loadConfig({
     ADMIN_SECRET,
     SEED_DEMO_DATA: opts.seed === false ? 'false' : 'true',
     ...database.env,
     ...opts.env,
   });
+  config.dataDirSnapshot = database.snapshot;
   const started = await startEngine(config, opts.log ?? (() => undefined));
   const server = serve({ fetch: started.app.fetch, port: 0, hostname: '127.0.0.1' });
   started.attachWebSockets(server as Server);

@@ -23,7 +23,7 @@ export async function connectDatabase(
   if (!config.databaseUrl) {
     // One connection in this process: PGlite would queue without bound, the gate bounds the wait.
     return gated(
-      await openPglite(config.dataDir, { statementTimeoutMs, holder }),
+      await openPglite(config.dataDir, { statementTimeoutMs, holder, snapshot: config.dataDirSnapshot }),
       new Gate({ permits: 1, waitMs: poolTimeoutMs }),
     );
   }

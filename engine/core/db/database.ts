@@ -39,6 +39,8 @@ export interface Database extends Queryable {
   listen(channel: string, onNotify: (payload: string) => void, onListen?: () => void): Promise<() => Promise<void>>;
   /** The embedded database: records the engine's HTTP address in its folder's lock (data-lock.ts), for `npm run admin`. */
   setAddress?(host: string, port: number): void;
+  /** The embedded database's data folder as an archive, which `dataDirSnapshot` starts another from. */
+  snapshot?(): Promise<Blob>;
   close(): Promise<void>;
   /** Connections in use, callers waiting and the pool's size (the gate's, core/db/gate.ts): for /metrics. */
   poolStats?(): { inUse: number; waiting: number; size: number };

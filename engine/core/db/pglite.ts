@@ -24,7 +24,7 @@ const ltree = {
  */
 export async function openPglite(
   dataDir: string,
-  opts: { statementTimeoutMs: number; holder?: string },
+  opts: { statementTimeoutMs: number; holder?: string; snapshot?: Blob },
 ): Promise<Database> {
   const memory = dataDir.startsWith('memory://');
   if (!memory) fs.mkdirSync(dataDir, { recursive: true });
@@ -32,7 +32,8 @@ export async function openPglite(
   const lock = memory ? undefined : lockDataDir(dataDir, opts.holder ?? 'engine');
   let db: PGlite;
   try {
-    db = await PGlite.create(dataDir, { extensions: { ltree } });
+    const loadDataDir = memory ? opts.snapshot : undefined;
+    db = await PGlite.create(dataDir, { extensions: { ltree }, ...(loadDataDir ? { loadDataDir } : {}) });
     await db.exec(`SET statement_timeout = ${Math.trunc(opts.statementTimeoutMs)}`);
   } catch (err) {
     lock?.release();
@@ -50,6 +51,7 @@ export async function openPglite(
   const base = wrap(db);
   return {
     kind: 'pglite',
+    snapshot: () => db.dumpDataDir('none'),
     query: base.query,
     exec: base.exec,
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) => db.transaction((tx) => fn(wrap(tx))),

@@ -1,0 +1,15 @@
+import { PGlite } from '@electric-sql/pglite';
+let t = performance.now();
+const db = await PGlite.create('memory://');
+console.log('create memory', Math.round(performance.now() - t));
+await db.exec('create table x(a int); insert into x select generate_series(1,1000)');
+t = performance.now();
+const dump = await db.dumpDataDir('none');
+console.log('dump', Math.round(performance.now() - t), dump.size);
+await db.close();
+t = performance.now();
+const db2 = await PGlite.create('memory://', { loadDataDir: dump });
+console.log('load', Math.round(performance.now() - t), (await db2.query('select count(*) from x')).rows);
+t = performance.now();
+const db3 = await PGlite.create('memory://', { loadDataDir: dump });
+console.log('load2', Math.round(performance.now() - t));
