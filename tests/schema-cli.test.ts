@@ -121,7 +121,8 @@ describe(`npm run schema on ${backendName}`, () => {
       fs.rmSync(dir, { recursive: true, force: true });
       fs.rmSync(file, { force: true });
     }
-  });
+    // Three runs of the CLI, two of which migrate an empty PGlite: a minute when the machine is busy.
+  }, 180_000);
 
   test('a metadata directory that does not load: exit 1 with the file and the path in it', async () => {
     const r = await schemaCli([], { METADATA_DIR: path.join(os.tmpdir(), 'no-such-metadata-dir') });
