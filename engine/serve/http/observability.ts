@@ -1,7 +1,7 @@
 import type { EngineConfig } from '../../core/config';
 import type { Database } from '../../core/db/database';
 import type { Logger } from '../../core/logger';
-import { Metrics } from '../../core/metrics';
+import { Metrics, watchReplicas } from '../../core/metrics';
 import { NO_TRACING, startTracing, type Tracing } from '../../core/tracing';
 import { serveMetricsPort } from './metrics-route';
 
@@ -23,6 +23,7 @@ export async function startObservability(config: EngineConfig, db: Database, log
       msg: 'DEV_MODE is no longer read: set LOG_LEVEL=debug for the compiled SQL of each operation',
     });
   const metrics = new Metrics(() => ({ main: db.poolStats?.(), reserve: db.reserve?.poolStats?.() }));
+  if (db.replicas) watchReplicas(metrics.registry, db.replicas);
   const tracing = obs.otlpEndpoint
     ? await startTracing({ endpoint: obs.otlpEndpoint, serviceName: obs.serviceName, scheduleDelayMs: obs.spanDelayMs })
     : NO_TRACING;
