@@ -205,3 +205,30 @@ suite('read replicas: a primary and two streaming replicas of the test', () => {
     await reads(4);
   });
 });
+
+/** The embedded database has no replicas to read from: the setting is ignored, said once in the log. */
+(onPostgres ? describe.skip : describe)('read replicas on PGlite', () => {
+  test('DATABASE_READ_REPLICA_URLS is ignored with a warning; reads and writes work', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const server = await startTestServer({
+      env: { DATABASE_READ_REPLICA_URLS: 'postgres://postgres@127.0.0.1:1/none' },
+      log: (entry) => void lines.push(entry),
+    });
+    try {
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          level: 'warn',
+          msg: expect.stringContaining('DATABASE_READ_REPLICA_URLS is ignored'),
+        }),
+      );
+      const wrote = await server.gql(WRITE, { id: ACCOUNT, name: 'on PGlite' });
+      expect(wrote.body.data.update_cloud_accounts_by_pk.account_name).toBe('on PGlite');
+      const read = await server.gql(READ, { id: ACCOUNT });
+      expect(read.body).toEqual({ data: { cloud_accounts_by_pk: { account_name: 'on PGlite' } } });
+      const ready = await fetch(`${server.url}/readyz`);
+      expect(await ready.json()).toEqual({ status: 'ok', database: 'pglite' });
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,5 +1,5 @@
 import type { Logger } from '../logger';
-import type { Database, Param, QueryOptions, ReadCounts, ReadReplicas, Row } from './database';
+import type { Database, Param, QueryOptions, ReadCounts, ReadReplicas, ReplicaState, Row } from './database';
 import { isConnectionFailure } from './faults';
 
 export interface ReplicaOptions {
@@ -37,70 +37,112 @@ export function readReplicas(
   replicas: { name: string; db: Database }[],
   opts: ReplicaOptions,
 ): ReadReplicas {
-  const all: Replica[] = replicas.map((r) => ({ ...r, downUntil: 0 }));
-  const counts: ReadCounts = { primary: 0 };
-  for (const r of all) counts[r.name] = 0;
-  let next = 0;
-  const fail = (r: Replica, err: unknown) => {
-    if (r.downUntil === 0)
-      opts.log({ level: 'warn', msg: `read replica ${r.name} is unreachable; reading elsewhere`, error: String(err) });
-    r.downUntil = Date.now() + opts.retryMs;
+  const router = new ReplicaRouter(primary, replicas, opts);
+  return {
+    query: (text, params, options) => router.query(text, params, options),
+    exec: (script) => primary.exec(script),
+    states: () => router.states(),
+    reads: () => router.reads(),
+    close: () => router.close(),
   };
-  const recover = (r: Replica) => {
-    if (r.downUntil !== 0) opts.log({ level: 'info', msg: `read replica ${r.name} is back` });
-    r.downUntil = 0;
-  };
+}
 
-  async function query(text: string, params?: readonly Param[], options?: QueryOptions): Promise<Row[]> {
-    const start = next;
-    next = (next + 1) % all.length;
+class ReplicaRouter {
+  private readonly all: Replica[];
+  private readonly counts: ReadCounts = { primary: 0 };
+  private next = 0;
+  private checking: Promise<unknown> = Promise.resolve();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly primary: Database,
+    replicas: { name: string; db: Database }[],
+    private readonly opts: ReplicaOptions,
+  ) {
+    this.all = replicas.map((r) => ({ ...r, downUntil: 0 }));
+    for (const r of this.all) this.counts[r.name] = 0;
+    this.checkAll();
+    this.timer = setInterval(() => this.checkAll(), opts.checkMs);
+    this.timer.unref();
+  }
+
+  async query(text: string, params?: readonly Param[], options?: QueryOptions): Promise<Row[]> {
+    const all = this.all;
+    const start = this.next;
+    this.next = (this.next + 1) % all.length;
     const now = Date.now();
     for (let i = 0; i < all.length; i++) {
       const r = all[(start + i) % all.length];
       if (r.downUntil > now) continue;
       try {
         const rows = await r.db.query(text, params, options);
-        recover(r);
-        counts[r.name]++;
+        this.recover(r);
+        this.counts[r.name]++;
         return rows;
       } catch (err) {
         if (!isConnectionFailure(err) || options?.signal?.aborted) throw err;
-        fail(r, err);
+        this.fail(r, err);
       }
     }
-    counts.primary++;
-    return primary.query(text, params, options);
+    this.counts.primary++;
+    return this.primary.query(text, params, options);
   }
 
-  /** Each replica's lag, read on it; its bytes behind, measured on the primary against its replay position. */
-  async function check(r: Replica): Promise<void> {
+  states(): ReplicaState[] {
+    return this.all.map((r) => ({
+      replica: r.name,
+      up: r.downUntil === 0,
+      lagSeconds: r.lagSeconds,
+      lagBytes: r.lagBytes,
+    }));
+  }
+
+  reads(): ReadCounts {
+    return { ...this.counts };
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.checking.catch(() => undefined);
+    await Promise.all(this.all.map((r) => r.db.close()));
+  }
+
+  private fail(r: Replica, err: unknown): void {
+    if (r.downUntil === 0)
+      this.opts.log({
+        level: 'warn',
+        msg: `read replica ${r.name} is unreachable; reading elsewhere`,
+        error: String(err),
+      });
+    r.downUntil = Date.now() + this.opts.retryMs;
+  }
+
+  private recover(r: Replica): void {
+    if (r.downUntil !== 0) this.opts.log({ level: 'info', msg: `read replica ${r.name} is back` });
+    r.downUntil = 0;
+  }
+
+  private checkAll(): void {
+    this.checking = Promise.all(this.all.map((r) => this.check(r)));
+  }
+
+  /** A replica's lag, read on it; its bytes behind, measured on the primary against its replay position. */
+  private async check(r: Replica): Promise<void> {
+    let lag: Row;
     try {
-      const [lag] = await r.db.query(REPLICA_LAG, [], { prepare: false });
-      recover(r);
-      r.lagSeconds = Number(lag.seconds);
-      const [b] = lag.lsn === null ? [] : await primary.query(BYTES_BEHIND, [String(lag.lsn)], { prepare: false });
-      r.lagBytes = b ? Number(b.bytes) : undefined;
+      [lag] = await r.db.query(REPLICA_LAG, [], { prepare: false });
+      this.recover(r);
     } catch (err) {
-      if (isConnectionFailure(err)) fail(r, err);
-      else opts.log({ level: 'warn', msg: `read replica ${r.name}: lag check failed`, error: String(err) });
+      if (isConnectionFailure(err)) this.fail(r, err);
+      else this.opts.log({ level: 'warn', msg: `read replica ${r.name}: lag check failed`, error: String(err) });
+      return;
     }
+    r.lagSeconds = Number(lag.seconds);
+    // The primary being away says nothing of the replica: its bytes behind are then unknown.
+    const behind =
+      lag.lsn === null
+        ? []
+        : await this.primary.query(BYTES_BEHIND, [String(lag.lsn)], { prepare: false }).catch(() => []);
+    r.lagBytes = behind[0] ? Number(behind[0].bytes) : undefined;
   }
-  let checking: Promise<unknown> = Promise.resolve();
-  const checkAll = () => (checking = Promise.all(all.map(check)));
-  void checkAll();
-  const timer = setInterval(() => void checkAll(), opts.checkMs);
-  timer.unref();
-
-  return {
-    query,
-    exec: (script) => primary.exec(script),
-    states: () =>
-      all.map((r) => ({ replica: r.name, up: r.downUntil === 0, lagSeconds: r.lagSeconds, lagBytes: r.lagBytes })),
-    reads: () => ({ ...counts }),
-    async close() {
-      clearInterval(timer);
-      await checking.catch(() => undefined);
-      await Promise.all(all.map((r) => r.db.close()));
-    },
-  };
 }
