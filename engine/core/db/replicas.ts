@@ -1,5 +1,14 @@
 import type { Logger } from '../logger';
-import type { Database, Param, QueryOptions, ReadCounts, ReadReplicas, ReplicaState, Row } from './database';
+import {
+  asDbError,
+  type Database,
+  type Param,
+  type QueryOptions,
+  type ReadCounts,
+  type ReadReplicas,
+  type ReplicaState,
+  type Row,
+} from './database';
 import { isConnectionFailure } from './faults';
 
 export interface ReplicaOptions {
@@ -19,6 +28,9 @@ interface Replica {
   lagBytes?: number;
 }
 
+/** serialization_failure, which a hot standby answers when replay cancels a statement it conflicts with. */
+const RECOVERY_CONFLICT = '40001';
+
 /** Seconds behind: 0 once all WAL received is replayed (an idle primary makes no replica late). */
 const REPLICA_LAG = `SELECT CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
   ELSE COALESCE(EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp()), 0) END::float8 AS "seconds",
@@ -29,8 +41,9 @@ const BYTES_BEHIND = `SELECT GREATEST(pg_wal_lsn_diff(pg_current_wal_lsn(), $1::
  * Round robin over the replicas: a read starts at the next replica and, when one cannot be reached,
  * moves on to the next and finally to the primary, so that a replica that stops fails no request. A
  * replica that failed is left out for `retryMs`; the periodic check (or the first read after that
- * time) brings it back. Only connection failures move a read on: a statement's own error (a timeout,
- * bad input) would fail on the primary alike and is the caller's answer.
+ * time) brings it back. Only connection failures (and a replica's conflict with its replay) move a read
+ * on: a statement's own error (a timeout, bad input) would fail on the primary alike and is the
+ * caller's answer.
  */
 export function readReplicas(
   primary: Database,
@@ -80,8 +93,11 @@ class ReplicaRouter {
         this.counts[r.name]++;
         return rows;
       } catch (err) {
-        if (!isConnectionFailure(err) || options?.signal?.aborted) throw err;
-        this.fail(r, err);
+        if (options?.signal?.aborted) throw err;
+        if (isConnectionFailure(err)) this.fail(r, err);
+        // A replica cancels a read whose rows its replay must change (a conflict with recovery): the
+        // replica's doing, not the statement's, so the read moves on as from an unreachable one.
+        else if (asDbError(err)?.code !== RECOVERY_CONFLICT) throw err;
       }
     }
     this.counts.primary++;
