@@ -219,7 +219,10 @@ export class Engine {
     telemetry: EngineTelemetry = {},
   ) {
     this.answerMemory = new AnswerMemory(config.limits.maxResponseBytesInFlight);
-    this.recentWriters = new RecentWriters(config.replicas.readYourWritesSeconds);
+    this.recentWriters = new RecentWriters(
+      config.replicas.readYourWritesSeconds,
+      config.tenancy?.variable ?? 'x-hasura-tenant-id',
+    );
     this.actionTypes = buildActionTypes(model.metadata.actionsSdl, model.metadata.actions);
     this.writers = writerRoles(model);
     this.metrics = telemetry.metrics;

@@ -18,21 +18,25 @@ const WRITERS_REMEMBERED = 10_000;
 export class RecentWriters {
   private readonly until = new Lru<string, number>(WRITERS_REMEMBERED);
 
-  constructor(private readonly seconds: number) {}
+  /** `tenantVariable`: the session variable that names the tenant (TENANT_* settings). */
+  constructor(
+    private readonly seconds: number,
+    private readonly tenantVariable: string,
+  ) {}
 
   wrote(session: Session): void {
-    if (this.seconds > 0) this.until.set(writerKey(session), Date.now() + this.seconds * 1000);
+    if (this.seconds > 0) this.until.set(this.key(session), Date.now() + this.seconds * 1000);
   }
 
   /** Whether the session wrote within the window. */
   holds(session: Session): boolean {
-    const until = this.until.get(writerKey(session));
+    const until = this.until.get(this.key(session));
     return until !== undefined && until > Date.now();
   }
-}
 
-function writerKey(session: Session): string {
-  const user = session.vars['x-hasura-user-id'];
-  if (user) return `user\u0000${user}`;
-  return `role\u0000${session.role}\u0000${session.vars['x-hasura-tenant-id'] ?? ''}`;
+  private key(session: Session): string {
+    const user = session.vars['x-hasura-user-id'];
+    if (user) return `user\u0000${user}`;
+    return `role\u0000${session.role}\u0000${session.vars[this.tenantVariable] ?? ''}`;
+  }
 }

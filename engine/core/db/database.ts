@@ -75,6 +75,8 @@ export type ReadCounts = Record<string, number>;
 export interface ReadReplicas extends Queryable {
   states(): ReplicaState[];
   reads(): ReadCounts;
+  /** Each replica's pool (its gate's figures), by replica name: for the pool gauges of /metrics. */
+  poolStats(): Record<string, { inUse: number; waiting: number; size: number }>;
   close(): Promise<void>;
 }
 

@@ -56,6 +56,7 @@ export function readReplicas(
     exec: (script) => primary.exec(script),
     states: () => router.states(),
     reads: () => router.reads(),
+    poolStats: () => router.poolStats(),
     close: () => router.close(),
   };
 }
@@ -115,6 +116,15 @@ class ReplicaRouter {
 
   reads(): ReadCounts {
     return { ...this.counts };
+  }
+
+  poolStats(): Record<string, { inUse: number; waiting: number; size: number }> {
+    const out: Record<string, { inUse: number; waiting: number; size: number }> = {};
+    for (const r of this.all) {
+      const stats = r.db.poolStats?.();
+      if (stats) out[r.name] = stats;
+    }
+    return out;
   }
 
   async close(): Promise<void> {

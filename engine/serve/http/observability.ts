@@ -22,7 +22,12 @@ export async function startObservability(config: EngineConfig, db: Database, log
       level: 'warn',
       msg: 'DEV_MODE is no longer read: set LOG_LEVEL=debug for the compiled SQL of each operation',
     });
-  const metrics = new Metrics(() => ({ main: db.poolStats?.(), reserve: db.reserve?.poolStats?.() }));
+  // A replica's pool is named by its replica (host:port/database).
+  const metrics = new Metrics(() => ({
+    main: db.poolStats?.(),
+    reserve: db.reserve?.poolStats?.(),
+    ...db.replicas?.poolStats(),
+  }));
   if (db.replicas) watchReplicas(metrics.registry, db.replicas);
   const tracing = obs.otlpEndpoint
     ? await startTracing({ endpoint: obs.otlpEndpoint, serviceName: obs.serviceName, scheduleDelayMs: obs.spanDelayMs })
