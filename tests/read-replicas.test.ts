@@ -1,5 +1,7 @@
 import postgres from 'postgres';
 import { DEMO } from '../demo/demo-data';
+import { loadConfig } from '../engine/core/config';
+import { connectDatabase } from '../engine/core/db/connect';
 import { authEnv, bearer, gqlWith, jwtFor, within } from './support/auth';
 import { onPostgres, type TestDatabase } from './support/database';
 import { createOwnCluster, createReplica, type OwnCluster } from './support/own-cluster';
@@ -177,6 +179,29 @@ suite('read replicas: a primary and two streaming replicas of the test', () => {
       }
     } finally {
       await resume();
+    }
+  });
+
+  test('a statement a replica refuses because it writes runs on the primary', async () => {
+    await onPrimary`CREATE SEQUENCE IF NOT EXISTS replica_test_seq`;
+    await resume();
+    const replayed = async () => {
+      const found = await Promise.all(onReplicas.map((sql) => sql`SELECT to_regclass('replica_test_seq') AS "seq"`));
+      return found.every(([row]) => row.seq !== null);
+    };
+    expect(await within(20_000, replayed)).toBeGreaterThanOrEqual(0);
+    const db = await connectDatabase(
+      loadConfig({ DATABASE_URL: primary.url, DATABASE_READ_REPLICA_URLS: replicas.map((r) => r.url).join(',') }),
+    );
+    try {
+      const before = db.replicas!.reads().primary;
+      const [row] = await db.replicas!.query(
+        `SELECT nextval('replica_test_seq')::text AS "n", pg_is_in_recovery() AS "r"`,
+      );
+      expect(row).toEqual({ n: '1', r: false });
+      expect(db.replicas!.reads().primary).toBe(before + 1);
+    } finally {
+      await db.close();
     }
   });
 

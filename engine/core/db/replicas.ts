@@ -30,6 +30,8 @@ interface Replica {
 
 /** serialization_failure, which a hot standby answers when replay cancels a statement it conflicts with. */
 const RECOVERY_CONFLICT = '40001';
+/** read_only_sql_transaction: the statement writes after all (a native query's function, say). */
+const WRITES = '25006';
 
 /** Seconds behind: 0 once all WAL received is replayed (an idle primary makes no replica late). */
 const REPLICA_LAG = `SELECT CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
@@ -95,10 +97,13 @@ class ReplicaRouter {
         return rows;
       } catch (err) {
         if (options?.signal?.aborted) throw err;
+        const code = asDbError(err)?.code;
+        // SQL the engine took for a read writes (a function of a native query): only the primary can run it.
+        if (code === WRITES) break;
         if (isConnectionFailure(err)) this.fail(r, err);
         // A replica cancels a read whose rows its replay must change (a conflict with recovery): the
         // replica's doing, not the statement's, so the read moves on as from an unreachable one.
-        else if (asDbError(err)?.code !== RECOVERY_CONFLICT) throw err;
+        else if (code !== RECOVERY_CONFLICT) throw err;
       }
     }
     this.counts.primary++;
