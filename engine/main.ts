@@ -208,8 +208,9 @@ function serveSubscriptions(
   resolveSession: ReturnType<typeof createSessionResolver>,
   log: Logger,
 ) {
+  // Subscriptions only read: their polls go to the read replicas when there are any.
   const live = new LiveQueries(
-    engine.db,
+    engine.db.replicas ?? engine.db,
     {
       intervalMs: config.subscriptions.refetchIntervalMs,
       batchSize: config.subscriptions.batchSize,

@@ -1,4 +1,5 @@
 import { loadActionsConfig } from '../actions/config';
+import { loadConfig as loadEngineConfig } from '../engine/core/config';
 
 const loadConfig = (env: Record<string, string>) => loadActionsConfig(env, 'http://localhost:8080');
 
@@ -22,5 +23,25 @@ describe('configuration', () => {
   test('an http(s) URL loses its trailing slashes', () => {
     expect(loadConfig({ LOKI_URL: 'http://127.0.0.1:3100//' }).logs.lokiUrl).toBe('http://127.0.0.1:3100');
     expect(loadConfig({ AI_BASE_URL: 'https://llm.example.com/v1/' }).ai.baseUrl).toBe('https://llm.example.com/v1');
+  });
+});
+
+describe('read replica settings', () => {
+  test('DATABASE_READ_REPLICA_URLS: comma-separated postgres:// URLs; another kind is refused without repeating it', () => {
+    const config = loadEngineConfig({
+      DATABASE_READ_REPLICA_URLS: ' postgres://r:pw@replica-1:5432/app , postgresql://replica-2/app,',
+    });
+    expect(config.replicas.urls).toEqual(['postgres://r:pw@replica-1:5432/app', 'postgresql://replica-2/app']);
+    expect(config.replicas.readYourWritesSeconds).toBe(5);
+    expect(loadEngineConfig({ READ_YOUR_WRITES_SECONDS: '0' }).replicas.readYourWritesSeconds).toBe(0);
+    expect(loadEngineConfig({}).replicas.urls).toEqual([]);
+    let message = '';
+    try {
+      loadEngineConfig({ DATABASE_READ_REPLICA_URLS: 'mysql://r:hunter2@replica/app' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain('DATABASE_READ_REPLICA_URLS must hold postgres:// URLs');
+    expect(message).not.toContain('hunter2');
   });
 });

@@ -64,6 +64,8 @@ export interface EngineConfig {
   corsOrigins: string[];
   /** postgres.js pool size. */
   poolSize: number;
+  /** Read replicas (PostgreSQL only): where queries and subscriptions read (core/db/replicas.ts). */
+  replicas: ReplicaConfig;
   database: DatabaseFaultConfig;
   /** On SIGTERM/SIGINT: how long requests in flight may take to finish before the pool is closed, in seconds. */
   drainSeconds: number;
@@ -146,6 +148,37 @@ export interface DatabaseFaultConfig {
   connectTimeoutMs: number;
   /** At start-up: how long to keep retrying a database that cannot be reached, in seconds (0: once). */
   connectRetrySeconds: number;
+}
+
+/** Read replicas: DATABASE_READ_REPLICA_URLS and what routes reads to them (README "Read replicas"). */
+export interface ReplicaConfig {
+  /** postgres:// URLs of streaming replicas of DATABASE_URL's server; empty: every read on the primary. */
+  urls: string[];
+  /** After a mutation, that session's reads go to the primary for this long, in seconds (0: never). */
+  readYourWritesSeconds: number;
+  /** A replica that failed with a connection error is left out this long, then tried again, in seconds. */
+  retrySeconds: number;
+  /** How often each replica's state and lag are checked (for /metrics and /readyz), in seconds. */
+  checkSeconds: number;
+  /** Connections of each replica's pool. */
+  poolSize: number;
+}
+
+function replicaConfig(env: Env, poolSize: number): ReplicaConfig {
+  const urls = (env.DATABASE_READ_REPLICA_URLS ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '');
+  for (const u of urls)
+    if (!/^postgres(ql)?:\/\//.test(u))
+      throw new Error('DATABASE_READ_REPLICA_URLS must hold postgres:// URLs, separated by commas');
+  return {
+    urls,
+    readYourWritesSeconds: int(env, 'READ_YOUR_WRITES_SECONDS', 5),
+    retrySeconds: positive(env, 'DATABASE_REPLICA_RETRY_SECONDS', 5),
+    checkSeconds: positive(env, 'DATABASE_REPLICA_CHECK_SECONDS', 10),
+    poolSize,
+  };
 }
 
 export type Edition = 'community' | 'enterprise' | 'cloud';
@@ -427,6 +460,7 @@ export function loadConfig(env: Env = process.env): EngineConfig {
     subscriptions: subscriptionConfig(env),
     corsOrigins: corsOrigins(env),
     poolSize: int(env, 'DATABASE_POOL_SIZE', 10),
+    replicas: replicaConfig(env, int(env, 'DATABASE_POOL_SIZE', 10)),
     database: {
       poolTimeoutMs: positive(env, 'DATABASE_POOL_TIMEOUT_MS', 5000),
       reservePoolSize: positive(env, 'DATABASE_RESERVE_POOL_SIZE', 2),

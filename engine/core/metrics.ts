@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ReadReplicas } from './db/database';
 
 /** Connections of a pool in use and callers waiting for one (core/db/gate.ts). */
 export interface PoolStats {
@@ -112,6 +113,53 @@ export class Metrics {
       },
     });
   }
+}
+
+/**
+ * Each read replica's state and lag, as its last periodic check found them (core/db/replicas.ts), and
+ * where reads went: read at each scrape, nothing counted per statement here.
+ */
+export function watchReplicas(registry: Registry, replicas: ReadReplicas): void {
+  const registers = [registry];
+  const gauge = (
+    name: string,
+    help: string,
+    pick: (s: ReturnType<ReadReplicas['states']>[number]) => number | undefined,
+  ) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['replica'],
+      registers,
+      collect() {
+        this.reset();
+        for (const s of replicas.states()) {
+          const v = pick(s);
+          if (v !== undefined) this.set({ replica: s.replica }, v);
+        }
+      },
+    });
+  gauge('database_replica_up', 'Read replica reachable (1) or left out after a connection failure (0)', (s) =>
+    s.up ? 1 : 0,
+  );
+  gauge(
+    'database_replica_lag_seconds',
+    'Seconds a read replica replays behind (0: all it received)',
+    (s) => s.lagSeconds,
+  );
+  gauge('database_replica_lag_bytes', "Bytes of the primary's WAL a read replica has not replayed", (s) => s.lagBytes);
+  let counted: Record<string, number> = {};
+  new Counter({
+    name: 'database_reads_total',
+    help: 'Statements sent to the read replicas, by where they ran: a replica, or the primary when none answered',
+    labelNames: ['target'],
+    registers,
+    collect() {
+      const now = replicas.reads();
+      for (const [target, n] of Object.entries(now)) this.inc({ target }, n - (counted[target] ?? 0));
+      counted = now;
+    },
+  });
 }
 
 /** What the live queries report (compile/execute/live-queries.ts). */

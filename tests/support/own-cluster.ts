@@ -39,11 +39,16 @@ async function pg(program: string, args: string[]): Promise<void> {
   else await run(file, args);
 }
 
-export async function createOwnCluster(): Promise<OwnCluster> {
+/** A temporary folder the cluster's user owns. */
+function clusterFolder(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-own-cluster-'));
   if (asRoot) execFileSync('chown', ['postgres:postgres', dir]);
+  return dir;
+}
+
+/** The cluster in `dir`/data, on a free port, started. */
+async function startCluster(dir: string): Promise<OwnCluster> {
   const data = path.join(dir, 'data');
-  await pg('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
   const port = await freePort();
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60`;
   const logFile = path.join(dir, 'server.log');
@@ -59,4 +64,25 @@ export async function createOwnCluster(): Promise<OwnCluster> {
   };
   await cluster.start();
   return cluster;
+}
+
+export async function createOwnCluster(): Promise<OwnCluster> {
+  const dir = clusterFolder();
+  const data = path.join(dir, 'data');
+  await pg('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+  return startCluster(dir);
+}
+
+/**
+ * A streaming replica of `primary` (a cluster of createOwnCluster: PostgreSQL 15's defaults already
+ * allow it, wal_level replica and initdb's trusted replication connections from the loopback), made by
+ * `pg_basebackup -R` into a folder of its own and started on its own port. It is a hot standby:
+ * it answers reads and replays what the primary writes.
+ */
+export async function createReplica(primary: OwnCluster): Promise<OwnCluster> {
+  const dir = clusterFolder();
+  const data = path.join(dir, 'data');
+  const from = ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres'];
+  await pg('pg_basebackup', ['-D', data, ...from, '-R', '-X', 'stream', '--no-sync', '-c', 'fast']);
+  return startCluster(dir);
 }

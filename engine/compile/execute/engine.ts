@@ -49,6 +49,7 @@ import { AnswerMemory, BUDGET_CODES, countRows, RequestBudget } from './request-
 import { currentRequest, noteOperation } from '../../core/request-context';
 import { NO_TRACING, type Tracing } from '../../core/tracing';
 import type { Metrics } from '../../core/metrics';
+import { RecentWriters } from './read-your-writes';
 
 /** What the engine reports beside its answers: counts for /metrics, spans for traces. Both optional. */
 export interface EngineTelemetry {
@@ -72,6 +73,8 @@ export interface RunOptions {
    * anything runs, and the actions of a query see the database through read-only transactions.
    */
   safeMethod?: boolean;
+  /** Read from the primary, never a replica (`x-hasura-use-primary`, admin-secret callers only). */
+  usePrimary?: boolean;
 }
 
 /** One subscriber's live query: the statement (the same for all who share it) and its values. */
@@ -204,6 +207,8 @@ export class Engine {
   compilations = 0;
   /** The answers all requests hold at once (MAX_RESPONSE_BYTES_IN_FLIGHT). */
   private readonly answerMemory: AnswerMemory;
+  /** Sessions that just wrote: their reads stay on the primary (read-your-writes.ts). */
+  private readonly recentWriters: RecentWriters;
 
   constructor(
     readonly model: Model,
@@ -214,6 +219,10 @@ export class Engine {
     telemetry: EngineTelemetry = {},
   ) {
     this.answerMemory = new AnswerMemory(config.limits.maxResponseBytesInFlight);
+    this.recentWriters = new RecentWriters(
+      config.replicas.readYourWritesSeconds,
+      config.tenancy?.variable ?? 'x-hasura-tenant-id',
+    );
     this.actionTypes = buildActionTypes(model.metadata.actionsSdl, model.metadata.actions);
     this.writers = writerRoles(model);
     this.metrics = telemetry.metrics;
@@ -344,7 +353,7 @@ export class Engine {
     const budget = opts.budget ?? this.newBudget();
     this.noteSession(session);
     try {
-      return await this.runUnsafe(request, session, budget, opts.safeMethod === true);
+      return await this.runUnsafe(request, session, budget, opts);
     } catch (err) {
       // A statement cancelled at the deadline fails with PostgreSQL's 57014: the answer names the limit.
       if (budget.timedOut) return this.failure(budget.timeoutError(), session);
@@ -359,7 +368,11 @@ export class Engine {
    * own transaction, so that each sees what the ones before it wrote and a failure undoes only its own
    * changes. More than `limits.maxBatchSize` operations are refused before any runs.
    */
-  async runBatch(requests: unknown[], session: Session): Promise<EngineResponse> {
+  async runBatch(
+    requests: unknown[],
+    session: Session,
+    opts: Pick<RunOptions, 'usePrimary'> = {},
+  ): Promise<EngineResponse> {
     this.noteSession(session);
     const max = this.config.limits.maxBatchSize;
     if (requests.length > max)
@@ -379,7 +392,7 @@ export class Engine {
       const bodies: string[] = [];
       for (const r of requests) {
         if (budget.timedOut) return this.failure(budget.timeoutError(), session);
-        const res = await this.run(asRequest(r), session, { budget });
+        const res = await this.run(asRequest(r), session, { ...opts, budget });
         const code = res.status === 200 && res.body.startsWith('{"errors"') ? this.codeOf(res.body) : undefined;
         if (code && BUDGET_CODES.has(code)) return res;
         bodies.push(res.body);
@@ -416,12 +429,33 @@ export class Engine {
     request: GraphqlRequest,
     session: Session,
     budget: RequestBudget,
-    safeMethod: boolean,
+    opts: RunOptions,
   ): Promise<EngineResponse> {
+    const safeMethod = opts.safeMethod === true;
     const { plan, vars } = this.prepare(request, session, safeMethod ? 'get' : 'http');
-    if (plan.operation === 'mutation') return this.runMutation(plan, vars, session, budget);
+    if (plan.operation === 'mutation') {
+      try {
+        return await this.runMutation(plan, vars, session, budget);
+      } finally {
+        // Even a failed one: an action may have committed before a later field failed.
+        this.recentWriters.wrote(session);
+      }
+    }
+    const reader = this.readerFor(plan, session, opts.usePrimary === true);
     // Reading loses nothing when abandoned: the answer is the timeout as soon as the deadline passes.
-    return Promise.race([this.runQuery(plan, vars, session, budget, safeMethod), budget.expired]);
+    return Promise.race([this.runQuery(plan, vars, session, budget, reader, safeMethod), budget.expired]);
+  }
+
+  /**
+   * Where a query's table statements run: a read replica when the engine can tell the operation only
+   * reads (table, aggregate and by-pk fields, whose statements are SELECTs), the primary when it has
+   * action fields (a handler may write or read what it wrote), when the caller asked for the primary,
+   * or when this session wrote within READ_YOUR_WRITES_SECONDS.
+   */
+  private readerFor(plan: ExecutablePlan, session: Session, usePrimary: boolean): Queryable {
+    const replicas = this.db.replicas;
+    if (!replicas || usePrimary || plan.graphql || this.recentWriters.holds(session)) return this.db;
+    return replicas;
   }
 
   /**
@@ -552,12 +586,18 @@ export class Engine {
    * as soon as it answers: the request stops at the first past a limit. Each answer's rows are
    * counted by its fields' shapes.
    */
-  private async runStatements(plan: ExecutablePlan, vars: Variables, session: Session, budget: RequestBudget) {
+  private async runStatements(
+    plan: ExecutablePlan,
+    vars: Variables,
+    session: Session,
+    budget: RequestBudget,
+    reader: Queryable,
+  ) {
     const rows: Record<string, unknown>[] = [];
     for (const [i, query] of plan.queries.entries()) {
       const bound = bindParams(query.params, vars, session);
       const row = await budget.answer(query.text, async (allowed) => {
-        const [r] = await this.query(this.db, query.text, [...bound, String(allowed)], budget.signal);
+        const [r] = await this.query(reader, query.text, [...bound, String(allowed)], budget.signal);
         return { row: r, bytes: Number(r.__bytes) };
       });
       budget.checkTime();
@@ -573,12 +613,13 @@ export class Engine {
     vars: Variables,
     session: Session,
     budget: RequestBudget,
+    reader: Queryable,
     safeMethod = false,
   ): Promise<EngineResponse> {
     const role = this.schemaFor(session.role);
     const ctx = safeMethod ? this.safeActionContext(session) : this.actionContext(session);
     const [rows, other] = await Promise.all([
-      this.runStatements(plan, vars, session, budget),
+      this.runStatements(plan, vars, session, budget, reader),
       plan.graphql ? this.runGraphql(plan.graphql, role, vars, ctx) : Promise.resolve({} as Record<string, unknown>),
     ]);
     budget.checkTime();

@@ -5,6 +5,7 @@ import { isConnectionFailure } from './faults';
 import { Gate, gated } from './gate';
 import { openPglite } from './pglite';
 import { connectPostgres } from './postgres';
+import { readReplicas } from './replicas';
 
 /**
  * PostgreSQL when DATABASE_URL is set, the embedded PGlite otherwise; either behind a gate that bounds
@@ -21,6 +22,11 @@ export async function connectDatabase(
     config.database;
   const statementTimeoutMs = config.limits.statementTimeoutMs;
   if (!config.databaseUrl) {
+    if (config.replicas.urls.length)
+      log({
+        level: 'warn',
+        msg: 'DATABASE_READ_REPLICA_URLS is ignored: read replicas need DATABASE_URL (PostgreSQL)',
+      });
     // One connection in this process: PGlite would queue without bound, the gate bounds the wait.
     return gated(
       await openPglite(config.dataDir, { statementTimeoutMs, holder, snapshot: config.dataDirSnapshot }),
@@ -28,9 +34,9 @@ export async function connectDatabase(
     );
   }
   const url = config.databaseUrl;
-  const open = (poolSize: number, reserved = 0) =>
+  const open = (poolSize: number, reserved = 0, at = url) =>
     gated(
-      connectPostgres(url, { poolSize, statementTimeoutMs, connectTimeoutMs }),
+      connectPostgres(at, { poolSize, statementTimeoutMs, connectTimeoutMs }),
       new Gate({ permits: poolSize, waitMs: poolTimeoutMs, quickReserve: reserved, quickMs }),
     );
   const main = open(config.poolSize, quickReserve);
@@ -41,7 +47,21 @@ export async function connectDatabase(
     throw err;
   }
   const reserve = open(reservePoolSize);
-  return { ...main, reserve, close: async () => void (await Promise.all([main.close(), reserve.close()])) };
+  const primary = { ...main, reserve };
+  // Replicas are not waited for: one that is not up yet is left out and retried (replicas.ts).
+  const { urls, poolSize, retrySeconds, checkSeconds } = config.replicas;
+  const replicas = urls.length
+    ? readReplicas(
+        primary,
+        urls.map((u) => ({ name: databaseTarget(u), db: open(poolSize, quickReserve, u) })),
+        { retryMs: retrySeconds * 1000, checkMs: checkSeconds * 1000, log },
+      )
+    : undefined;
+  return {
+    ...primary,
+    replicas,
+    close: async () => void (await Promise.all([main.close(), reserve.close(), replicas?.close()])),
+  };
 }
 
 /** Where a URL points, for messages: host, port and database, never the user's password. */

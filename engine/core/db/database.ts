@@ -49,6 +49,35 @@ export interface Database extends Queryable {
    * never starve them. Absent: use this database (PGlite has one connection for everything).
    */
   readonly reserve?: Database;
+  /** Read replicas (DATABASE_READ_REPLICA_URLS, replicas.ts): where provably read-only statements may run. */
+  readonly replicas?: ReadReplicas;
+}
+
+/** One replica as /readyz and /metrics show it. */
+export interface ReplicaState {
+  /** host:port/database, never a password. */
+  replica: string;
+  /** Down: its last statement or check failed to reach it; reads skip it until it is retried. */
+  up: boolean;
+  /** Seconds its replay is behind (0 when it has replayed all it received); undefined until checked. */
+  lagSeconds?: number;
+  /** Bytes of the primary's WAL it has not replayed yet; undefined until checked. */
+  lagBytes?: number;
+}
+
+/** Where reads went: `primary` or a replica's name, for /metrics. */
+export type ReadCounts = Record<string, number>;
+
+/**
+ * The reads of a database with read replicas: a statement known to be read-only runs on the next
+ * replica in turn, and `exec` (scripts) on the primary. Absent from a database without replicas.
+ */
+export interface ReadReplicas extends Queryable {
+  states(): ReplicaState[];
+  reads(): ReadCounts;
+  /** Each replica's pool (its gate's figures), by replica name: for the pool gauges of /metrics. */
+  poolStats(): Record<string, { inUse: number; waiting: number; size: number }>;
+  close(): Promise<void>;
 }
 
 /** A PostgreSQL error as both drivers report it, reduced to what the engine needs. */

@@ -65,7 +65,7 @@ export function createApp(opts: AppOptions): Hono {
   mountCors(app, ['/api/graphql', '/v1/graphql', '/api/auth/token'], opts.corsOrigins ?? []);
   // Health checks and sign-in run on the reserve pool: slow statements on the main one never starve them.
   const db = opts.db.reserve ?? opts.db;
-  mountHealthRoutes(app, db, opts.draining ?? (() => false));
+  mountHealthRoutes(app, db, opts.draining ?? (() => false), opts.db.replicas);
   mountVersionRoute(app);
   if (opts.auth) {
     mountAuthRoutes(app, { db, auth: opts.auth });

@@ -56,6 +56,14 @@ function notAcceptable(c: Context) {
   return answer(c, JSON_MEDIA, refusal(406, 'not-acceptable', message));
 }
 
+/**
+ * `x-hasura-use-primary: true` sends the request's reads to the primary instead of a read replica.
+ * Only the admin secret's: others are not refused but read as routed (the header changes no answer's
+ * shape, only how fresh it is, and a client shared between roles should not fail for sending it).
+ */
+const usePrimary = (session: Session, headers: HeaderBag) =>
+  session.via === 'admin-secret' && header(headers, 'x-hasura-use-primary')?.trim().toLowerCase() === 'true';
+
 /** The request's session, or the engine's answer to credentials that do not hold. */
 async function sessionOf(
   engine: Engine,
@@ -96,8 +104,9 @@ function postRoute(engine: Engine, resolveSession: SessionResolver, maxBytes: nu
       return answer(c, media, refusal(400, 'invalid-json', 'the request body is not valid JSON'));
     }
     // A batch runs its operations in order, each seeing what the ones before it wrote (Engine.runBatch).
-    if (Array.isArray(body)) return answer(c, media, await engine.runBatch(body, s.session));
-    return answer(c, media, await engine.run(asRequest(body), s.session));
+    const routing = { usePrimary: usePrimary(s.session, headers) };
+    if (Array.isArray(body)) return answer(c, media, await engine.runBatch(body, s.session, routing));
+    return answer(c, media, await engine.run(asRequest(body), s.session, routing));
   };
 }
 
@@ -156,7 +165,10 @@ function getRoute(engine: Engine, resolveSession: SessionResolver) {
     if ('failed' in s) return answer(c, media, s.failed, cacheHeaders(undefined));
     const extra = cacheHeaders(s.session);
     if ('failed' in parsed) return answer(c, media, parsed.failed, extra);
-    const r = await engine.run(parsed.request, s.session, { safeMethod: true });
+    const r = await engine.run(parsed.request, s.session, {
+      safeMethod: true,
+      usePrimary: usePrimary(s.session, headers),
+    });
     return answer(c, media, r, r.status === 405 ? { ...extra, allow: 'POST' } : extra);
   };
 }

@@ -1,7 +1,7 @@
 import type { EngineConfig } from '../../core/config';
 import type { Database } from '../../core/db/database';
 import type { Logger } from '../../core/logger';
-import { Metrics } from '../../core/metrics';
+import { Metrics, watchReplicas } from '../../core/metrics';
 import { NO_TRACING, startTracing, type Tracing } from '../../core/tracing';
 import { serveMetricsPort } from './metrics-route';
 
@@ -22,7 +22,13 @@ export async function startObservability(config: EngineConfig, db: Database, log
       level: 'warn',
       msg: 'DEV_MODE is no longer read: set LOG_LEVEL=debug for the compiled SQL of each operation',
     });
-  const metrics = new Metrics(() => ({ main: db.poolStats?.(), reserve: db.reserve?.poolStats?.() }));
+  // A replica's pool is named by its replica (host:port/database).
+  const metrics = new Metrics(() => ({
+    main: db.poolStats?.(),
+    reserve: db.reserve?.poolStats?.(),
+    ...db.replicas?.poolStats(),
+  }));
+  if (db.replicas) watchReplicas(metrics.registry, db.replicas);
   const tracing = obs.otlpEndpoint
     ? await startTracing({ endpoint: obs.otlpEndpoint, serviceName: obs.serviceName, scheduleDelayMs: obs.spanDelayMs })
     : NO_TRACING;
