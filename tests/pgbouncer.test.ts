@@ -28,6 +28,7 @@ const suite = SKIP ? describe.skip : describe;
 const acme = DEMO.tenants.acme;
 const alice = acme.users.admin;
 const AUTH = { 'x-hasura-admin-secret': ADMIN_SECRET, ...as('tenant_admin', acme.id, alice.id) };
+const STATEMENT_TIMEOUT_MS = 1500;
 const ENV = { ADMIN_SECRET, SEED_DEMO_DATA: 'false', ...authEnv({ AUTH_MAX_FAILURES: '1000' }) };
 
 /** Queries of different shapes: each a statement of its own, which a prepared-statement pool would name. */
@@ -64,6 +65,7 @@ suite('the engine behind PgBouncer in transaction mode', () => {
       DATABASE_URL: pooledUrl,
       DATABASE_POOLER: 'transaction',
       DATABASE_LISTEN_URL: directUrl,
+      STATEMENT_TIMEOUT_MS: String(STATEMENT_TIMEOUT_MS),
     });
   }, 180_000);
 
@@ -132,6 +134,20 @@ suite('the engine behind PgBouncer in transaction mode', () => {
       await client.dispose();
     }
   });
+
+  test('a mutation waiting on a lock runs into STATEMENT_TIMEOUT_MS (SET LOCAL in its transaction; the server has none)', async () => {
+    const id = acme.cloudAccounts.aws;
+    const res = await direct.transaction(async (tx) => {
+      await tx.query('SELECT 1 FROM cloud_accounts WHERE id = $1::uuid FOR UPDATE', [id]);
+      return gqlWith(
+        engine,
+        AUTH,
+        `mutation { update_cloud_accounts(where: {id: {_eq: "${id}"}}, _set: {account_name: "blocked"}) { affected_rows } }`,
+      );
+    });
+    expect(res.body.data ?? null).toBeNull();
+    expect(JSON.stringify(res.body.errors)).toContain('statement timeout');
+  }, 30_000);
 
   test('LISTEN uses DATABASE_LISTEN_URL: no warning about it; the server having no statement_timeout is said', () => {
     expect(engine.output()).not.toContain('cannot LISTEN');
