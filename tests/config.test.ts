@@ -1,4 +1,5 @@
 import { loadActionsConfig } from '../actions/config';
+import { loadConfig as loadEngineConfig } from '../engine/core/config';
 
 const loadConfig = (env: Record<string, string>) => loadActionsConfig(env, 'http://localhost:8080');
 
@@ -22,5 +23,18 @@ describe('configuration', () => {
   test('an http(s) URL loses its trailing slashes', () => {
     expect(loadConfig({ LOKI_URL: 'http://127.0.0.1:3100//' }).logs.lokiUrl).toBe('http://127.0.0.1:3100');
     expect(loadConfig({ AI_BASE_URL: 'https://llm.example.com/v1/' }).ai.baseUrl).toBe('https://llm.example.com/v1');
+  });
+});
+
+describe('pooler configuration', () => {
+  test('DATABASE_POOLER=transaction turns named prepared statements off unless DATABASE_PREPARED_STATEMENTS says', () => {
+    expect(loadEngineConfig({}).pooler).toEqual({ transactionMode: false, preparedStatements: true });
+    expect(loadEngineConfig({ DATABASE_POOLER: 'transaction' }).pooler.preparedStatements).toBe(false);
+    const both = { DATABASE_POOLER: 'transaction', DATABASE_PREPARED_STATEMENTS: 'true' };
+    expect(loadEngineConfig(both).pooler.preparedStatements).toBe(true);
+    expect(loadEngineConfig({ DATABASE_LISTEN_URL: 'postgres://db:5432/x' }).pooler.listenUrl).toBe(
+      'postgres://db:5432/x',
+    );
+    expect(() => loadEngineConfig({ DATABASE_POOLER: 'statement' })).toThrow('DATABASE_POOLER must be one of');
   });
 });
