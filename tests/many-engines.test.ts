@@ -44,7 +44,7 @@ const MAX_FAILURES = 3;
 // The SAML helpers validate in a worker of this process (support/saml.ts).
 afterAll(() => stopSchemaValidator());
 
-suite('three engines on one database behind PgBouncer', () => {
+suite(SKIP || 'three engines on one database behind PgBouncer', () => {
   let database: TestDatabase;
   let bouncer: PgBouncer;
   let direct: Database;

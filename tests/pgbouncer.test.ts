@@ -46,7 +46,7 @@ function serverOf(url: string): { host: string; port: number } {
   return { host: u.hostname || '127.0.0.1', port: Number(u.port || 5432) };
 }
 
-suite('the engine behind PgBouncer in transaction mode', () => {
+suite(SKIP || 'the engine behind PgBouncer in transaction mode', () => {
   let database: TestDatabase;
   let bouncer: PgBouncer;
   let direct: Database;
