@@ -45,3 +45,16 @@ describe('read replica settings', () => {
     expect(message).not.toContain('hunter2');
   });
 });
+
+describe('pooler configuration', () => {
+  test('DATABASE_POOLER=transaction turns named prepared statements off unless DATABASE_PREPARED_STATEMENTS says', () => {
+    expect(loadEngineConfig({}).pooler).toEqual({ transactionMode: false, preparedStatements: true });
+    expect(loadEngineConfig({ DATABASE_POOLER: 'transaction' }).pooler.preparedStatements).toBe(false);
+    const both = { DATABASE_POOLER: 'transaction', DATABASE_PREPARED_STATEMENTS: 'true' };
+    expect(loadEngineConfig(both).pooler.preparedStatements).toBe(true);
+    expect(loadEngineConfig({ DATABASE_LISTEN_URL: 'postgres://db:5432/x' }).pooler.listenUrl).toBe(
+      'postgres://db:5432/x',
+    );
+    expect(() => loadEngineConfig({ DATABASE_POOLER: 'statement' })).toThrow('DATABASE_POOLER must be one of');
+  });
+});

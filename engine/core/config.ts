@@ -13,6 +13,8 @@ export interface EngineConfig {
   port: number;
   /** PostgreSQL 15+ through postgres.js when set; otherwise the embedded PGlite. */
   databaseUrl?: string;
+  /** DATABASE_URL reaches PostgreSQL through a pooler, and how (README "Scaling"). */
+  pooler: PoolerConfig;
   /** Where PGlite keeps its files (kept across restarts). */
   dataDir: string;
   /**
@@ -133,6 +135,21 @@ export interface SubscriptionConfig {
   initTimeoutMs: number;
   /** Bytes a connection may have queued unsent before it counts as a slow consumer. */
   maxQueuedBytes: number;
+}
+
+/**
+ * A connection pooler (PgBouncer) between the engine and PostgreSQL. In transaction mode a client's
+ * statements outside a transaction may each run on another server connection, so nothing that lives
+ * on a server session can be relied on: named prepared statements, settings sent at connect time,
+ * LISTEN.
+ */
+export interface PoolerConfig {
+  /** DATABASE_POOLER=transaction. */
+  transactionMode: boolean;
+  /** DATABASE_PREPARED_STATEMENTS: named prepared statements (default: on, off in transaction mode). */
+  preparedStatements: boolean;
+  /** DATABASE_LISTEN_URL: a direct connection (not through the pooler) for LISTEN. */
+  listenUrl?: string;
 }
 
 /** How the engine meets a database that is slow, busy or gone (README "Faults"). */
@@ -434,6 +451,7 @@ export function loadConfig(env: Env = process.env): EngineConfig {
   return {
     port,
     databaseUrl,
+    pooler: poolerConfig(env),
     dataDir: env.DATA_DIR?.startsWith('memory://') ? env.DATA_DIR : path.resolve(root, env.DATA_DIR || 'data/pglite'),
     metadataDir: path.resolve(root, env.METADATA_DIR || 'metadata'),
     migrationsDir: path.resolve(root, env.MIGRATIONS_DIR || 'sql'),
@@ -483,6 +501,15 @@ export function loadConfig(env: Env = process.env): EngineConfig {
     providers: providersConfig(env, auth.baseUrl),
     tenancy: tenancyOf(env),
     env,
+  };
+}
+
+function poolerConfig(env: Env): PoolerConfig {
+  const transactionMode = oneOf(env, 'DATABASE_POOLER', ['none', 'transaction'], 'none') === 'transaction';
+  return {
+    transactionMode,
+    preparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', !transactionMode),
+    listenUrl: env.DATABASE_LISTEN_URL || undefined,
   };
 }
 

@@ -34,14 +34,18 @@ export async function connectDatabase(
     );
   }
   const url = config.databaseUrl;
+  const { transactionMode: transactionPooler, preparedStatements, listenUrl } = config.pooler;
+  const pg = { statementTimeoutMs, connectTimeoutMs, transactionPooler, preparedStatements };
+  // Replicas behind the same kind of pooler take the same settings; only the primary listens.
   const open = (poolSize: number, reserved = 0, at = url) =>
     gated(
-      connectPostgres(at, { poolSize, statementTimeoutMs, connectTimeoutMs }),
+      connectPostgres(at, { ...pg, poolSize, listenUrl: at === url ? listenUrl : undefined }),
       new Gate({ permits: poolSize, waitMs: poolTimeoutMs, quickReserve: reserved, quickMs }),
     );
   const main = open(config.poolSize, quickReserve);
   try {
     await waitForServer(main, url, connectRetrySeconds, log);
+    if (transactionPooler) await checkServerTimeout(main, statementTimeoutMs, log);
   } catch (err) {
     await main.close().catch(() => undefined);
     throw err;
@@ -75,6 +79,25 @@ export function databaseTarget(url: string): string {
   }
 }
 
+/** PgBouncer refuses the statement_timeout the engine sends at connect time unless told of the pooler. */
+const poolerHint = (reason: string) =>
+  /unsupported startup parameter/i.test(reason)
+    ? ' (a pooler such as PgBouncer is in front: set DATABASE_POOLER=transaction, README "Scaling")'
+    : '';
+
+/**
+ * Behind a pooler in transaction mode statement_timeout cannot travel with the connection: statements
+ * outside a transaction run under the server's own setting. Said at start-up when that is none.
+ */
+async function checkServerTimeout(db: Database, statementTimeoutMs: number, log: Logger): Promise<void> {
+  const [row] = await db.query("SELECT current_setting('statement_timeout') AS t");
+  if (row?.t !== '0') return;
+  log({
+    level: 'warn',
+    msg: `DATABASE_POOLER=transaction: statement_timeout cannot be set per connection, and the server has none; statements outside a transaction run without STATEMENT_TIMEOUT_MS (${statementTimeoutMs} ms) until the database or role has it (ALTER ROLE ... SET statement_timeout, README "Scaling")`,
+  });
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -94,7 +117,8 @@ async function waitForServer(db: Database, url: string, retrySeconds: number, lo
       return;
     } catch (err) {
       const reason = (err as { internal?: string }).internal ?? (err as Error)?.message ?? String(err);
-      if (!isConnectionFailure(err)) throw new Error(`PostgreSQL at ${target} refused the connection: ${reason}`);
+      if (!isConnectionFailure(err) || /startup parameter/i.test(reason))
+        throw new Error(`PostgreSQL at ${target} refused the connection: ${reason}${poolerHint(reason)}`);
       const left = deadline - Date.now();
       if (left <= 0)
         throw new Error(

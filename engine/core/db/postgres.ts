@@ -32,14 +32,31 @@ function surviveDroppedTypeFetch(): void {
   });
 }
 
-/** PostgreSQL 15+ through postgres.js: a pool, prepared statements, parameters as text. */
-export function connectPostgres(
-  url: string,
-  opts: { poolSize: number; statementTimeoutMs: number; connectTimeoutMs: number },
-): Database {
-  surviveDroppedTypeFetch();
-  const sql = postgres(url, {
-    max: opts.poolSize,
+export interface PostgresOptions {
+  poolSize: number;
+  statementTimeoutMs: number;
+  connectTimeoutMs: number;
+  /**
+   * Behind a pooler in transaction mode (PgBouncer): statement_timeout is not sent at connect time
+   * (PgBouncer refuses a start-up parameter it does not know, or drops it when told to ignore it), but
+   * with SET LOCAL at the start of each transaction; statements outside one run under the server's
+   * own setting (ALTER ROLE ... SET statement_timeout, README "Scaling"). LISTEN needs `listenUrl`.
+   */
+  transactionPooler?: boolean;
+  /** Named prepared statements (default true); off, every statement is an unnamed one, planned anew. */
+  preparedStatements?: boolean;
+  /** A direct URL for LISTEN (not through the pooler); default: the pool's own URL. */
+  listenUrl?: string;
+}
+
+const LISTEN_THROUGH_POOLER =
+  'LISTEN does not work through a pooler in transaction mode (DATABASE_POOLER=transaction); set DATABASE_LISTEN_URL to a direct URL of the primary';
+
+function openSql(url: string, opts: PostgresOptions, max: number): postgres.Sql {
+  const connection: Record<string, string | number> = { application_name: 'graphql-engine' };
+  if (!opts.transactionPooler) connection.statement_timeout = opts.statementTimeoutMs;
+  return postgres(url, {
+    max,
     // Seconds, fractions allowed: a server that does not answer is given up on quickly, so that a
     // request is told the database is unavailable instead of hanging for postgres.js's default 30 s.
     connect_timeout: opts.connectTimeoutMs / 1000,
@@ -47,14 +64,28 @@ export function connectPostgres(
     // statement waits that out before it is even tried: requests hung while the database was away, and
     // stayed slow after it came back. The gate (gate.ts) lets one statement at a time try instead.
     backoff: (retries: number) => Math.min(0.05 * retries, 0.25),
-    prepare: true,
+    prepare: opts.preparedStatements ?? true,
     types: TEXT_PARAMS as never,
     onnotice: () => undefined,
-    connection: { statement_timeout: opts.statementTimeoutMs, application_name: 'graphql-engine' },
+    connection,
   });
+}
+
+/** PostgreSQL 15+ through postgres.js: a pool, prepared statements (unless turned off), parameters as text. */
+export function connectPostgres(url: string, opts: PostgresOptions): Database {
+  surviveDroppedTypeFetch();
+  const sql = openSql(url, opts, opts.poolSize);
+  const prepared = opts.preparedStatements ?? true;
+  // postgres.js keeps a connection of its own for LISTEN (max 1 here is for anything else run on it).
+  let listener: postgres.Sql | undefined;
+  const listenSql = () => {
+    if (!opts.listenUrl) return sql;
+    listener ??= openSql(opts.listenUrl, { ...opts, transactionPooler: false }, 1);
+    return listener;
+  };
   const wrap = (q: postgres.Sql | postgres.TransactionSql): Queryable => ({
     async query(text: string, params: readonly Param[] = [], options: QueryOptions = {}): Promise<Row[]> {
-      const pending = q.unsafe(text, params as Param[], { prepare: options.prepare ?? true });
+      const pending = q.unsafe(text, params as Param[], { prepare: prepared && (options.prepare ?? true) });
       const signal = options.signal;
       if (!signal) return (await pending) as unknown as Row[];
       // Cancelling an already finished query is harmless; a cancelled one fails with 57014.
@@ -76,12 +107,20 @@ export function connectPostgres(
     kind: 'postgres',
     query: base.query,
     exec: base.exec,
-    transaction: <T>(fn: (tx: Queryable) => Promise<T>) => sql.begin((tx) => fn(wrap(tx))) as Promise<T>,
-    // postgres.js keeps a connection of its own for LISTEN and reconnects it; onListen runs each time.
+    transaction: <T>(fn: (tx: Queryable) => Promise<T>) =>
+      sql.begin(async (tx) => {
+        if (opts.transactionPooler)
+          await tx.unsafe(`SET LOCAL statement_timeout = ${Math.trunc(opts.statementTimeoutMs)}`);
+        return fn(wrap(tx));
+      }) as Promise<T>,
+    // postgres.js reconnects the LISTEN connection by itself; onListen runs each time.
     async listen(channel, onNotify, onListen) {
-      const { unlisten } = await sql.listen(channel, onNotify, onListen);
+      // Through the pooler LISTEN would succeed and then hear nothing: its server connection goes back
+      // to the pool after the statement. Refused, so that the caller says what is lost.
+      if (opts.transactionPooler && !opts.listenUrl) throw new Error(LISTEN_THROUGH_POOLER);
+      const { unlisten } = await listenSql().listen(channel, onNotify, onListen);
       return () => unlisten().catch(() => undefined);
     },
-    close: () => sql.end({ timeout: 5 }),
+    close: async () => void (await Promise.all([sql.end({ timeout: 5 }), listener?.end({ timeout: 5 })])),
   };
 }
