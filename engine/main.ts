@@ -10,7 +10,8 @@ import { migrate } from './core/db/migrate';
 import { Engine } from './compile/execute/engine';
 import { createApp } from './serve/http/app';
 import { drainAndClose, trackRequests } from './serve/http/shutdown';
-import { loadMetadata, type LoadedMetadata } from './compile/model/load';
+import type { LoadedMetadata } from './compile/model/load';
+import { loadMetadataKept } from './compile/model/metadata-cache';
 import { liveEngine, type ReloadResult } from './compile/execute/live-engine';
 import { keepSessionSecret } from './core/session-secret';
 import { buildModel } from './compile/model/model';
@@ -117,7 +118,7 @@ export async function startEngine(
 
 /** The metadata folder read, its warnings logged. */
 function readMetadata(config: EngineConfig, log: Logger): LoadedMetadata {
-  const metadata = loadMetadata(config.metadataDir);
+  const metadata = loadMetadataKept(config.metadataDir);
   for (const w of metadata.warnings) log({ level: 'warn', msg: w.message, file: w.file, feature: w.feature });
   return metadata;
 }

@@ -24,14 +24,21 @@ export class MetadataError extends Error {
   }
 }
 
-const ajv = new Ajv({ allErrors: false, strict: false });
-const validators = {
-  table: ajv.compile(tableSchema),
-  sources: ajv.compile(sourcesSchema),
-  actions: ajv.compile(actionsSchema),
-  logicalModel: ajv.compile(logicalModelSchema),
-  nativeQuery: ajv.compile(nativeQuerySchema),
-};
+/** The metadata's JSON schemas, compiled on first use: a start that finds its metadata kept (metadata-cache.ts) never compiles them. */
+type Validators = Record<'table' | 'sources' | 'actions' | 'logicalModel' | 'nativeQuery', ValidateFunction>;
+let compiled: Validators | undefined;
+function validators(): Validators {
+  if (compiled) return compiled;
+  const ajv = new Ajv({ allErrors: false, strict: false });
+  compiled = {
+    table: ajv.compile(tableSchema),
+    sources: ajv.compile(sourcesSchema),
+    actions: ajv.compile(actionsSchema),
+    logicalModel: ajv.compile(logicalModelSchema),
+    nativeQuery: ajv.compile(nativeQuerySchema),
+  };
+  return compiled;
+}
 
 /** `where` and `key` joined as a path inside a file: `[0].code`, or `code` at the file's top. */
 export const placeIn = (where: string, key: string) => (where ? `${where}.${key}` : key);
@@ -117,7 +124,7 @@ function readTables(file: string, source: string): { table: TableJson; file: str
       const m = typeof entry === 'string' ? INCLUDE.exec(entry.trim()) : null;
       const from = m ? includedFile(file, `[${i}]`, m[1].trim()) : file;
       const value = m ? readYaml(from, [file]) : entry;
-      return { table: check<TableJson>(validators.table, value, from, m ? '' : `[${i}]`), file: from };
+      return { table: check<TableJson>(validators().table, value, from, m ? '' : `[${i}]`), file: from };
     })
     .map((t) => ({ ...t, source }));
 }
@@ -213,7 +220,7 @@ function readSourceTables(src: SourceJson, s: number, databasesFile: string): { 
   if (inc) return readTables(includedFile(databasesFile, `[${s}].tables`, inc[1].trim()), src.name);
   if (!Array.isArray(value)) return [];
   return value.map((t, i) => ({
-    table: check<TableJson>(validators.table, t, databasesFile, `[${src.name}].tables[${i}]`),
+    table: check<TableJson>(validators().table, t, databasesFile, `[${src.name}].tables[${i}]`),
     file: databasesFile,
   }));
 }
@@ -237,7 +244,7 @@ function readSources(databasesFile: string, warnings: Warnings): SourcesRead {
   const read: SourcesRead = { sources: [], tableFiles: new Map(), logicalModels: [], nativeQueries: [] };
   if (!fs.existsSync(databasesFile)) return read;
   const raw = parseYamlFile(databasesFile) ?? [];
-  check(validators.sources, raw, databasesFile, '');
+  check(validators().sources, raw, databasesFile, '');
   read.sources = (raw as SourceJson[]).map((src, s) => {
     const tables = readSourceTables(src, s, databasesFile);
     for (const t of tables) {
@@ -250,13 +257,13 @@ function readSources(databasesFile: string, warnings: Warnings): SourcesRead {
     const where = (k: string) => `[${src.name}].${k}`;
     const models = readSourceList<LogicalModelJson>(
       src.logical_models,
-      validators.logicalModel,
+      validators().logicalModel,
       databasesFile,
       where('logical_models'),
     );
     const queries = readSourceList<NativeQueryJson>(
       src.native_queries,
-      validators.nativeQuery,
+      validators().nativeQuery,
       databasesFile,
       where('native_queries'),
     );
@@ -318,7 +325,7 @@ function readActions(dir: string): { actions: ActionJson[]; actionsSdl: string }
   const actions: ActionJson[] = [];
   for (const file of yamlFiles.filter((f) => fs.existsSync(f))) {
     const raw = readYaml(file) ?? {};
-    for (const a of check<{ actions?: ActionJson[] }>(validators.actions, raw, file, '').actions ?? []) {
+    for (const a of check<{ actions?: ActionJson[] }>(validators().actions, raw, file, '').actions ?? []) {
       if (actions.some((b) => b.name === a.name))
         throw new MetadataError(file, a.name, `action ${a.name} is declared twice`);
       actions.push(a);
