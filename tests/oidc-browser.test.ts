@@ -10,7 +10,7 @@ import { loadConfig, type EngineConfig } from '../engine/core/config';
 import { startEngine, type Started } from '../engine/main';
 import { DEMO } from '../demo/demo-data';
 import { authEnv, spawnTs } from './support/auth';
-import { backendName, createTestDatabase, type TestDatabase } from './support/database';
+import { backendName, createTestDatabase, onPostgres, type TestDatabase } from './support/database';
 import { makeLicense } from './support/license';
 import { ADMIN_SECRET } from './support/server';
 import { freePort } from './support/ports';
@@ -44,11 +44,15 @@ interface Engine {
   config: EngineConfig;
   logs: Array<Record<string, unknown>>;
   close(): Promise<void>;
+  database: TestDatabase;
 }
 
-/** The engine in this process on a port chosen beforehand, so that NEXTAUTH_URL is the browser's address. */
-async function startEngineAt(port: number, env: Record<string, string>): Promise<Engine> {
-  const database: TestDatabase = await createTestDatabase();
+/**
+ * The engine in this process on a port chosen beforehand, so that NEXTAUTH_URL is the browser's address.
+ * `shared`: the database of another engine (a second instance), left to that engine to drop.
+ */
+async function startEngineAt(port: number, env: Record<string, string>, shared?: TestDatabase): Promise<Engine> {
+  const database: TestDatabase = shared ?? (await createTestDatabase());
   const logs: Array<Record<string, unknown>> = [];
   const config = loadConfig({ ADMIN_SECRET, SEED_DEMO_DATA: 'true', ...database.env, ...env });
   const started = await startEngine(config, (entry) => logs.push(entry));
@@ -67,8 +71,9 @@ async function startEngineAt(port: number, env: Record<string, string>): Promise
     close: async () => {
       await new Promise<void>((resolve) => http.close(() => resolve()));
       await started.close();
-      await database.drop();
+      if (!shared) await database.drop();
     },
+    database,
   };
 }
 
@@ -128,6 +133,8 @@ describe(`OpenID Connect sign-in in Chromium with a provider process, on ${backe
   let op: Op | undefined;
   let browser: Browser | undefined;
   let license: Awaited<ReturnType<typeof makeLicense>> | undefined;
+  /** The engine's environment: a second instance with the same configuration shares it. */
+  let engineEnv: Record<string, string> = {};
 
   const shot = (page: Page, name: string) =>
     page.screenshot({ path: path.join(SHOTS, `oidc-${name}.png`), fullPage: true });
@@ -159,7 +166,7 @@ describe(`OpenID Connect sign-in in Chromium with a provider process, on ${backe
       newcomer,
     );
     license = await makeLicense({ tenant_id: acme.id });
-    engine = await startEngineAt(port, {
+    engineEnv = {
       ...authEnv({ NEXTAUTH_URL: url }),
       ...license.env,
       OIDC_ISSUER: op.issuer,
@@ -172,7 +179,8 @@ describe(`OpenID Connect sign-in in Chromium with a provider process, on ${backe
       ONELOGIN_ISSUER: `${op.issuer}/`,
       ONELOGIN_CLIENT_ID: 'platform-onelogin',
       ONELOGIN_CLIENT_SECRET: 'platform-onelogin-secret',
-    });
+    };
+    engine = await startEngineAt(port, engineEnv);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [
@@ -398,6 +406,25 @@ describe(`OpenID Connect sign-in in Chromium with a provider process, on ${backe
     expect(alertOf(again.text)).toMatch(/^Test IdP did not sign you in: invalid_grant/);
     expect(await counts()).toEqual(before);
   });
+
+  // Many engines behind one address (PostgreSQL: two engines cannot share an embedded database).
+  (onPostgres ? test : test.skip)(
+    'a sign-in started on one instance finishes on another with the same configuration',
+    async () => {
+      await op!.setUser({ ...newcomer, sub: 'other-instance', email: 'other.instance@newco.test' });
+      const held = await heldCallback();
+      const second = await startEngineAt(await freePort(), engineEnv, engine!.database);
+      try {
+        const answer = await callback(held.url.replace(engine!.direct, second.direct), held.cookie);
+        expect(answer.status).toBe(303);
+        expect(answer.session).toBe(true);
+        // The flow cookie was made by the first instance; the second read it, and the code is spent.
+        expect((await callback(held.url, held.cookie)).status).toBe(401);
+      } finally {
+        await second.close();
+      }
+    },
+  );
 
   const now = () => Math.floor(Date.now() / 1000);
   test.each([
