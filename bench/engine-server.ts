@@ -5,6 +5,7 @@ import { getVariableValues, Kind, parse, validate, type OperationDefinitionNode 
 import { adminSession } from '../engine/serve/auth/admin-secret';
 import type { Session } from '../engine/core/session';
 import { loadConfig } from '../engine/core/config';
+import { keepConnections } from '../engine/serve/http/keep-alive';
 import { compile } from '../engine/compile/execute/compile';
 import { bindParams } from '../engine/compile/execute/params';
 import { startEngine, type Started } from '../engine/main';
@@ -283,6 +284,7 @@ serveCalls({
       else if (w.logs) explains.push(await explainLogs(s, w, explain));
     }
     server = serve({ fetch: started.app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+    keepConnections(server, config.keepAliveSeconds);
     started.attachWebSockets(server);
     await new Promise<void>((resolve) => (server!.listening ? resolve() : server!.once('listening', () => resolve())));
     if (p.direct) direct = directServer(started, p.adminSecret);

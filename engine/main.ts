@@ -10,6 +10,7 @@ import { migrate } from './core/db/migrate';
 import { Engine } from './compile/execute/engine';
 import { createApp } from './serve/http/app';
 import { drainAndClose, trackRequests } from './serve/http/shutdown';
+import { keepConnections } from './serve/http/keep-alive';
 import type { LoadedMetadata } from './compile/model/load';
 import { loadMetadataKept } from './compile/model/metadata-cache';
 import { liveEngine, type ReloadResult } from './compile/execute/live-engine';
@@ -292,6 +293,7 @@ async function main(): Promise<void> {
     });
     process.stdout.write(welcome(info.port, config.adminSecret !== undefined, started.db.kind === 'pglite'));
   });
+  keepConnections(server as Server, config.keepAliveSeconds);
   started.attachWebSockets(server as Server);
   let draining = false;
   const tracker = trackRequests(server as Server, () => draining);

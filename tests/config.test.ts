@@ -58,3 +58,11 @@ describe('pooler configuration', () => {
     expect(() => loadEngineConfig({ DATABASE_POOLER: 'statement' })).toThrow('DATABASE_POOLER must be one of');
   });
 });
+
+describe('HTTP keep-alive', () => {
+  test('HTTP_KEEP_ALIVE_SECONDS: 65 unless set, longer than a load balancer idle timeout; not a number is refused', () => {
+    expect(loadEngineConfig({}).keepAliveSeconds).toBe(65);
+    expect(loadEngineConfig({ HTTP_KEEP_ALIVE_SECONDS: '7' }).keepAliveSeconds).toBe(7);
+    expect(() => loadEngineConfig({ HTTP_KEEP_ALIVE_SECONDS: 'long' })).toThrow('HTTP_KEEP_ALIVE_SECONDS');
+  });
+});

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { DEMO } from '../demo/demo-data';
 import { backendName } from './support/database';
 import { startEngineProcess, type EngineProcess } from './support/engine-process';
@@ -169,6 +170,16 @@ describe('LOG_LEVEL (an engine process, pino lines on standard output)', () => {
     const quiet = lines.filter((l) => !/listening on http/.test(String(l.msg)));
     expect(quiet.filter((l) => l.level === 'info' || l.level === 'debug')).toEqual([]);
     expect(e.output()).not.toContain('"msg":"request"');
+    // The process keeps idle connections HTTP_KEEP_ALIVE_SECONDS (65), not Node's 5 s, and says so.
+    const keepAlive = await new Promise<string | undefined>((resolve, reject) =>
+      httpRequest(`${e.url}/healthz`, (res) => {
+        res.resume();
+        resolve(res.headers['keep-alive']);
+      })
+        .on('error', reject)
+        .end(),
+    );
+    expect(keepAlive).toBe('timeout=65');
   }, 120_000);
 
   test('a LOG_LEVEL that is not a level stops start-up naming it', async () => {

@@ -71,6 +71,11 @@ export interface EngineConfig {
   database: DatabaseFaultConfig;
   /** On SIGTERM/SIGINT: how long requests in flight may take to finish before the pool is closed, in seconds. */
   drainSeconds: number;
+  /**
+   * How long an idle keep-alive connection stays open. Longer than the usual load balancer's idle
+   * timeout (60 s), so that a balancer or client never sends on a connection the engine just closed.
+   */
+  keepAliveSeconds: number;
   observability: ObservabilityConfig;
   auth: AuthConfig;
   /** Product edition: SAML single sign-on exists in enterprise and cloud only. */
@@ -459,21 +464,7 @@ export function loadConfig(env: Env = process.env): EngineConfig {
     seedDemo: bool(env, 'SEED_DEMO_DATA', !databaseUrl),
     // The embedded default's own folder gets a live-looking platform; tests and explicit folders do not.
     seedDemoScale: int(env, 'SEED_DEMO_SCALE', !databaseUrl && !env.DATA_DIR ? 1 : 0),
-    limits: {
-      maxRows: int(env, 'MAX_ROWS', 10000),
-      maxDepth: int(env, 'MAX_QUERY_DEPTH', 15),
-      bodyBytes: int(env, 'MAX_BODY_BYTES', 1024 * 1024),
-      statementTimeoutMs: int(env, 'STATEMENT_TIMEOUT_MS', 30000),
-      planCacheSize: int(env, 'PLAN_CACHE_SIZE', 1000),
-      maxBatchSize: positive(env, 'MAX_BATCH_SIZE', 50),
-      maxNodes: positive(env, 'MAX_NODES', 2000),
-      maxAliases: int(env, 'MAX_ALIASES', 100),
-      maxInputDepth: positive(env, 'MAX_INPUT_DEPTH', 32),
-      maxTotalRows: positive(env, 'MAX_TOTAL_ROWS', 100000),
-      maxResponseBytes: positive(env, 'MAX_RESPONSE_BYTES', 10 * 1024 * 1024),
-      maxResponseBytesInFlight: positive(env, 'MAX_RESPONSE_BYTES_IN_FLIGHT', 32 * 1024 * 1024),
-      requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 60000),
-    },
+    limits: limitsConfig(env),
     stringifyNumericTypes: bool(env, 'STRINGIFY_NUMERIC_TYPES', false),
     subscriptions: subscriptionConfig(env),
     corsOrigins: corsOrigins(env),
@@ -488,6 +479,7 @@ export function loadConfig(env: Env = process.env): EngineConfig {
       connectRetrySeconds: int(env, 'DATABASE_CONNECT_RETRY_SECONDS', 60),
     },
     drainSeconds: int(env, 'SHUTDOWN_DRAIN_SECONDS', 15),
+    keepAliveSeconds: positive(env, 'HTTP_KEEP_ALIVE_SECONDS', 65),
     observability: observabilityConfig(env),
     auth,
     edition,
@@ -501,6 +493,25 @@ export function loadConfig(env: Env = process.env): EngineConfig {
     providers: providersConfig(env, auth.baseUrl),
     tenancy: tenancyOf(env),
     env,
+  };
+}
+
+/** The request limits (see the README's Configuration: MAX_ROWS ... REQUEST_TIMEOUT_MS). */
+function limitsConfig(env: Env): EngineConfig['limits'] {
+  return {
+    maxRows: int(env, 'MAX_ROWS', 10000),
+    maxDepth: int(env, 'MAX_QUERY_DEPTH', 15),
+    bodyBytes: int(env, 'MAX_BODY_BYTES', 1024 * 1024),
+    statementTimeoutMs: int(env, 'STATEMENT_TIMEOUT_MS', 30000),
+    planCacheSize: int(env, 'PLAN_CACHE_SIZE', 1000),
+    maxBatchSize: positive(env, 'MAX_BATCH_SIZE', 50),
+    maxNodes: positive(env, 'MAX_NODES', 2000),
+    maxAliases: int(env, 'MAX_ALIASES', 100),
+    maxInputDepth: positive(env, 'MAX_INPUT_DEPTH', 32),
+    maxTotalRows: positive(env, 'MAX_TOTAL_ROWS', 100000),
+    maxResponseBytes: positive(env, 'MAX_RESPONSE_BYTES', 10 * 1024 * 1024),
+    maxResponseBytesInFlight: positive(env, 'MAX_RESPONSE_BYTES_IN_FLIGHT', 32 * 1024 * 1024),
+    requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 60000),
   };
 }
 

@@ -1,10 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { serve } from '@hono/node-server';
 import { createTokenFor, setPassword } from '../../engine/cli/admin';
 import { loadConfig } from '../../engine/core/config';
+import { keepConnections } from '../../engine/serve/http/keep-alive';
 import type { Database } from '../../engine/core/db/database';
 import { startEngine, type Started } from '../../engine/main';
 import { ADMIN_SECRET, poster, type GqlResult, type TestServer } from './server';
@@ -177,6 +179,7 @@ export async function startSibling(
   const config = loadConfig({ ADMIN_SECRET, SEED_DEMO_DATA: 'false', ...env, ...(url ? { DATABASE_URL: url } : {}) });
   const started = await startEngine(config, () => undefined, url ? undefined : server.started.db);
   const http = serve({ fetch: started.app.fetch, port: 0, hostname: '127.0.0.1' });
+  keepConnections(http as Server, config.keepAliveSeconds);
   await new Promise<void>((resolve) => (http.listening ? resolve() : http.once('listening', () => resolve())));
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const post = poster(base);

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { loadConfig } from '../../engine/core/config';
 import type { Logger } from '../../engine/core/logger';
+import { keepConnections } from '../../engine/serve/http/keep-alive';
 import { startEngine, type Started } from '../../engine/main';
 import { createTestDatabase, type TestDatabase } from './database';
 
@@ -76,6 +77,7 @@ export async function startTestServer(opts: ServerOptions = {}): Promise<TestSer
   config.dataDirSnapshot = database.snapshot;
   const started = await startEngine(config, opts.log ?? (() => undefined));
   const server = serve({ fetch: started.app.fetch, port: 0, hostname: '127.0.0.1' });
+  keepConnections(server as Server, config.keepAliveSeconds);
   started.attachWebSockets(server as Server);
   await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));
   const port = (server.address() as AddressInfo).port;
