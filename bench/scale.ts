@@ -16,9 +16,12 @@
  * and removes the clusters at the end, also on failure. Each engine is bench/engine-server.ts in a
  * process of its own (errors-only log, as in `npm run bench`); the load generator is autocannon
  * (bench/load.ts) in another. Workloads: by_pk and nested of bench/workloads.ts, with the admin secret
- * acting as a tenant_admin. Printed: req/s, p50 and p99 per set-up and workload, the ratio of each
- * set-up to set-up 1, where the reads ran (the engines' database_reads_total{target} from /metrics),
- * and each cluster's committed transactions over the whole run (pg_stat_database).
+ * acting as a tenant_admin; each run is a warm-up and a measured period, and the two engines added for
+ * set-up 3 are warmed up directly first. Printed: req/s, p50 and p99 per set-up and workload, the
+ * ratio of each set-up to set-up 1, the CPU time per request of the engines and of the proxy, the
+ * machine's load average before each run (other work on the machine disturbs the figures), where the
+ * reads ran (the engines' database_reads_total{target} from /metrics), and each cluster's committed
+ * transactions over the whole run (pg_stat_database).
  *
  * Settings (environment): BENCH_SCALE_DURATION_SECONDS (8), BENCH_WARMUP_SECONDS (2),
  * BENCH_CONNECTIONS (32), BENCH_WORKLOADS (by_pk,nested), BENCH_EXTRA_SPEND_DAYS (0).
@@ -338,12 +341,16 @@ function report(measured: Measured[], workloads: Workload[], names: Map<string, 
   process.stdout.write(out.join('\n') + '\n');
 }
 
-async function scale(parts: Parts): Promise<void> {
-  const workloads = settings.workloads.map((name) => {
+function selectedWorkloads(): Workload[] {
+  return settings.workloads.map((name) => {
     const w = WORKLOADS.find((x) => x.name === name && !x.writes);
     if (!w) throw new Error(`BENCH_WORKLOADS: no read workload "${name}"`);
     return w;
   });
+}
+
+/** The primary, migrated and seeded by the engine of set-up 1, and two replicas cloned from it then. */
+async function startClusters(parts: Parts): Promise<{ primary: OwnCluster; replicas: OwnCluster[]; single: Engine }> {
   log('starting a primary cluster of its own');
   const primary = await createOwnCluster();
   parts.clusters.push(primary);
@@ -356,6 +363,12 @@ async function scale(parts: Parts): Promise<void> {
     parts.clusters.push(r);
     replicas.push(r);
   }
+  return { primary, replicas, single };
+}
+
+async function scale(parts: Parts): Promise<void> {
+  const workloads = selectedWorkloads();
+  const { primary, replicas, single } = await startClusters(parts);
   const before = await commits(parts.clusters);
   const load = forkChild('load.js');
   parts.load = load;
