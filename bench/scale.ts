@@ -117,6 +117,9 @@ async function startEngine(parts: Parts, primary: OwnCluster, replicas: OwnClust
 }
 
 async function stopEngine(parts: Parts, engine: Engine): Promise<void> {
+  // Requests the load generator left when its run ended may still be running in the engine: stopping
+  // now would close the pool under them (and the engine would log them as database-unavailable).
+  await sleep(1000);
   await engine.child.call('stop');
   await engine.child.exited;
   parts.engines = parts.engines.filter((e) => e !== engine);
