@@ -4,7 +4,8 @@ declare module 'autocannon' {
 
   namespace autocannon {
     interface Options {
-      url: string;
+      /** Several: the connections are spread over them in turn. */
+      url: string | string[];
       connections?: number;
       /** Seconds. */
       duration?: number;

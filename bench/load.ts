@@ -3,7 +3,8 @@ import { serveCalls } from './ipc';
 
 /** One load run; a warm-up is the same run with `measure` off. */
 export interface LoadRun {
-  url: string;
+  /** Several: autocannon spreads the connections over them in turn (the scale bench's set-up 3b). */
+  url: string | string[];
   headers: Record<string, string>;
   body: string;
   connections: number;

@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: the engine against its floor, on real PostgreSQL, over real HTTP.
  * (`npm run bench -- faults`: database faults instead, see faults.ts; `npm run bench -- startup`: start-up
- * times, see startup.ts.)
+ * times, see startup.ts; `npm run bench -- scale`: read throughput with one engine on the primary, then
+ * with two streaming replicas, then three engines behind a round-robin proxy, on clusters of its own,
+ * see scale.ts.)
  *
  * A scratch database is created, migrated and seeded by starting the engine on it, and dropped at
  * the end. Three child processes do the work, each with an event loop of its own: the engine behind
@@ -42,6 +44,7 @@ import { forkChild, type Child } from './ipc';
 import { summarize, type LoadResult, type LoadRun } from './load';
 import { runBomb } from './bomb';
 import { runSoak } from './soak';
+import { runScale } from './scale';
 import { runStartup } from './startup';
 import { runSubscriptions } from './subscriptions';
 import { answerRows, requestBody, sessionHeaders, WORKLOADS, type Workload } from './workloads';
@@ -584,8 +587,10 @@ async function main(): Promise<number> {
   });
 }
 
-// `npm run bench -- faults`: the database faults instead of the workloads (faults.ts); `-- startup`: start-up times (startup.ts).
-(process.argv[2] === 'faults' ? runFaults : process.argv[2] === 'startup' ? runStartup : main)().then(
+// `npm run bench -- faults`: the database faults instead of the workloads (faults.ts); `-- startup`: start-up
+// times (startup.ts); `-- scale`: one engine, replicas, three engines (scale.ts).
+const modes: Record<string, () => Promise<number>> = { faults: runFaults, startup: runStartup, scale: runScale };
+(Object.hasOwn(modes, process.argv[2] ?? '') ? modes[process.argv[2]] : main)().then(
   (code) => process.exit(code),
   (err) => {
     process.stderr.write(`bench failed: ${(err as Error)?.stack ?? err}\n`);
