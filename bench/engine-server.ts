@@ -81,6 +81,7 @@ export interface Explained {
 let started: Started | undefined;
 let server: Server | undefined;
 let direct: Server | undefined;
+const LOOPBACK = { port: 0, hostname: '127.0.0.1' };
 
 /**
  * Diagnosis only: the same engine and session logic behind a plain node:http listener, so that the
@@ -283,7 +284,7 @@ serveCalls({
       if (w.analytic) explains.push(await explainAnalytic(w, explain));
       else if (w.logs) explains.push(await explainLogs(s, w, explain));
     }
-    server = serve({ fetch: started.app.fetch, port: 0, hostname: '127.0.0.1' }) as Server;
+    server = serve({ fetch: started.app.fetch, createServer: started.createServer, ...LOOPBACK }) as Server;
     keepConnections(server, config.keepAliveSeconds);
     started.attachWebSockets(server);
     await new Promise<void>((resolve) => (server!.listening ? resolve() : server!.once('listening', () => resolve())));

@@ -9,6 +9,7 @@ import type { Database } from './core/db/database';
 import { migrate } from './core/db/migrate';
 import { Engine } from './compile/execute/engine';
 import { createApp } from './serve/http/app';
+import { laneServer } from './serve/http/graphql-lane';
 import { drainAndClose, trackRequests } from './serve/http/shutdown';
 import { keepConnections } from './serve/http/keep-alive';
 import type { LoadedMetadata } from './compile/model/load';
@@ -37,6 +38,11 @@ export interface Started {
   engine: Engine;
   db: Database;
   app: ReturnType<typeof createApp>;
+  /**
+   * For @hono/node-server's `serve({fetch: app.fetch, createServer})`: Node's server with the GraphQL
+   * lane in front of the app (serve/http/graphql-lane.ts), as every server of the engine should be.
+   */
+  createServer: ReturnType<typeof laneServer>;
   /** This instance's memory of deleted tokens and suspended users (fed by LISTEN platform_auth). */
   revocations: Revocations;
   /** The actions' settings (AI, Loki, Jira) this instance runs with. */
@@ -110,7 +116,8 @@ export async function startEngine(
     const drain = () => void ((draining = true), subscriptions.closeSockets());
     const ws = { live: subscriptions.live, attachWebSockets: subscriptions.attach };
     const rest = { observability, listening, drain, close, reloadMetadata: live.reload, ...ws };
-    return { engine: live.engine, db, app, revocations, actionsConfig: actions.config, ...rest };
+    const createServer = laneServer(options);
+    return { engine: live.engine, db, app, createServer, revocations, actionsConfig: actions.config, ...rest };
   } catch (err) {
     if (!existingDb) await db.close().catch(() => undefined);
     throw err;
@@ -282,17 +289,20 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const started = await startEngine(config, createLogger(config.observability.logLevel));
   const host = process.env.HOST || '0.0.0.0';
-  const server = serve({ fetch: started.app.fetch, port: config.port, hostname: host }, (info) => {
-    started.listening(host, info.port);
-    jsonLogger({
-      level: 'info',
-      msg: `GraphQL engine listening on http://localhost:${info.port}/api/graphql`,
-      database: started.db.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL',
-      tables: started.engine.model.tables.length,
-      adminSecret: config.adminSecret ? 'set' : 'unset (admin access off)',
-    });
-    process.stdout.write(welcome(info.port, config.adminSecret !== undefined, started.db.kind === 'pglite'));
-  });
+  const server = serve(
+    { fetch: started.app.fetch, createServer: started.createServer, port: config.port, hostname: host },
+    (info) => {
+      started.listening(host, info.port);
+      jsonLogger({
+        level: 'info',
+        msg: `GraphQL engine listening on http://localhost:${info.port}/api/graphql`,
+        database: started.db.kind === 'pglite' ? `embedded PGlite in ${config.dataDir}` : 'PostgreSQL',
+        tables: started.engine.model.tables.length,
+        adminSecret: config.adminSecret ? 'set' : 'unset (admin access off)',
+      });
+      process.stdout.write(welcome(info.port, config.adminSecret !== undefined, started.db.kind === 'pglite'));
+    },
+  );
   keepConnections(server as Server, config.keepAliveSeconds);
   started.attachWebSockets(server as Server);
   let draining = false;

@@ -766,7 +766,7 @@ async function startLoggedServer(env: Record<string, string>, logs: string[]): P
   const database = await createTestDatabase();
   const config = loadConfig({ ADMIN_SECRET, SEED_DEMO_DATA: 'true', ...database.env, ...env });
   const started = await startEngine(config, (entry) => logs.push(JSON.stringify(entry)));
-  const http = serve({ fetch: started.app.fetch, port: 0, hostname: '127.0.0.1' });
+  const http = serve({ fetch: started.app.fetch, createServer: started.createServer, port: 0, hostname: '127.0.0.1' });
   await new Promise<void>((resolve) => (http.listening ? resolve() : http.once('listening', () => resolve())));
   const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   const post = poster(url);

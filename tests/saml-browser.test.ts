@@ -53,7 +53,7 @@ async function startEngineAt(port: number, env: Record<string, string>): Promise
   const logs: Array<Record<string, unknown>> = [];
   const config = loadConfig({ ADMIN_SECRET, SEED_DEMO_DATA: 'true', ...database.env, ...env });
   const started = await startEngine(config, (entry) => logs.push(entry));
-  const http = serve({ fetch: started.app.fetch, port, hostname: '127.0.0.1' });
+  const http = serve({ fetch: started.app.fetch, createServer: started.createServer, port, hostname: '127.0.0.1' });
   await new Promise<void>((resolve, reject) => {
     if (http.listening) return resolve();
     http.once('listening', () => resolve());

@@ -185,7 +185,7 @@ describe(`tickets_insert_one with Jira on ${backendName}`, () => {
     database = await createTestDatabase();
     const config = loadConfig({ ADMIN_SECRET, SEED_DEMO_DATA: 'true', ...database.env, ...ENV });
     started = await startEngine(config, (entry) => void logged.push(JSON.stringify(entry)));
-    http = serve({ fetch: started.app.fetch, port: 0, hostname: '127.0.0.1' });
+    http = serve({ fetch: started.app.fetch, createServer: started.createServer, port: 0, hostname: '127.0.0.1' });
     await new Promise<void>((resolve) => (http.listening ? resolve() : http.once('listening', () => resolve())));
     post = poster(`http://127.0.0.1:${(http.address() as AddressInfo).port}`);
 

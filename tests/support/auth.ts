@@ -178,7 +178,7 @@ export async function startSibling(
   const url = opts.ownPool ? server.started.engine.config.databaseUrl : undefined;
   const config = loadConfig({ ADMIN_SECRET, SEED_DEMO_DATA: 'false', ...env, ...(url ? { DATABASE_URL: url } : {}) });
   const started = await startEngine(config, () => undefined, url ? undefined : server.started.db);
-  const http = serve({ fetch: started.app.fetch, port: 0, hostname: '127.0.0.1' });
+  const http = serve({ fetch: started.app.fetch, createServer: started.createServer, port: 0, hostname: '127.0.0.1' });
   keepConnections(http as Server, config.keepAliveSeconds);
   await new Promise<void>((resolve) => (http.listening ? resolve() : http.once('listening', () => resolve())));
   const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;

@@ -76,7 +76,12 @@ export async function startTestServer(opts: ServerOptions = {}): Promise<TestSer
   });
   config.dataDirSnapshot = database.snapshot;
   const started = await startEngine(config, opts.log ?? (() => undefined));
-  const server = serve({ fetch: started.app.fetch, port: 0, hostname: '127.0.0.1' });
+  const server = serve({
+    fetch: started.app.fetch,
+    createServer: started.createServer,
+    port: 0,
+    hostname: '127.0.0.1',
+  });
   keepConnections(server as Server, config.keepAliveSeconds);
   started.attachWebSockets(server as Server);
   await new Promise<void>((resolve) => (server.listening ? resolve() : server.once('listening', () => resolve())));

@@ -4,7 +4,7 @@ import { errorBody, type ErrorCode } from '../../core/errors';
 import type { Session, SessionResolver } from '../../core/session';
 import { header, type HeaderBag } from '../../core/headers';
 import { csrfValid } from '../web/csrf';
-import { readBody, requestHeaders, requestSearch } from './read-request';
+import { readBody, requestHeaders, requestSearch, type ReadBody } from './read-request';
 import { GRAPHQL_RESPONSE, JSON_MEDIA, responseMedia, statusFor, type ResponseMedia } from './media-types';
 import { noteBytes } from '../../core/request-context';
 
@@ -51,9 +51,14 @@ const NO_CONTENT_TYPE = refusal(
 );
 
 /** The Accept header names neither media type: 406, told in JSON all the same (GraphQL over HTTP, "Body"). */
+const NOT_ACCEPTABLE = refusal(
+  406,
+  'not-acceptable',
+  `the Accept header names no media type this API answers in: ${GRAPHQL_RESPONSE} or ${JSON_MEDIA}`,
+);
+
 function notAcceptable(c: Context) {
-  const message = `the Accept header names no media type this API answers in: ${GRAPHQL_RESPONSE} or ${JSON_MEDIA}`;
-  return answer(c, JSON_MEDIA, refusal(406, 'not-acceptable', message));
+  return answer(c, JSON_MEDIA, NOT_ACCEPTABLE);
 }
 
 /**
@@ -77,36 +82,67 @@ async function sessionOf(
   }
 }
 
+/** A GraphQL POST as the transport gives it: Hono's route below, or the GraphQL lane (graphql-lane.ts). */
+export interface GraphqlPost {
+  headers: HeaderBag;
+  readBody(maxBytes: number): Promise<ReadBody>;
+  /** Whether a request signed in by the session cookie may run (crossSiteSafe). */
+  crossSiteSafe(): boolean;
+}
+
+/** The engine's answer to a POST, in the media type the client accepts, with any headers of its own. */
+export interface PostAnswer {
+  media: ResponseMedia;
+  response: EngineResponse;
+  extra?: Record<string, string>;
+}
+
 /**
  * POST /api/graphql (and /v1/graphql): body `{query, variables?, operationName?, extensions?}` (or a
  * list of them, a batch). The engine's answer is JSON text already; it is written as it is.
  */
+export async function answerPost(
+  engine: Engine,
+  resolveSession: SessionResolver,
+  maxBytes: number,
+  post: GraphqlPost,
+): Promise<PostAnswer> {
+  const headers = post.headers;
+  const media = responseMedia(header(headers, 'accept'));
+  if (!media) return { media: JSON_MEDIA, response: NOT_ACCEPTABLE };
+  const read = await post.readBody(maxBytes);
+  if (!read.ok) {
+    // The unread rest of the body makes the connection unusable: say so, or a keep-alive client reuses it and fails.
+    const tooLarge = refusal(413, 'request-too-large', `the request body is larger than ${maxBytes} bytes`);
+    return { media, response: tooLarge, extra: { connection: 'close' } };
+  }
+  // GraphQL over HTTP: a body without a media type is refused; any type named is read as JSON (Hasura's way).
+  if (!header(headers, 'content-type')?.trim()) return { media, response: NO_CONTENT_TYPE };
+  const s = await sessionOf(engine, resolveSession, headers);
+  if ('failed' in s) return { media, response: s.failed };
+  if (s.session.via === 'cookie' && !post.crossSiteSafe()) return { media, response: CROSS_SITE_REFUSED };
+  let body: unknown;
+  try {
+    body = JSON.parse(read.text);
+  } catch {
+    return { media, response: refusal(400, 'invalid-json', 'the request body is not valid JSON') };
+  }
+  // A batch runs its operations in order, each seeing what the ones before it wrote (Engine.runBatch).
+  const routing = { usePrimary: usePrimary(s.session, headers) };
+  if (Array.isArray(body)) return { media, response: await engine.runBatch(body, s.session, routing) };
+  return { media, response: await engine.run(asRequest(body), s.session, routing) };
+}
+
 function postRoute(engine: Engine, resolveSession: SessionResolver, maxBytes: number) {
   return async (c: Context) => {
     const headers = requestHeaders(c);
-    const media = responseMedia(header(headers, 'accept'));
-    if (!media) return notAcceptable(c);
-    const read = await readBody(c, maxBytes);
-    if (!read.ok) {
-      // The unread rest of the body makes the connection unusable: say so, or a keep-alive client reuses it and fails.
-      const tooLarge = refusal(413, 'request-too-large', `the request body is larger than ${maxBytes} bytes`);
-      return answer(c, media, tooLarge, { connection: 'close' });
-    }
-    // GraphQL over HTTP: a body without a media type is refused; any type named is read as JSON (Hasura's way).
-    if (!header(headers, 'content-type')?.trim()) return answer(c, media, NO_CONTENT_TYPE);
-    const s = await sessionOf(engine, resolveSession, headers);
-    if ('failed' in s) return answer(c, media, s.failed);
-    if (s.session.via === 'cookie' && !crossSiteSafe(c, headers)) return answer(c, media, CROSS_SITE_REFUSED);
-    let body: unknown;
-    try {
-      body = JSON.parse(read.text);
-    } catch {
-      return answer(c, media, refusal(400, 'invalid-json', 'the request body is not valid JSON'));
-    }
-    // A batch runs its operations in order, each seeing what the ones before it wrote (Engine.runBatch).
-    const routing = { usePrimary: usePrimary(s.session, headers) };
-    if (Array.isArray(body)) return answer(c, media, await engine.runBatch(body, s.session, routing));
-    return answer(c, media, await engine.run(asRequest(body), s.session, routing));
+    const post: GraphqlPost = {
+      headers,
+      readBody: (max) => readBody(c, max),
+      crossSiteSafe: () => crossSiteSafe(c, headers),
+    };
+    const a = await answerPost(engine, resolveSession, maxBytes, post);
+    return answer(c, a.media, a.response, a.extra);
   };
 }
 

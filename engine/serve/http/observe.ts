@@ -5,6 +5,8 @@ import { routePath } from 'hono/route';
 import type { Logger } from '../../core/logger';
 import type { Metrics } from '../../core/metrics';
 import { withRequest, type RequestRecord } from '../../core/request-context';
+import { header, type HeaderBag } from '../../core/headers';
+import { requestHeaders } from './read-request';
 import { NO_TRACING, type Tracing } from '../../core/tracing';
 
 export interface ObserveOptions {
@@ -16,7 +18,12 @@ export interface ObserveOptions {
 /** A client's request id is echoed only when it is a plain token: a header may carry anything. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-const GRAPHQL_ROUTES = new Set(['/api/graphql', '/v1/graphql']);
+/** A request's record, with the moment it arrived. */
+export interface ObservedRequest extends RequestRecord {
+  readonly began: number;
+}
+
+export const GRAPHQL_ROUTES = new Set(['/api/graphql', '/v1/graphql']);
 /** Probes and scrapes come every few seconds: their lines are debug, so that they do not drown the rest. */
 const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
 
@@ -27,23 +34,41 @@ const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
  * the span's end. The line holds names, counts and codes only: no header, variable or body.
  */
 export function mountObserve(app: Hono, opts: ObserveOptions): void {
-  const tracing = opts.tracing ?? NO_TRACING;
   app.use('*', async (c, next) => {
-    const start = performance.now();
-    const sent = c.req.header('x-request-id');
-    const record: RequestRecord = { id: sent && REQUEST_ID.test(sent) ? sent : randomUUID(), rows: 0 };
-    record.audit = (event) => auditLine(opts, event);
-    if (tracing.on)
-      record.span = tracing.startRequest(`${c.req.method} ${c.req.path}`, {}, c.req.header('traceparent'));
-    // Set before the answer exists: Hono adds it to whatever answer the route gives, without turning the
-    // node server's plain header object into a Headers instance afterwards.
+    const record = beginRequest(opts, c.req.method, c.req.path, requestHeaders(c));
+    // Set before the answer exists: Hono adds it to whatever answer the route gives.
     c.header('x-request-id', record.id);
     try {
       await withRequest(record, () => next());
     } finally {
-      finish(c, record, (performance.now() - start) / 1000, opts);
+      const status = c.res.status;
+      const bytes = record.bytes ?? numberOr(c.res.headers.get('content-length'));
+      finishRequest(opts, record, { route: routeOf(c), method: c.req.method, status, bytes });
     }
   });
+}
+
+/** A request's record as it arrives: its id, its start, its span when tracing is on. */
+export function beginRequest(opts: ObserveOptions, method: string, path: string, headers: HeaderBag): ObservedRequest {
+  const sent = header(headers, 'x-request-id');
+  const record: ObservedRequest = {
+    id: sent && REQUEST_ID.test(sent) ? sent : randomUUID(),
+    rows: 0,
+    began: performance.now(),
+    audit: (event) => auditLine(opts, event),
+  };
+  const tracing = opts.tracing ?? NO_TRACING;
+  if (tracing.on) record.span = tracing.startRequest(`${method} ${path}`, {}, header(headers, 'traceparent'));
+  return record;
+}
+
+/** What the answer was, for the access line and the metrics. */
+export interface Outcome {
+  /** The matched route's pattern (never the raw path), or `unmatched`. */
+  route: string;
+  method: string;
+  status: number;
+  bytes?: number;
 }
 
 /** An audit event's log line (the event is stored by core/audit.ts); a failure counts as an auth failure. */
@@ -72,17 +97,17 @@ function routeOf(c: Context): string {
   return route === '*' || route === '/*' ? 'unmatched' : route;
 }
 
-function finish(c: Context, record: RequestRecord, seconds: number, opts: ObserveOptions): void {
-  const route = routeOf(c);
-  const status = c.res.status;
+/** The request's access line, metrics and span's end. */
+export function finishRequest(opts: ObserveOptions, record: ObservedRequest, outcome: Outcome): void {
+  const { route, method, status, bytes } = outcome;
+  const seconds = (performance.now() - record.began) / 1000;
   const graphql = GRAPHQL_ROUTES.has(route);
-  const outcome = record.errorCode ?? (status >= 400 ? `http-${status}` : 'ok');
-  const bytes = record.bytes ?? numberOr(c.res.headers.get('content-length'));
+  const result = record.errorCode ?? (status >= 400 ? `http-${status}` : 'ok');
   opts.log({
     level: QUIET_ROUTES.has(route) ? 'debug' : 'info',
     msg: 'request',
     request_id: record.id,
-    method: c.req.method,
+    method,
     route,
     status,
     ms: Math.round(seconds * 10000) / 10,
@@ -100,16 +125,16 @@ function finish(c: Context, record: RequestRecord, seconds: number, opts: Observ
     code: record.errorCode,
   });
   if (opts.metrics) {
-    opts.metrics.http(route, c.req.method, status, seconds);
-    if (graphql && c.req.method !== 'OPTIONS') {
-      opts.metrics.request(record.operationType ?? 'none', outcome, seconds);
+    opts.metrics.http(route, method, status, seconds);
+    if (graphql && method !== 'OPTIONS') {
+      opts.metrics.request(record.operationType ?? 'none', result, seconds);
       if (status === 401) opts.metrics.authFailure(record.errorCode ?? 'http-401');
     }
   }
   const span = record.span as Span | undefined;
   if (span) {
     span.setAttributes({
-      'http.request.method': c.req.method,
+      'http.request.method': method,
       'http.route': route,
       'http.response.status_code': status,
       ...(record.operationType ? { 'graphql.operation.type': record.operationType } : {}),

@@ -27,9 +27,12 @@ export function requestSearch(c: Context): URLSearchParams {
 /** The body as text, or `{ok: false}` when it is larger than `maxBytes` (then the rest is not read). */
 export function readBody(c: Context, maxBytes: number): Promise<ReadBody> {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (!incoming) {
-    return c.req.text().then((text) => (Buffer.byteLength(text) > maxBytes ? { ok: false } : { ok: true, text }));
-  }
+  if (incoming) return readIncomingBody(incoming, maxBytes);
+  return c.req.text().then((text) => (Buffer.byteLength(text) > maxBytes ? { ok: false } : { ok: true, text }));
+}
+
+/** The body of Node's request as text, or `{ok: false}` past `maxBytes`. */
+export function readIncomingBody(incoming: IncomingMessage, maxBytes: number): Promise<ReadBody> {
   if (Number(incoming.headers['content-length'] ?? 0) > maxBytes) return Promise.resolve({ ok: false });
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
