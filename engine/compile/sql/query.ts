@@ -34,6 +34,9 @@ export function queryStatement(
   const names = fields.map((_, i) => `q."f${i}"`);
   const size = names.map((n) => `coalesce(octet_length(${n}), 4)`).join(' + ');
   const guarded = names.map((n, i) => `CASE WHEN b.n <= $${bytesParam}::bigint THEN ${n} END AS "f${i}"`);
-  const text = `SELECT ${guarded.join(', ')}, b.n AS "__bytes" FROM (SELECT ${columns.join(', ')}) AS q, LATERAL (SELECT ${size} AS n) AS b`;
+  // OFFSET 0 keeps PostgreSQL from pulling the subquery up into the outer SELECT: pulled up, every
+  // reference to a field's column (measured, compared, returned) became a copy of the field's whole
+  // statement, and each answer was built three times or more.
+  const text = `SELECT ${guarded.join(', ')}, b.n AS "__bytes" FROM (SELECT ${columns.join(', ')} OFFSET 0) AS q, LATERAL (SELECT ${size} AS n) AS b`;
   return { text, writer: w, bytesParam };
 }
