@@ -7,16 +7,36 @@
  *
  * A scratch database is created, migrated and seeded by starting the engine on it, and dropped at
  * the end. Three child processes do the work, each with an event loop of its own: the engine behind
- * @hono/node-server, the floor (a bare node:http route that runs the engine's own SQL through
- * postgres.js as a prepared statement), and the autocannon load generator. Each workload is sent
- * by a fixed number of keep-alive connections for a warm-up and then a measured period, first to
- * one server and then to the other.
+ * @hono/node-server, the floor (a bare node:http route that runs through postgres.js, as a prepared
+ * statement, the SQL a skilled person writes by hand for the same answer, or for by_pk the engine's
+ * own statement), and the autocannon load generator. Each workload is sent by a fixed number of
+ * keep-alive connections for a warm-up and then a measured period, first to one server and then to
+ * the other.
+ *
+ * The default workloads (workloads.ts): by_pk; nested (accounts, a spend aggregate each and their top
+ * recommendations); object_rel (100 spend lines, each with its account object); aggregate (count and
+ * sum over 5,430 spend lines); five_roots (five root fields in one request); insert_returning (a 10-row
+ * insert with `returning`: it writes, but the bench deletes its rows after each run, so it runs by
+ * default); and the reference's example reads ex_ListCloudAccounts ... ex_CloudAccounts, sent with a
+ * Bearer JWT from the token exchange (POST /api/auth/token), so that the session check is part of the
+ * engine's cost; the floor verifies the same JWT with the same library (jose, remembered until it
+ * expires as the engine remembers it; it does not check revocation). Before a workload is loaded its
+ * answers from engine and floor are compared: byte for byte where the floor runs the engine's
+ * statement, by value where it runs its own.
+ *
+ * Printed per workload: req/s, p50/p90/p99 latency and server CPU µs/req (user + system CPU time of
+ * the process over the measured period, per answered request: cpu.ts, shared with scale.ts) of engine
+ * and floor, and their ratios, with issue 20's goals marked when missed (req/s >= 0.95 of the floor's,
+ * p99 <= 1.2x); the engine's plan-cache look-ups (graphql_plan_cache_total of /metrics, read before
+ * and after the first request and after the load: the first request compiles, the next N do not);
+ * and for the PostgreSQL-bound workloads (nested, object_rel, aggregate) the EXPLAIN (ANALYZE, BUFFERS)
+ * of the engine's statement beside the floor's.
  *
  * Settings (environment): BENCH_DATABASE_URL or DATABASE_URL (a server where databases may be
  * created), BENCH_CONNECTIONS (32), BENCH_WARMUP_SECONDS (2), BENCH_DURATION_SECONDS (10),
  * BENCH_ROUNDS (2; rounds rotate which server goes first and are merged), BENCH_EXTRA_SPEND_DAYS
  * (365 days of spend lines added before the demo's), BENCH_WORKLOADS (comma list, default all but
- * those that write rows, such as nested_insert, which run only when named),
+ * those that write rows without undoing it, such as nested_insert, which run only when named),
  * BENCH_DIAGNOSE=1 (also load `Engine.run` behind a bare node:http route, without Hono, to split
  * the engine's overhead into HTTP layer and engine), BENCH_CPU_PROF (a folder: the engine and floor
  * processes write V8 CPU profiles there when they stop; summarise with dist/bench/profile-top.js),
@@ -296,6 +316,31 @@ function resultsTable(rows: Row[]): string {
   );
 }
 
+/** Issue 20's summary: a line per workload, the engine beside the floor, the goals marked when missed. */
+function summaryTable(rows: Row[]): string {
+  const body = rows.map((r) => {
+    const e = r.results.engine!;
+    const f = r.results.floor!;
+    const tp = e.rps / f.rps;
+    const p99 = e.p99 / f.p99;
+    return [
+      r.workload.name,
+      r.workload.jwt ? 'JWT' : 'admin secret',
+      fmt(e.rps, 0),
+      fmt(f.rps, 0),
+      `${fmt(tp)}${tp < 0.95 ? ' (<0.95)' : ''}`,
+      fmt(e.p99),
+      fmt(f.p99),
+      `${fmt(p99)}${p99 > 1.2 ? ' (>1.2)' : ''}`,
+      fmt(cpuPerRequest(e), 0),
+      fmt(cpuPerRequest(f), 0),
+      `${r.plans.first.miss} / ${r.plans.load.miss} of ${r.plans.load.hit + r.plans.load.miss}`,
+    ];
+  });
+  const head = ['workload', 'session', 'engine req/s', 'floor req/s', 'ratio', 'engine p99 ms', 'floor p99 ms'];
+  return table([...head, 'p99 ratio', 'engine CPU µs/req', 'floor CPU µs/req', 'plans compiled: 1st / load'], body);
+}
+
 /** The engine's plan compilations for a workload: the first request compiles, the load's requests should not. */
 function planLine(p: Row['plans']): string {
   return `engine plans: first request ${p.first.miss} compiled (${p.first.hit} cached), load runs ${p.load.miss} compiled, ${p.load.hit} from the plan cache`;
@@ -378,6 +423,10 @@ function report(rows: Row[], started: EngineStarted, memory: Memory, compilation
   const out = [
     ...headerLines(started, pgVersion),
     '',
+    'engine against floor (goals: ratio of req/s >= 0.95, of p99 <= 1.2; marked when missed):',
+    summaryTable(rows),
+    '',
+    'each server:',
     resultsTable(rows),
     '',
     ...noteLines(rows, started, memory, compilations),
