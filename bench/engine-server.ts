@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { serve } from '@hono/node-server';
 import { getVariableValues, Kind, parse, validate, type OperationDefinitionNode } from 'graphql';
 import { adminSession } from '../engine/serve/auth/admin-secret';
+import { apiJwtKey } from '../engine/serve/auth/jwt';
 import type { Session } from '../engine/core/session';
 import { loadConfig } from '../engine/core/config';
 import { keepConnections } from '../engine/serve/http/keep-alive';
@@ -18,7 +19,7 @@ import { copyTarget } from '../demo/load';
 import { seedDemoScale } from '../demo/seed';
 import { serveCalls } from './ipc';
 import { extraSpendsSql, logLinesSql } from './data';
-import { BENCH_ROLE, BENCH_TENANT, WORKLOADS, type Workload } from './workloads';
+import { BENCH_ROLE, BENCH_TENANT, handParams, WORKLOADS, type Workload } from './workloads';
 
 /** The statement the engine runs for one workload, as its own modules compile and bind it. */
 export interface CompiledWorkload {
@@ -58,6 +59,8 @@ export interface EngineStarted {
   seeded?: string;
   /** The log lines' seeding, when asked for: a line for the report. */
   logsSeeded?: string;
+  /** How the engine's API JWTs are verified (the key base64url-encoded), for the floor to verify the same JWTs. */
+  jwt: { key: string; issuer: string; audience: string };
   /** EXPLAIN (ANALYZE, BUFFERS) of the workloads with a hand-written floor: the engine's statement and the floor's. */
   explains: Explained[];
 }
@@ -68,7 +71,10 @@ export interface Explained {
   source: string;
   engineSql: string;
   engine: string;
-  floor: string;
+  /** Absent when the floor runs the engine's own statement (the plan is the engine's). */
+  floor?: string;
+  /** The floor's statement, when it is not the engine's (absent: the floor runs the engine's statement). */
+  floorSql?: string;
   /**
    * The same statements' generic plans (plan_cache_mode = force_generic_plan), when they have
    * parameters: engine and floor run them as prepared statements, and PostgreSQL may switch a
@@ -120,35 +126,38 @@ async function shut(srv: Server | undefined): Promise<void> {
   await closed;
 }
 
-/** GraphQL document -> the engine's plan (compile.ts) -> SQL text and bound parameters. */
-function compileWorkloads(s: Started, names: string[]): CompiledWorkload[] {
+/** GraphQL document -> the engine's plan (compile.ts) -> SQL text and bound parameters, for the bench's admin-secret session. */
+function compileWorkload(s: Started, w: Workload): CompiledWorkload {
   const role = s.engine.schemaFor(BENCH_ROLE);
   const session: Session = {
     role: BENCH_ROLE,
     vars: { 'x-hasura-role': BENCH_ROLE, 'x-hasura-tenant-id': BENCH_TENANT },
     isAdmin: true,
   };
-  return WORKLOADS.filter((w) => names.includes(w.name) && !w.floor).map((w) => {
-    const document = parse(w.query);
-    const errors = validate(role.schema, document);
-    if (errors.length) throw new Error(`workload ${w.name}: ${errors[0].message}`);
-    const operation = document.definitions.find(
-      (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
-    )!;
-    const coerced = getVariableValues(role.schema, operation.variableDefinitions ?? [], w.variables);
-    if (coerced.errors) throw new Error(`workload ${w.name}: ${coerced.errors[0].message}`);
-    const plan = compile(role, operation, {}, coerced.coerced, s.engine.config.limits);
-    const query = plan.queries.length === 1 ? plan.queries[0] : undefined;
-    if (!query || plan.fields.some((f) => f.from !== 'query'))
-      throw new Error(`workload ${w.name} does not compile to one SQL statement`);
-    return {
-      name: w.name,
-      text: query.text,
-      // The last placeholder: the bytes the answer may have (the engine's MAX_RESPONSE_BYTES).
-      params: [...bindParams(query.params, coerced.coerced, session), String(s.engine.config.limits.maxResponseBytes)],
-      fields: plan.fields.map((f) => ({ alias: f.alias, column: (f as { column: string }).column })),
-    };
-  });
+  const document = parse(w.query);
+  const errors = validate(role.schema, document);
+  if (errors.length) throw new Error(`workload ${w.name}: ${errors[0].message}`);
+  const operation = document.definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  )!;
+  const coerced = getVariableValues(role.schema, operation.variableDefinitions ?? [], w.variables);
+  if (coerced.errors) throw new Error(`workload ${w.name}: ${coerced.errors[0].message}`);
+  const plan = compile(role, operation, {}, coerced.coerced, s.engine.config.limits);
+  const query = plan.queries.length === 1 ? plan.queries[0] : undefined;
+  if (!query || plan.fields.some((f) => f.from !== 'query'))
+    throw new Error(`workload ${w.name} does not compile to one SQL statement`);
+  return {
+    name: w.name,
+    text: query.text,
+    // The last placeholder: the bytes the answer may have (the engine's MAX_RESPONSE_BYTES).
+    params: [...bindParams(query.params, coerced.coerced, session), String(s.engine.config.limits.maxResponseBytes)],
+    fields: plan.fields.map((f) => ({ alias: f.alias, column: (f as { column: string }).column })),
+  };
+}
+
+/** The statements the floor runs for the workloads without a hand-written floor: the engine's own. */
+function compileWorkloads(s: Started, names: string[]): CompiledWorkload[] {
+  return WORKLOADS.filter((w) => names.includes(w.name) && !w.floor && !w.handJson).map((w) => compileWorkload(s, w));
 }
 
 type Explain = (text: string, params: (string | null)[]) => Promise<string>;
@@ -188,6 +197,20 @@ async function explainLogs(s: Started, w: Workload, explain: Explain): Promise<E
     floor: await explain(w.floor!.sql, w.floor!.params),
     engineGeneric: await explainGeneric(s, stmt.text, stmt.params),
     floorGeneric: await explainGeneric(s, w.floor!.sql, w.floor!.params),
+  };
+}
+
+/** A PostgreSQL-bound GraphQL workload: the engine's statement as it compiles it, and the floor's hand-written one. */
+async function explainCompiled(s: Started, w: Workload, explain: Explain): Promise<Explained> {
+  const c = compileWorkload(s, w);
+  const floorParams = w.handJson ? handParams(w, BENCH_TENANT, w.variables) : undefined;
+  return {
+    name: w.name,
+    source: 'compiled by engine/compile and bound for the admin-secret session,',
+    engineSql: c.text,
+    engine: await explain(c.text, c.params),
+    floorSql: w.handJson?.sql,
+    floor: floorParams ? await explain(w.handJson!.sql, floorParams) : undefined,
   };
 }
 
@@ -244,6 +267,20 @@ async function seedLogLines(databaseUrl: string, n: number): Promise<string> {
   }
 }
 
+/** EXPLAIN (ANALYZE, BUFFERS) of the engine's and the floor's statements of the named workloads that ask for it. */
+async function explainWorkloads(s: Started, names: string[]): Promise<Explained[]> {
+  const explain: Explain = async (text, params) =>
+    (await s.db.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params)).map((r) => String(r['QUERY PLAN'])).join('\n');
+  const explains: Explained[] = [];
+  for (const w of WORKLOADS) {
+    if (!names.includes(w.name)) continue;
+    if (w.analytic) explains.push(await explainAnalytic(w, explain));
+    else if (w.logs) explains.push(await explainLogs(s, w, explain));
+    else if (w.explain) explains.push(await explainCompiled(s, w, explain));
+  }
+  return explains;
+}
+
 serveCalls({
   async start(p: EngineStart): Promise<EngineStarted> {
     const errorsOnly = (e: Record<string, unknown>) => {
@@ -276,14 +313,7 @@ serveCalls({
     const [count] = await started.db.query('SELECT count(*)::int AS n FROM spends');
     const [logCount] = await started.db.query('SELECT count(*)::int AS n FROM logs');
     const s = started;
-    const explain: Explain = async (text, params) =>
-      (await s.db.query(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, params)).map((r) => String(r['QUERY PLAN'])).join('\n');
-    const explains: Explained[] = [];
-    for (const w of WORKLOADS) {
-      if (!p.workloads.includes(w.name)) continue;
-      if (w.analytic) explains.push(await explainAnalytic(w, explain));
-      else if (w.logs) explains.push(await explainLogs(s, w, explain));
-    }
+    const explains = await explainWorkloads(s, p.workloads);
     server = serve({ fetch: started.app.fetch, createServer: started.createServer, ...LOOPBACK }) as Server;
     keepConnections(server, config.keepAliveSeconds);
     started.attachWebSockets(server);
@@ -300,6 +330,11 @@ serveCalls({
       seeded,
       logsSeeded,
       explains,
+      jwt: {
+        key: Buffer.from(apiJwtKey(config.auth)).toString('base64url'),
+        issuer: config.auth.jwtIssuer,
+        audience: config.auth.jwtAudience,
+      },
     };
   },
   cpu: () => process.cpuUsage(),

@@ -1,26 +1,58 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { jwtVerify } from 'jose';
 import postgres from 'postgres';
+import { HASURA_CLAIMS } from '../engine/serve/auth/jwt';
 import type { CompiledWorkload } from './engine-server';
 import { serveCalls } from './ipc';
-import { floorAnswer, WORKLOADS, type Workload } from './workloads';
+import { floorAnswer, handParams, WORKLOADS, type Workload } from './workloads';
 
 /**
  * The floor: a bare node:http route per workload that reads and parses the request body, runs the
  * very statement the engine generates (same text, same bound parameters) as a prepared statement
  * through postgres.js with the engine's pool size, and writes the response JSON around the text.
  * No GraphQL, no routing framework, no session: what is left is HTTP, JSON and the database.
- * Workloads with a `floor` of their own (the analytic actions) run that hand-written statement
- * instead (the analytic actions, logs_query), and the route writes the rows in the shape of the
- * engine's answer.
+ * Workloads with a `floor` of their own (the analytic actions, logs_query) run that hand-written
+ * statement instead, and the route writes the rows in the shape of the engine's answer; those with a
+ * `handJson` run a hand-written statement that builds the whole `data` object, with the tenant of the
+ * request's session (a Bearer JWT verified as the engine does, see sessionTenants).
  */
 export interface FloorStart {
   databaseUrl: string;
   poolSize: number;
   statementTimeoutMs: number;
   workloads: CompiledWorkload[];
-  /** Workloads with a hand-written floor statement (workloads.ts `floor`), by name. */
+  /** Workloads with a hand-written floor statement (workloads.ts `floor` or `handJson`), by name. */
   handWritten: string[];
+  /** How to verify the engine's API JWTs (engine-server.ts EngineStarted.jwt). */
+  jwt: { key: string; issuer: string; audience: string };
+}
+
+/**
+ * The tenant of a request's session: the x-hasura-tenant-id header (the bench's admin-secret session),
+ * or, for a Bearer JWT, its tenant claim once the JWT is verified with jose as the engine verifies it
+ * (HS256 pinned, issuer, audience, expiry), remembered until it expires as the engine remembers it.
+ * Unlike the engine, the floor does not check that the JWT's API token and user are still valid.
+ */
+function sessionTenants(jwt: FloorStart['jwt']) {
+  const key = Buffer.from(jwt.key, 'base64url');
+  const verified = new Map<string, { tenant: string; exp: number }>();
+  return async (req: IncomingMessage): Promise<string> => {
+    const auth = req.headers.authorization;
+    if (!auth) return String(req.headers['x-hasura-tenant-id']);
+    const token = auth.slice('Bearer '.length);
+    const known = verified.get(token);
+    if (known && known.exp > Date.now() / 1000) return known.tenant;
+    const { payload } = await jwtVerify(token, key, {
+      algorithms: ['HS256'],
+      issuer: jwt.issuer,
+      audience: jwt.audience,
+      requiredClaims: ['exp', 'sub'],
+    });
+    const tenant = String((payload[HASURA_CLAIMS] as Record<string, unknown>)['x-hasura-tenant-id']);
+    verified.set(token, { tenant, exp: payload.exp! });
+    return tenant;
+  };
 }
 
 /** The JSON of a hand-written workload's rows, in the shape of the engine's answer (workloads.ts floorAnswer). */
@@ -59,6 +91,10 @@ serveCalls({
     });
     sql = db;
     const routes = new Map(p.workloads.map((w) => [`/floor/${w.name}`, w]));
+    const jsonRoutes = new Map(
+      WORKLOADS.filter((w) => w.handJson && p.handWritten.includes(w.name)).map((w) => [`/floor/${w.name}`, w]),
+    );
+    const tenantOf = sessionTenants(p.jwt);
     const handRoutes = new Map(
       WORKLOADS.filter((w) => w.floor && p.handWritten.includes(w.name)).map((w) => [`/floor/${w.name}`, w]),
     );
@@ -66,7 +102,16 @@ serveCalls({
       try {
         const hand = req.method === 'POST' ? handRoutes.get(req.url ?? '') : undefined;
         const w = req.method === 'POST' ? routes.get(req.url ?? '') : undefined;
+        const json = req.method === 'POST' ? jsonRoutes.get(req.url ?? '') : undefined;
         const body = await readBody(req);
+        if (json) {
+          const tenant = await tenantOf(req);
+          const vars = (JSON.parse(body).variables ?? {}) as Record<string, unknown>;
+          const [row] = await db.unsafe(json.handJson!.sql, handParams(json, tenant, vars), { prepare: true });
+          res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+          res.end(`{"data":${row.data as string}}`);
+          return;
+        }
         if (hand) {
           const vars = (JSON.parse(body).variables ?? {}) as Record<string, unknown>;
           const params = [...hand.floor!.params, ...(hand.floor!.variables ?? []).map((v) => JSON.stringify(vars[v]))];

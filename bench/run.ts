@@ -7,16 +7,36 @@
  *
  * A scratch database is created, migrated and seeded by starting the engine on it, and dropped at
  * the end. Three child processes do the work, each with an event loop of its own: the engine behind
- * @hono/node-server, the floor (a bare node:http route that runs the engine's own SQL through
- * postgres.js as a prepared statement), and the autocannon load generator. Each workload is sent
- * by a fixed number of keep-alive connections for a warm-up and then a measured period, first to
- * one server and then to the other.
+ * @hono/node-server, the floor (a bare node:http route that runs through postgres.js, as a prepared
+ * statement, the SQL a skilled person writes by hand for the same answer, or for by_pk the engine's
+ * own statement), and the autocannon load generator. Each workload is sent by a fixed number of
+ * keep-alive connections for a warm-up and then a measured period, first to one server and then to
+ * the other.
+ *
+ * The default workloads (workloads.ts): by_pk; nested (accounts, a spend aggregate each and their top
+ * recommendations); object_rel (100 spend lines, each with its account object); aggregate (count and
+ * sum over 5,430 spend lines); five_roots (five root fields in one request); insert_returning (a 10-row
+ * insert with `returning`: it writes, but the bench deletes its rows after each run, so it runs by
+ * default); and the reference's example reads ex_ListCloudAccounts ... ex_CloudAccounts, sent with a
+ * Bearer JWT from the token exchange (POST /api/auth/token), so that the session check is part of the
+ * engine's cost; the floor verifies the same JWT with the same library (jose, remembered until it
+ * expires as the engine remembers it; it does not check revocation). Before a workload is loaded its
+ * answers from engine and floor are compared: byte for byte where the floor runs the engine's
+ * statement, by value where it runs its own.
+ *
+ * Printed per workload: req/s, p50/p90/p99 latency and server CPU µs/req (user + system CPU time of
+ * the process over the measured period, per answered request: cpu.ts, shared with scale.ts) of engine
+ * and floor, and their ratios, with issue 20's goals marked when missed (req/s >= 0.95 of the floor's,
+ * p99 <= 1.2x); the engine's plan-cache look-ups (graphql_plan_cache_total of /metrics, read before
+ * and after the first request and after the load: the first request compiles, the next N do not);
+ * and for the PostgreSQL-bound workloads (nested, object_rel, aggregate) the EXPLAIN (ANALYZE, BUFFERS)
+ * of the engine's statement beside the floor's.
  *
  * Settings (environment): BENCH_DATABASE_URL or DATABASE_URL (a server where databases may be
  * created), BENCH_CONNECTIONS (32), BENCH_WARMUP_SECONDS (2), BENCH_DURATION_SECONDS (10),
  * BENCH_ROUNDS (2; rounds rotate which server goes first and are merged), BENCH_EXTRA_SPEND_DAYS
  * (365 days of spend lines added before the demo's), BENCH_WORKLOADS (comma list, default all but
- * those that write rows, such as nested_insert, which run only when named),
+ * those that write rows without undoing it, such as nested_insert, which run only when named),
  * BENCH_DIAGNOSE=1 (also load `Engine.run` behind a bare node:http route, without Hono, to split
  * the engine's overhead into HTTP layer and engine), BENCH_CPU_PROF (a folder: the engine and floor
  * processes write V8 CPU profiles there when they stop; summarise with dist/bench/profile-top.js),
@@ -48,6 +68,9 @@ import { runScale } from './scale';
 import { runStartup } from './startup';
 import { runSubscriptions } from './subscriptions';
 import { answerRows, requestBody, sessionHeaders, WORKLOADS, type Workload } from './workloads';
+import { valueDifference } from './compare';
+import { cpuMicros, perRequest } from './cpu';
+import { bearer } from './soak';
 
 const env = process.env;
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -151,7 +174,14 @@ async function verifySameBodies(
   const problems: string[] = [];
   if (e.status !== 200) problems.push(`engine answered ${e.status}`);
   if (f.status !== 200) problems.push(`floor answered ${f.status}`);
-  if (w.floor) {
+  if (w.handJson) {
+    const differ =
+      e.status === 200 && f.status === 200
+        ? valueDifference(JSON.parse(e.text).data, JSON.parse(f.text).data, w.handJson)
+        : undefined;
+    if (differ) problems.push(`the answers differ at ${differ}`);
+    if (JSON.parse(e.text).errors) problems.push('the engine answered errors');
+  } else if (w.floor) {
     const differ = e.status === 200 && f.status === 200 ? sameRows(w, e.text, f.text) : undefined;
     if (differ) problems.push(`the answers differ: ${differ}`);
     if (e.status === 200 && !answerRows(w, e.text).length) problems.push('the engine answered no rows');
@@ -197,6 +227,8 @@ interface Row {
   bytes: number;
   answerRows?: number;
   results: Partial<Record<Target, LoadResult>>;
+  /** The engine's plan-cache look-ups: for the first request (the answers' check), and during the load runs. */
+  plans: { first: PlanCount; load: PlanCount };
 }
 
 function merge(results: LoadResult[]): LoadResult {
@@ -212,7 +244,7 @@ function merge(results: LoadResult[]): LoadResult {
 
 const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
 const fmt = (n: number, digits = 2) => (n ?? NaN).toFixed(digits);
-const cpuPerRequest = (r: LoadResult) => r.serverCpuMicros / (r.ok || 1);
+const cpuPerRequest = (r: LoadResult) => perRequest(r.serverCpuMicros, r.ok);
 
 function table(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
@@ -249,16 +281,17 @@ function targetRow(workload: string, t: Target, x: LoadResult): string[] {
   ];
 }
 
-/** A table row comparing two servers; `aim` marks a throughput below 0.8 of the floor's. */
+/** A table row comparing two servers; `aim` marks a throughput below 0.95 of the floor's and a p99 above 1.2x (issue 20's goals). */
 function ratioRow(name: string, a: LoadResult, b: LoadResult, workload: string, aim: boolean): string[] {
   const tp = a.rps / b.rps;
+  const p99 = a.p99 / b.p99;
   return [
     workload,
     name,
-    `${fmt(tp)}x${aim && tp < 0.8 ? ' (<0.8)' : ''}`,
+    `${fmt(tp)}x${aim && tp < 0.95 ? ' (<0.95)' : ''}`,
     `${fmt(a.p50 / b.p50)}x`,
     `${fmt(a.p90 / b.p90)}x`,
-    `${fmt(a.p99 / b.p99)}x`,
+    `${fmt(p99)}x${aim && p99 > 1.2 ? ' (>1.2)' : ''}`,
     `${fmt(cpuPerRequest(a) / cpuPerRequest(b))}x`,
     '',
     '',
@@ -283,16 +316,50 @@ function resultsTable(rows: Row[]): string {
   );
 }
 
+/** Issue 20's summary: a line per workload, the engine beside the floor, the goals marked when missed. */
+function summaryTable(rows: Row[]): string {
+  const body = rows.map((r) => {
+    const e = r.results.engine!;
+    const f = r.results.floor!;
+    const tp = e.rps / f.rps;
+    const p99 = e.p99 / f.p99;
+    return [
+      r.workload.name,
+      r.workload.jwt ? 'JWT' : 'admin secret',
+      fmt(e.rps, 0),
+      fmt(f.rps, 0),
+      `${fmt(tp)}${tp < 0.95 ? ' (<0.95)' : ''}`,
+      fmt(e.p99),
+      fmt(f.p99),
+      `${fmt(p99)}${p99 > 1.2 ? ' (>1.2)' : ''}`,
+      fmt(cpuPerRequest(e), 0),
+      fmt(cpuPerRequest(f), 0),
+      `${r.plans.first.miss} / ${r.plans.load.miss} of ${r.plans.load.hit + r.plans.load.miss}`,
+    ];
+  });
+  const head = ['workload', 'session', 'engine req/s', 'floor req/s', 'ratio', 'engine p99 ms', 'floor p99 ms'];
+  return table([...head, 'p99 ratio', 'engine CPU µs/req', 'floor CPU µs/req', 'plans compiled: 1st / load'], body);
+}
+
+/** The engine's plan compilations for a workload: the first request compiles, the load's requests should not. */
+function planLine(p: Row['plans']): string {
+  return `engine plans: first request ${p.first.miss} compiled (${p.first.hit} cached), load runs ${p.load.miss} compiled, ${p.load.hit} from the plan cache`;
+}
+
 /** The notes under the table: the CPU column, each workload's answer, the engine's memory and plan compilations, the seeding. */
 function noteLines(rows: Row[], started: EngineStarted, memory: Memory, compilations: number): string[] {
   const out: string[] = [];
   out.push(
     'server CPU µs/req: user + system CPU time of the server process during the measured runs, per answered request.',
+    'goals (issue 20): engine/floor req/s >= 0.95, p99 <= 1.2x; marked when missed.',
   );
   for (const r of rows) {
-    out.push(
-      `${r.workload.name}: ${r.workload.description}; ${r.workload.floor ? `the same rows and values from engine and floor (${r.answerRows} rows, engine body ${r.bytes} bytes)` : `identical ${r.bytes}-byte bodies from engine and floor`}`,
-    );
+    const same = r.workload.handJson
+      ? `the same answer by value from engine and floor (engine body ${r.bytes} bytes)`
+      : r.workload.floor
+        ? `the same rows and values from engine and floor (${r.answerRows} rows, engine body ${r.bytes} bytes)`
+        : `identical ${r.bytes}-byte bodies from engine and floor`;
+    out.push(`${r.workload.name}: ${r.workload.description}; ${same}; ${planLine(r.plans)}`);
   }
   out.push(
     `engine process memory: RSS ${mib(memory.after.rss)} after the run (${mib(memory.before.rss)} before the load); heap used ${mib(memory.after.heapUsed)}, external ${mib(memory.after.external)}, ` +
@@ -330,7 +397,11 @@ function explainLines(x: Explained): string[] {
     out.push(x.engineGeneric);
   }
   out.push('');
-  const floorSql = x.engineGeneric ? workloadNamed(x.name)?.floor?.sql : undefined;
+  if (x.floor === undefined) {
+    out.push(`${x.name}, the floor: the engine's own statement (the plan above)`);
+    return out;
+  }
+  const floorSql = x.floorSql ?? (x.engineGeneric ? workloadNamed(x.name)?.floor?.sql : undefined);
   if (floorSql)
     out.push(
       `${x.name}, the floor's hand-written statement:`,
@@ -352,6 +423,10 @@ function report(rows: Row[], started: EngineStarted, memory: Memory, compilation
   const out = [
     ...headerLines(started, pgVersion),
     '',
+    'engine against floor (goals: ratio of req/s >= 0.95, of p99 <= 1.2; marked when missed):',
+    summaryTable(rows),
+    '',
+    'each server:',
     resultsTable(rows),
     '',
     ...noteLines(rows, started, memory, compilations),
@@ -435,14 +510,37 @@ interface Servers {
   floor: Child;
   load: Child;
   started: EngineStarted;
-  headers: Record<string, string>;
+  /** The scratch database, for the workloads' cleanup. */
+  db: postgres.Sql;
+  /** The session headers of a workload: the admin secret as a tenant_admin, or a Bearer JWT from the token exchange. */
+  headersOf: (w: Workload) => Record<string, string>;
   urlOf: (t: Target, w: Workload) => string;
+  /** The engine's plan-cache look-ups so far (graphql_plan_cache_total of /metrics). */
+  plans: () => Promise<PlanCount>;
+}
+
+type PlanCount = { hit: number; miss: number };
+
+/** graphql_plan_cache_total{result} of the engine's /metrics. */
+async function planCount(base: string, token: string): Promise<PlanCount> {
+  const res = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`/metrics answered ${res.status}: ${shorten(text)}`);
+  const count = (result: string) =>
+    Number(new RegExp(`^graphql_plan_cache_total\\{result="${result}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  return { hit: count('hit'), miss: count('miss') };
+}
+
+/** Undoes a workload's writes (workloads.ts `cleanup`). */
+async function cleanUp(w: Workload, s: Servers): Promise<void> {
+  for (const statement of w.cleanup ?? []) await s.db.unsafe(statement);
 }
 
 /** Starts the engine on the scratch database, then the floor with the engine's pool size and statements, then the load generator. */
 async function startServers(scratch: Scratch, selected: Workload[]): Promise<Servers> {
   const databaseUrl = withDatabase(settings.baseUrl, scratch.dbName);
   const adminSecret = randomBytes(16).toString('hex');
+  const metricsToken = randomBytes(24).toString('hex');
   const headers = sessionHeaders(adminSecret);
   log(
     `created database ${scratch.dbName} on ${where(settings.baseUrl)}; starting the engine (migrations, demo data, ${settings.extraSpendDays} extra spend days` +
@@ -461,6 +559,8 @@ async function startServers(scratch: Scratch, selected: Workload[]): Promise<Ser
     scale: settings.scale,
     logLines: settings.logLines,
     workloads: selected.map((w) => w.name),
+    // A JWT that outlives the longest run; /metrics for the plan-cache counts.
+    env: { METRICS_TOKEN: metricsToken, JWT_EXPIRY_SECONDS: '86400' },
   } satisfies EngineStart);
   const floor = forkChild('floor-server.js', profArgs);
   scratch.children.push(floor);
@@ -470,7 +570,8 @@ async function startServers(scratch: Scratch, selected: Workload[]): Promise<Ser
     poolSize: started.poolSize,
     statementTimeoutMs: started.statementTimeoutMs,
     workloads: started.workloads,
-    handWritten: selected.filter((w) => w.floor).map((w) => w.name),
+    handWritten: selected.filter((w) => w.floor || w.handJson).map((w) => w.name),
+    jwt: started.jwt,
   } satisfies FloorStart);
   const load = forkChild('load.js');
   scratch.children.push(load);
@@ -479,19 +580,23 @@ async function startServers(scratch: Scratch, selected: Workload[]): Promise<Ser
   const floorUrl = (w: Workload) => `http://127.0.0.1:${floorPort}/floor/${w.name}`;
   const directUrl = `http://127.0.0.1:${started.directPort}/`;
   const urlOf = (t: Target, w: Workload) => (t === 'engine' ? engineUrl : t === 'floor' ? floorUrl(w) : directUrl);
-  return { engine, floor, load, started, headers, urlOf };
+  const base = `http://127.0.0.1:${started.port}`;
+  const jwt = selected.some((w) => w.jwt) ? await bearer(databaseUrl, base) : '';
+  const jwtHeaders = { 'content-type': 'application/json', authorization: `Bearer ${jwt}` };
+  const db = postgres(databaseUrl, { max: 1, onnotice: () => undefined });
+  const headersOf = (w: Workload) => (w.jwt ? jwtHeaders : headers);
+  const plans = () => planCount(base, metricsToken);
+  return { engine, floor, load, started, db, headersOf, urlOf, plans };
 }
 
 type Answer = { bytes: number; rows?: number };
 
-/** Every workload's answer from the engine (and engine.run, with BENCH_DIAGNOSE) equals the floor's; answers each one's size. */
-async function verifyAnswers(selected: Workload[], s: Servers): Promise<Map<string, Answer>> {
-  const answers = new Map<string, Answer>();
-  for (const w of selected) {
-    answers.set(w.name, await verifySameBodies(w, s.urlOf('engine', w), s.urlOf('floor', w), s.headers));
-    if (settings.diagnose) await verifySameBodies(w, s.urlOf('engine.run', w), s.urlOf('floor', w), s.headers);
-  }
-  return answers;
+/** The workload's answer from the engine (and engine.run, with BENCH_DIAGNOSE) equals the floor's; answers its size. */
+async function verifyAnswer(w: Workload, s: Servers): Promise<Answer> {
+  const answer = await verifySameBodies(w, s.urlOf('engine', w), s.urlOf('floor', w), s.headersOf(w));
+  if (settings.diagnose) await verifySameBodies(w, s.urlOf('engine.run', w), s.urlOf('floor', w), s.headersOf(w));
+  if (w.cleanup) await cleanUp(w, s);
+  return answer;
 }
 
 /** One load run of one server: the warm-up, then the measured period with the server's CPU time. */
@@ -504,7 +609,12 @@ async function measureRun(
 ): Promise<LoadResult> {
   log(`${w.name}: loading ${TARGET_LABEL[target]} (round ${round + 1}/${settings.rounds})`);
   const server = target === 'floor' ? s.floor : s.engine;
-  const run = { url: s.urlOf(target, w), headers: s.headers, body: requestBody(w), connections: settings.connections };
+  const run = {
+    url: s.urlOf(target, w),
+    headers: s.headersOf(w),
+    body: requestBody(w),
+    connections: settings.connections,
+  };
   if (settings.warmupSeconds > 0)
     await s.load.call<LoadResult>('run', {
       ...run,
@@ -512,14 +622,15 @@ async function measureRun(
       measure: false,
     } satisfies LoadRun);
   if (w.logs) await settle(scratch.admin, scratch.dbName);
-  const cpu0 = await server.call<NodeJS.CpuUsage>('cpu');
+  if (w.cleanup) await cleanUp(w, s);
+  const cpu0 = await cpuMicros([server]);
   const r = await s.load.call<LoadResult>('run', {
     ...run,
     seconds: settings.durationSeconds,
     measure: true,
   } satisfies LoadRun);
-  const cpu1 = await server.call<NodeJS.CpuUsage>('cpu');
-  r.serverCpuMicros = cpu1.user - cpu0.user + cpu1.system - cpu0.system;
+  r.serverCpuMicros = (await cpuMicros([server])) - cpu0;
+  if (w.cleanup) await cleanUp(w, s);
   log(
     `${w.name}: ${target} ${r.rps.toFixed(0)} req/s, p50 ${(r.p50 ?? NaN).toFixed(2)} ms, p99 ${(r.p99 ?? NaN).toFixed(2)} ms` +
       `${r.errors + r.non2xx ? `, ${r.errors} errors/timeouts, ${r.non2xx} non-2xx` : ''}`,
@@ -531,16 +642,26 @@ async function measureRun(
   return r;
 }
 
-/** One workload's rounds, each starting with another server, merged per server into a report row. */
-async function measureWorkload(w: Workload, answer: Answer, s: Servers, scratch: Scratch): Promise<Row> {
+const delta = (a: PlanCount, b: PlanCount): PlanCount => ({ hit: b.hit - a.hit, miss: b.miss - a.miss });
+
+/**
+ * One workload: its answers compared (the engine's first request of it), then its rounds, each starting
+ * with another server, merged per server into a report row, with the engine's plan-cache look-ups.
+ */
+async function measureWorkload(w: Workload, s: Servers, scratch: Scratch): Promise<Row> {
+  const p0 = await s.plans();
+  const answer = await verifyAnswer(w, s);
+  const p1 = await s.plans();
   const targets: Target[] = settings.diagnose ? ['engine', 'floor', 'engine.run'] : ['engine', 'floor'];
   const results = new Map<Target, LoadResult[]>(targets.map((t) => [t, []]));
   for (let round = 0; round < settings.rounds; round++) {
     const order = [...targets.slice(round % targets.length), ...targets.slice(0, round % targets.length)];
     for (const target of order) results.get(target)!.push(await measureRun(w, target, round, s, scratch));
   }
+  const p2 = await s.plans();
   return {
     workload: w,
+    plans: { first: delta(p0, p1), load: delta(p1, p2) },
     bytes: answer.bytes,
     answerRows: answer.rows,
     results: Object.fromEntries([...results].map(([t, rs]) => [t, merge(rs)])),
@@ -549,6 +670,7 @@ async function measureWorkload(w: Workload, answer: Answer, s: Servers, scratch:
 
 /** Stops the engine and the floor, so that they write their CPU profiles when asked to. */
 async function stopServers(s: Servers): Promise<void> {
+  await s.db.end({ timeout: 5 });
   await Promise.all([s.engine.call('stop'), s.floor.call('stop')]);
   await Promise.all([s.engine.exited, s.floor.exited]);
   if (settings.cpuProfDir) log(`CPU profiles written to ${settings.cpuProfDir}`);
@@ -565,18 +687,19 @@ async function main(): Promise<number> {
   return withScratch(async (scratch) => {
     const pgVersion = await scratch.create();
     const s = await startServers(scratch, selected);
-    const answers = await verifyAnswers(selected, s);
-    log(
-      'engine and floor give the same answers for every workload (identical bodies; the same rows and values for hand-written floors)',
-    );
-
     const before = (await s.engine.call<{ memory: NodeJS.MemoryUsage }>('stats')).memory;
     const rows: Row[] = [];
-    for (const w of selected) rows.push(await measureWorkload(w, answers.get(w.name)!, s, scratch));
+    for (const w of selected) rows.push(await measureWorkload(w, s, scratch));
+    log(
+      'engine and floor gave the same answers for every workload (identical bodies; the same rows and values for hand-written floors)',
+    );
     const stats = await s.engine.call<{ memory: NodeJS.MemoryUsage; compilations: number }>('stats');
     const collected = (await s.engine.call<{ memory: NodeJS.MemoryUsage }>('stats', { gc: true })).memory;
     // Still the same answers after the load.
-    for (const w of selected) await verifySameBodies(w, s.urlOf('engine', w), s.urlOf('floor', w), s.headers);
+    for (const w of selected) {
+      await verifySameBodies(w, s.urlOf('engine', w), s.urlOf('floor', w), s.headersOf(w));
+      if (w.cleanup) await cleanUp(w, s);
+    }
 
     await stopServers(s);
     report(rows, s.started, { before, after: stats.memory, collected }, stats.compilations, pgVersion);

@@ -33,6 +33,7 @@ import type { AddressInfo } from 'node:net';
 import postgres from 'postgres';
 import { createOwnCluster, createReplica, type OwnCluster } from '../tests/support/own-cluster';
 import type { EngineStart, EngineStarted } from './engine-server';
+import { cpuMicros, perRequest } from './cpu';
 import { forkChild, type Child } from './ipc';
 import type { LoadResult, LoadRun } from './load';
 import { requestBody, sessionHeaders, WORKLOADS, type Workload } from './workloads';
@@ -231,20 +232,14 @@ interface Result extends LoadResult {
   loadAverage: number;
 }
 
-/** The engines' CPU time so far (user + system), in microseconds. */
-async function enginesCpu(engines: Engine[]): Promise<number> {
-  const all = await Promise.all(engines.map((e) => e.child.call<NodeJS.CpuUsage>('cpu')));
-  return all.reduce((sum, c) => sum + c.user + c.system, 0);
-}
-
 /** The measured run of one workload: the engines' CPU and, when proxied, this process's (the proxy's). */
 async function measuredRun(load: Child, setUp: SetUp, run: Omit<LoadRun, 'seconds' | 'measure'>): Promise<Result> {
   const loadAverage = os.loadavg()[0];
-  const engines0 = await enginesCpu(setUp.engines);
+  const engines0 = await cpuMicros(setUp.engines.map((e) => e.child));
   const proxy0 = process.cpuUsage();
   const r = await load.call<LoadResult>('run', { ...run, seconds: settings.seconds, measure: true } satisfies LoadRun);
   const proxy = process.cpuUsage(proxy0);
-  r.serverCpuMicros = (await enginesCpu(setUp.engines)) - engines0;
+  r.serverCpuMicros = (await cpuMicros(setUp.engines.map((e) => e.child))) - engines0;
   return { ...r, proxyCpuMicros: setUp.proxied ? proxy.user + proxy.system : 0, loadAverage };
 }
 
@@ -319,11 +314,11 @@ function report(measured: Measured[], workloads: Workload[], names: Map<string, 
     const base = measured[0].results.get(w.name)!.rps;
     for (const m of measured) {
       const r = m.results.get(w.name)!;
-      const perRequest = (micros: number) => `${(micros / 1000 / Math.max(1, r.ok)).toFixed(2)} ms`;
+      const perRequestMs = (micros: number) => `${(perRequest(micros, r.ok) / 1000).toFixed(2)} ms`;
       out.push(
         `  ${pad(m.setUp, 42)}${r.rps.toFixed(0).padStart(7)}${r.p50.toFixed(2).padStart(9)}${r.p99.toFixed(2).padStart(9)}` +
-          `${`${(r.rps / base).toFixed(2)}x`.padStart(7)}${perRequest(r.serverCpuMicros).padStart(12)}` +
-          `${(r.proxyCpuMicros ? perRequest(r.proxyCpuMicros) : '-').padStart(11)}${r.loadAverage.toFixed(1).padStart(10)}` +
+          `${`${(r.rps / base).toFixed(2)}x`.padStart(7)}${perRequestMs(r.serverCpuMicros).padStart(12)}` +
+          `${(r.proxyCpuMicros ? perRequestMs(r.proxyCpuMicros) : '-').padStart(11)}${r.loadAverage.toFixed(1).padStart(10)}` +
           (r.errors + r.non2xx ? `  (${r.errors} errors/timeouts, ${r.non2xx} non-2xx)` : ''),
       );
     }

@@ -58,7 +58,7 @@ function rssMb(pid: number): number {
 }
 
 /** A JWT for Acme's administrator, through the token exchange, as an API consumer gets one. */
-async function bearer(databaseUrl: string, base: string): Promise<string> {
+export async function bearer(databaseUrl: string, base: string): Promise<string> {
   const db = await connectDatabase(loadConfig({ DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '1' }));
   let secret: string;
   try {

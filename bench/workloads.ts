@@ -1,4 +1,5 @@
 import { DEMO } from '../demo/demo-data';
+import { EXAMPLES, withIds } from '../tests/support/examples';
 import { LOG_ACCOUNTS, LOG_SPAN } from './data';
 
 /** One GraphQL request the bench sends over and over, as a tenant_admin of the first demo tenant. */
@@ -32,6 +33,22 @@ export interface Workload {
   large?: boolean;
   /** Only run when named in BENCH_WORKLOADS (it writes rows, which would change the other workloads' data). */
   writes?: boolean;
+  /**
+   * A hand-written floor that answers the whole `data` object: one statement whose one row's `data`
+   * column is the answer's JSON text, built by PostgreSQL. $1 is the request session's tenant (the
+   * x-hasura-tenant-id header, or the JWT's claim), then the request's variables named in `variables`
+   * in order (strings as they are, anything else as JSON text). Compared with the engine's answer by
+   * value: floats to a relative 1e-9, the keys in `generated` (keys the database generates, such as
+   * a new row's id) only as present in both, lists in any order with `unordered` (a query without
+   * order_by, whose order PostgreSQL chooses).
+   */
+  handJson?: { sql: string; variables?: string[]; generated?: string[]; unordered?: boolean };
+  /** PostgreSQL-bound: the report shows EXPLAIN (ANALYZE, BUFFERS) of the engine's statement and the floor's. */
+  explain?: boolean;
+  /** Sent with `Authorization: Bearer <JWT>` from the token exchange, not the admin secret. */
+  jwt?: boolean;
+  /** Statements run after the answers are compared and after each load run: the workload's writes undone. */
+  cleanup?: string[];
 }
 
 /** The `request` of a logs_query workload. */
@@ -49,7 +66,9 @@ export const BENCH_TENANT = DEMO.tenants.acme.id;
 export const WORKLOADS: Workload[] = [
   {
     name: 'nested',
-    description: 'cloud_accounts + spends_aggregate(date range) + recommendations(order, limit)',
+    explain: true,
+    description:
+      'cloud_accounts + spends_aggregate(date range) + recommendations(order, limit); floor: hand-written SQL (one statement, two LATERAL subqueries)',
     query: `query AccountsWithSpend($from: timestamp!, $to: timestamp!, $recs: Int!) {
   cloud_accounts(order_by: {account_name: asc}) {
     id
@@ -73,6 +92,22 @@ export const WORKLOADS: Workload[] = [
   }
 }`,
     variables: { from: '2025-12-01T00:00:00', to: '2026-02-01T00:00:00', recs: 5 },
+    handJson: {
+      sql: `SELECT json_build_object('cloud_accounts', coalesce(json_agg(json_build_object(
+    'id', a.id, 'account_name', a.account_name, 'cloud_provider', a.cloud_provider, 'status', a.status, 'budget', a.budget,
+    'spends_aggregate', json_build_object('aggregate', json_build_object('count', s.n, 'sum', json_build_object('amount', s.amount))),
+    'recommendations', r.list)
+  ORDER BY a.account_name), '[]'))::text AS data
+FROM cloud_accounts a
+CROSS JOIN LATERAL (SELECT count(*) AS n, sum(amount) AS amount FROM spends
+  WHERE cloud_account = a.id AND tenant = $1::uuid AND date >= $2::timestamp AND date < $3::timestamp) s
+CROSS JOIN LATERAL (SELECT coalesce(json_agg(json_build_object('id', id, 'category', category, 'severity', severity,
+    'status', status, 'estimated_savings', estimated_savings) ORDER BY estimated_savings DESC, id), '[]') AS list
+  FROM (SELECT * FROM recommendation WHERE cloud_account_id = a.id AND tenant_id = $1::uuid
+    ORDER BY estimated_savings DESC, id LIMIT $4::int) x) r
+WHERE a.tenant = $1::uuid`,
+      variables: ['from', 'to', 'recs'],
+    },
   },
   {
     name: 'by_pk',
@@ -296,6 +331,216 @@ SELECT ((SELECT count(*) FROM p) + (SELECT count(*) FROM t))::float8 AS affected
   },
 });
 
+/**
+ * Workloads with a hand-written floor that answers the whole `data` object (Workload.handJson): the
+ * SQL a skilled person writes for the same answer, the JSON built by PostgreSQL as the engine does.
+ * Each table's tenant filter is the permission's (tenant_admin: the row's tenant is the session's).
+ */
+const AWS = DEMO.tenants.acme.cloudAccounts.aws;
+/** Six months of spend lines of the demo tenant: 30 resources x 181 days = 5,430 rows. */
+const HALF_YEAR = { from: '2025-09-01T00:00:00', to: '2026-03-01T00:00:00' };
+const INSERTED = 10;
+
+WORKLOADS.push(
+  {
+    name: 'object_rel',
+    explain: true,
+    description:
+      'spends(order_by date desc, limit 100) each with its cloudAccountByCloudAccount object; floor: hand-written SQL',
+    query: `query SpendsWithAccount($from: timestamp!) {
+  spends(where: {date: {_gte: $from}}, order_by: [{date: desc}, {id: asc}], limit: 100) {
+    id
+    date
+    amount
+    cloudAccountByCloudAccount { id account_name cloud_provider status budget }
+  }
+}`,
+    variables: { from: '2026-02-01T00:00:00' },
+    handJson: {
+      sql: `SELECT json_build_object('spends', coalesce(json_agg(json_build_object(
+    'id', s.id, 'date', s.date, 'amount', s.amount,
+    'cloudAccountByCloudAccount', CASE WHEN a.id IS NOT NULL THEN json_build_object(
+      'id', a.id, 'account_name', a.account_name, 'cloud_provider', a.cloud_provider, 'status', a.status, 'budget', a.budget) END)
+  ORDER BY s.date DESC, s.id), '[]'))::text AS data
+FROM (SELECT id, date, amount, cloud_account FROM spends WHERE tenant = $1::uuid AND date >= $2::timestamp ORDER BY date DESC, id LIMIT 100) s
+LEFT JOIN cloud_accounts a ON a.id = s.cloud_account AND a.tenant = $1::uuid`,
+      variables: ['from'],
+    },
+  },
+  {
+    name: 'aggregate',
+    explain: true,
+    description: `spends_aggregate { count sum { amount } } over six months (${30 * 181} rows); floor: hand-written SQL`,
+    query: `query SpendTotals($from: timestamp!, $to: timestamp!) {
+  spends_aggregate(where: {date: {_gte: $from, _lt: $to}}) { aggregate { count sum { amount } } }
+}`,
+    variables: HALF_YEAR,
+    handJson: {
+      sql: `SELECT json_build_object('spends_aggregate', json_build_object('aggregate',
+  json_build_object('count', count(*), 'sum', json_build_object('amount', sum(amount)))))::text AS data
+FROM spends WHERE tenant = $1::uuid AND date >= $2::timestamp AND date < $3::timestamp`,
+      variables: ['from', 'to'],
+    },
+  },
+  {
+    name: 'five_roots',
+    description:
+      'five root fields: cloud_accounts_by_pk, recommendation(limit 5), events(limit 5), cloud_resourses of an account, auto_pilot; floor: hand-written SQL',
+    query: `query FiveRoots($id: uuid!) {
+  cloud_accounts_by_pk(id: $id) { id account_name status budget }
+  recommendation(order_by: [{estimated_savings: desc}, {id: asc}], limit: 5) { id category severity estimated_savings }
+  events(order_by: [{created_at: desc}, {id: asc}], limit: 5) { id title severity created_at }
+  cloud_resourses(where: {account: {_eq: $id}}, order_by: [{name: asc}, {id: asc}]) { id name service_name }
+  auto_pilot(order_by: [{name: asc}, {id: asc}]) { id name status }
+}`,
+    variables: { id: AWS },
+    handJson: {
+      sql: `SELECT json_build_object(
+  'cloud_accounts_by_pk', (SELECT json_build_object('id', id, 'account_name', account_name, 'status', status, 'budget', budget)
+    FROM cloud_accounts WHERE id = $2::uuid AND tenant = $1::uuid),
+  'recommendation', (SELECT coalesce(json_agg(json_build_object('id', id, 'category', category, 'severity', severity,
+      'estimated_savings', estimated_savings) ORDER BY estimated_savings DESC, id), '[]')
+    FROM (SELECT * FROM recommendation WHERE tenant_id = $1::uuid ORDER BY estimated_savings DESC, id LIMIT 5) r),
+  'events', (SELECT coalesce(json_agg(json_build_object('id', id, 'title', title, 'severity', severity, 'created_at', created_at)
+      ORDER BY created_at DESC, id), '[]')
+    FROM (SELECT * FROM events WHERE tenant = $1::uuid ORDER BY created_at DESC, id LIMIT 5) e),
+  'cloud_resourses', (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'service_name', service_name)
+      ORDER BY name, id), '[]')
+    FROM cloud_resourses WHERE tenant = $1::uuid AND account = $2::uuid),
+  'auto_pilot', (SELECT coalesce(json_agg(json_build_object('id', id, 'name', name, 'status', status) ORDER BY name, id), '[]')
+    FROM auto_pilot WHERE tenant_id = $1::uuid)
+)::text AS data`,
+      variables: ['id'],
+    },
+  },
+  {
+    // Self-cleaning, so that it runs by default: the bench deletes its rows (and vacuums the table)
+    // after each load run; no other workload reads auto_playbook, and inserts of new rows take no
+    // lock that another request waits for (an update of the same rows would measure lock queues).
+    name: 'insert_returning',
+    description: `insert_auto_playbook of ${INSERTED} rows { affected_rows returning { id name status account_id } }, rows deleted after each run; floor: hand-written SQL`,
+    query: `mutation InsertReturning($objects: [auto_playbook_insert_input!]!) {
+  insert_auto_playbook(objects: $objects) { affected_rows returning { id name status account_id } }
+}`,
+    variables: {
+      objects: Array.from({ length: INSERTED }, (_, i) => ({
+        account_id: AWS,
+        name: `bench-returning-${i + 1}`,
+        status: 'DRAFT',
+      })),
+    },
+    handJson: {
+      sql: `WITH ins AS (
+  INSERT INTO auto_playbook (tenant_id, account_id, name, status)
+  SELECT $1::uuid, o.account_id, o.name, o.status FROM json_to_recordset($2::text::json) AS o(account_id uuid, name text, status text)
+  RETURNING id, name, status, account_id
+)
+SELECT json_build_object('insert_auto_playbook', json_build_object('affected_rows', count(*), 'returning',
+  coalesce(json_agg(json_build_object('id', id, 'name', name, 'status', status, 'account_id', account_id)), '[]')))::text AS data
+FROM ins`,
+      variables: ['objects'],
+      generated: ['id'],
+    },
+    cleanup: [`DELETE FROM auto_playbook WHERE name LIKE 'bench-returning-%'`, 'VACUUM (ANALYZE) auto_playbook'],
+  },
+);
+
+/**
+ * The reference's example reads (tests/support/examples.ts, verbatim; placeholder ids replaced), sent
+ * as API consumers send them: with `Authorization: Bearer <JWT>` from the token exchange, so that the
+ * session check is part of the engine's cost. The floor verifies the same JWT with the same library
+ * (jose, remembered as verified until it expires, as the engine does) and takes the tenant from it.
+ */
+function example(name: keyof typeof EXAMPLES, handJson: NonNullable<Workload['handJson']>): Workload {
+  const ex = EXAMPLES[name] as { query: string; variables?: unknown };
+  return {
+    name: `ex_${name}`,
+    jwt: true,
+    description: `the reference's example ${name}, with a Bearer JWT; floor: hand-written SQL, the JWT verified with jose`,
+    query: ex.query,
+    variables: withIds(ex.variables, { account: AWS, integration: DEMO.tenants.acme.integrationId }),
+    handJson,
+  };
+}
+
+WORKLOADS.push(
+  example('ListCloudAccounts', {
+    sql: `SELECT json_build_object('cloud_accounts', coalesce(json_agg(json_build_object('id', id, 'account_name', account_name,
+  'cloud_provider', cloud_provider, 'account_type', account_type, 'status', status, 'budget', budget, 'created_at', created_at)
+  ORDER BY account_name), '[]'))::text AS data
+FROM cloud_accounts WHERE tenant = $1::uuid`,
+  }),
+  example('SpendByAccount', {
+    sql: `SELECT json_build_object('cloud_accounts', coalesce(json_agg(json_build_object('id', a.id, 'account_name', a.account_name,
+  'cloud_provider', a.cloud_provider, 'spends_aggregate', json_build_object('aggregate',
+    json_build_object('sum', json_build_object('amount', s.amount), 'count', coalesce(s.n, 0))))), '[]'))::text AS data
+FROM cloud_accounts a
+LEFT JOIN (SELECT cloud_account, sum(amount) AS amount, count(*) AS n FROM spends
+  WHERE tenant = $1::uuid AND date >= $2::timestamp AND date <= $3::timestamp GROUP BY cloud_account) s ON s.cloud_account = a.id
+WHERE a.tenant = $1::uuid`,
+    variables: ['startDate', 'endDate'],
+    unordered: true,
+  }),
+  example('GetRecommendations', {
+    sql: `SELECT json_build_object(
+  'recommendation', (SELECT coalesce(json_agg(json_build_object('id', r.id, 'recommendation', r.recommendation,
+      'rule_name', r.rule_name, 'category', r.category, 'severity', r.severity, 'status', r.status,
+      'estimated_savings', r.estimated_savings, 'cloud_resourse', CASE WHEN c.id IS NOT NULL THEN
+        json_build_object('name', c.name, 'region', c.region, 'service_name', c.service_name) END)
+      ORDER BY r.severity, r.estimated_savings DESC), '[]')
+    FROM (SELECT * FROM recommendation WHERE tenant_id = $1::uuid AND status IN ('Open', 'Assigned')
+      ORDER BY severity, estimated_savings DESC LIMIT $2::int OFFSET $3::int) r
+    LEFT JOIN cloud_resourses c ON c.id = r.resource_id AND c.tenant = $1::uuid),
+  'recommendation_aggregate', json_build_object('aggregate', json_build_object('count',
+    (SELECT count(*) FROM recommendation WHERE tenant_id = $1::uuid AND status IN ('Open', 'Assigned'))))
+)::text AS data`,
+    variables: ['limit', 'offset'],
+  }),
+  example('RecentEvents', {
+    sql: `SELECT json_build_object(
+  'events', (SELECT coalesce(json_agg(json_build_object('id', e.id, 'title', e.title, 'severity', e.severity,
+      'source', e.source, 'status', e.status, 'created_at', e.created_at, 'cloud_account', CASE WHEN a.id IS NOT NULL THEN
+        json_build_object('account_name', a.account_name) END) ORDER BY e.created_at DESC), '[]')
+    FROM (SELECT * FROM events WHERE tenant = $1::uuid ORDER BY created_at DESC LIMIT $2::int OFFSET $3::int) e
+    LEFT JOIN cloud_accounts a ON a.id = e.cloud_account_id AND a.tenant = $1::uuid),
+  'events_aggregate', json_build_object('aggregate', json_build_object('count', (SELECT count(*) FROM events WHERE tenant = $1::uuid)))
+)::text AS data`,
+    variables: ['limit', 'offset'],
+  }),
+  example('ListK8sWorkloads', {
+    sql: `SELECT json_build_object('k8s_workloads', coalesce(json_agg(json_build_object('id', id, 'name', name,
+  'namespace', namespace, 'workload_type', workload_type, 'replicas', replicas, 'status', status, 'cpu_request', cpu_request,
+  'cpu_limit', cpu_limit, 'memory_request', memory_request, 'memory_limit', memory_limit) ORDER BY name), '[]'))::text AS data
+FROM (SELECT * FROM k8s_workloads WHERE tenant_id = $1::uuid AND cloud_account_id = $2::uuid ORDER BY name LIMIT $3::int) w`,
+    variables: ['accountId', 'limit'],
+  }),
+  example('ListAutoPilotPolicies', {
+    sql: `SELECT json_build_object('auto_pilot', coalesce(json_agg(json_build_object('id', p.id, 'name', p.name,
+  'description', p.description, 'status', p.status, 'trigger_type', p.trigger_type, 'created_at', p.created_at,
+  'auto_pilot_approval_policy', CASE WHEN ap.id IS NOT NULL THEN
+    json_build_object('approval_type', ap.approval_type, 'status', ap.status) END) ORDER BY p.created_at DESC), '[]'))::text AS data
+FROM (SELECT * FROM auto_pilot WHERE tenant_id = $1::uuid ORDER BY created_at DESC LIMIT $2::int OFFSET $3::int) p
+LEFT JOIN auto_pilot_approval_policy ap ON ap.id = p.approval_policy_id AND ap.tenant_id = $1::uuid`,
+    variables: ['limit', 'offset'],
+  }),
+  example('ListTenantUsers', {
+    sql: `SELECT json_build_object('tenant_users', coalesce(json_agg(json_build_object('user', u.j)), '[]'))::text AS data
+FROM tenant_users tu
+LEFT JOIN LATERAL (SELECT json_build_object('id', u.id, 'username', u.username, 'display_name', u.display_name, 'status', u.status,
+    'user_roles', (SELECT coalesce(json_agg(json_build_object('role', r.role, 'entity_type', r.entity_type, 'entity_id', r.entity_id)), '[]')
+      FROM user_roles r WHERE r.user_id = u.id AND r.tenant_id = $1::uuid)) AS j
+  FROM users u WHERE u.id = tu."user") u ON true
+WHERE tu.tenant = $1::uuid`,
+    unordered: true,
+  }),
+  example('CloudAccounts', {
+    sql: `SELECT json_build_object('cloud_accounts', coalesce(json_agg(json_build_object('id', id, 'account_name', account_name,
+  'cloud_provider', cloud_provider, 'status', status)), '[]'))::text AS data
+FROM (SELECT id, account_name, cloud_provider, status FROM cloud_accounts WHERE tenant = $1::uuid LIMIT 3) a`,
+    unordered: true,
+  }),
+);
+
 /** The rows of an answer (engine's or floor's) of a workload with a hand-written floor. */
 export function answerRows(w: Workload, text: string): Record<string, unknown>[] {
   const field = JSON.parse(text)?.data?.[w.floor?.field ?? 'spend_groupings_v2'];
@@ -324,4 +569,13 @@ export function sessionHeaders(adminSecret: string): Record<string, string> {
 
 export function requestBody(w: Workload): string {
   return JSON.stringify({ query: w.query, variables: w.variables });
+}
+
+/** The parameters of a handJson floor statement: the session's tenant, then the named request variables. */
+export function handParams(w: Workload, tenant: string, variables: Record<string, unknown>): string[] {
+  const vars = (w.handJson?.variables ?? []).map((name) => {
+    const v = variables[name];
+    return typeof v === 'string' ? v : JSON.stringify(v);
+  });
+  return [tenant, ...vars];
 }

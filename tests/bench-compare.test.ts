@@ -1,0 +1,39 @@
+import { valueDifference } from '../bench/compare';
+import { perRequest } from '../bench/cpu';
+
+/**
+ * The bench's comparison of the engine's answer with a floor's own (bench/compare.ts): by value, so a
+ * floor that answers something else is caught before its figures are printed.
+ */
+describe('bench answers compared by value', () => {
+  test('the same values in another JSON spelling are the same; floats to a relative 1e-9', () => {
+    const engine = JSON.parse('{"a" : [{"id" : "x", "sum" : {"amount" : 1865269.79}}], "n" : 3}');
+    const floor = JSON.parse('{"a":[{"id":"x","sum":{"amount":1865269.7900000003}}],"n":3}');
+    expect(valueDifference(engine, floor)).toBeUndefined();
+    expect(valueDifference({ n: 1865269.79 }, { n: 1865269.8 })).toBe('data.n: 1865269.79 and 1865269.8');
+  });
+
+  test('a different value, key, key order, length or null is a difference, with where it is', () => {
+    expect(valueDifference({ a: [{ x: 'p' }] }, { a: [{ x: 'q' }] })).toBe('data.a[0].x: "p" and "q"');
+    expect(valueDifference({ a: 1, b: 2 }, { b: 2, a: 1 })).toBe('data: keys a,b and b,a');
+    expect(valueDifference({ a: [1, 2] }, { a: [1] })).toBe('data.a: 2 and 1 items');
+    expect(valueDifference({ a: null }, { a: {} })).toBe('data.a: null and {}');
+    expect(valueDifference({ a: '1' }, { a: 1 })).toBe('data.a: "1" and 1');
+  });
+
+  test('generated keys only need to be there; lists are ordered unless told otherwise', () => {
+    const rows = (ids: string[]) => ({ r: ids.map((id, i) => ({ id, name: `n${i}` })) });
+    expect(valueDifference(rows(['u1', 'u2']), rows(['v1', 'v2']), { generated: ['id'] })).toBeUndefined();
+    expect(valueDifference(rows(['u1', 'u2']), rows(['v1', 'v2']))).toBe('data.r[0].id: "u1" and "v1"');
+    const a = { r: [{ x: 1 }, { x: 2 }] };
+    const b = { r: [{ x: 2 }, { x: 1 }] };
+    expect(valueDifference(a, b)).toBe('data.r[0].x: 1 and 2');
+    expect(valueDifference(a, b, { unordered: true })).toBeUndefined();
+    expect(valueDifference(a, { r: [{ x: 2 }, { x: 3 }] }, { unordered: true })).toBe('data.r[0].x: 1 and 2');
+  });
+
+  test('CPU per request counts no requests as one', () => {
+    expect(perRequest(5000, 10)).toBe(500);
+    expect(perRequest(5000, 0)).toBe(5000);
+  });
+});
