@@ -1,9 +1,31 @@
 // Tests are transpiled by ts-jest without type checking (isolatedModules): `npm run typecheck`
 // type-checks with tsc. ts-jest is plain JavaScript, so installs need no native binaries.
+/**
+ * Test files whose subject is not the database: the pages in Chromium (the database paths under them
+ * are tested on both databases by the HTTP tests), and files that start no database at all. `.ci/run`
+ * runs them once, in its PostgreSQL pass (ONCE_PER_CI=skip in its PGlite pass); `npm test` runs all.
+ */
+const DATABASE_INDEPENDENT = [
+  'browser-pages',
+  'browser-settings',
+  'saml-browser',
+  'oidc-browser',
+  'bench-compare',
+  'build-step',
+  'config',
+  'error-codes',
+  'metadata-cache',
+  'sign-in-providers-config',
+];
+
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    ...(process.env.ONCE_PER_CI === 'skip' ? DATABASE_INDEPENDENT.map((name) => `/tests/${name}\\.test\\.ts$`) : []),
+  ],
   transform: {
     '^.+\\.tsx?$': [
       'ts-jest',

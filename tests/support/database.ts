@@ -52,7 +52,7 @@ export async function createTestDatabase(opts: { persistent?: boolean; seeded?: 
     };
   }
   if (!opts.persistent) {
-    const snapshot = opts.seeded ? pgliteTemplate() : undefined;
+    const snapshot = opts.seeded ? await pgliteTemplate() : undefined;
     return { env: { DATA_DIR: 'memory://' }, snapshot, drop: async () => undefined };
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-pglite-'));
