@@ -69,15 +69,25 @@ export class Metrics {
     poolGauges(this.registry, pools);
   }
 
+  // prom-client finds a label set's series by hashing its labels (keys sorted, joined) at every call:
+  // the series of the per-request metrics are kept here by a plain key instead.
+  private readonly series = new Map<string, { inc(): void } | { observe(v: number): void }>();
+  private seriesOf<T extends { inc(): void } | { observe(v: number): void }>(key: string, make: () => T): T {
+    let s = this.series.get(key) as T | undefined;
+    if (!s) this.series.set(key, (s = make()));
+    return s;
+  }
+
   request(operationType: string, outcome: string, seconds: number): void {
-    this.requests.inc({ operation_type: operationType, outcome });
-    this.graphqlSeconds.observe({ operation_type: operationType }, seconds);
+    this.seriesOf(`r ${operationType} ${outcome}`, () => this.requests.labels(operationType, outcome)).inc();
+    this.seriesOf(`g ${operationType}`, () => this.graphqlSeconds.labels(operationType)).observe(seconds);
   }
   http(route: string, method: string, status: number, seconds: number): void {
-    this.httpSeconds.observe({ route, method, status: String(status) }, seconds);
+    const make = () => this.httpSeconds.labels({ route, method, status: String(status) });
+    this.seriesOf(`h ${route} ${method} ${status}`, make).observe(seconds);
   }
   planCacheLookup(hit: boolean): void {
-    this.planCache.inc({ result: hit ? 'hit' : 'miss' });
+    this.seriesOf(hit ? 'p hit' : 'p miss', () => this.planCache.labels(hit ? 'hit' : 'miss')).inc();
   }
   databaseError(code: string): void {
     this.dbErrors.inc({ code });

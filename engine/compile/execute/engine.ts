@@ -22,7 +22,7 @@ import {
 } from 'graphql';
 import { ADMIN_ROLE, type Session } from '../../core/session';
 import type { EngineConfig } from '../../core/config';
-import { asDbError, type Database, type Param, type Queryable } from '../../core/db/database';
+import { asDbError, type CancelSignal, type Database, type Param, type Queryable } from '../../core/db/database';
 import { asUnavailable, isConnectionFailure } from '../../core/db/faults';
 import type { Model } from '../model/model-types';
 import { writerRoles } from '../model/role-permissions';
@@ -245,7 +245,7 @@ export class Engine {
   }
 
   /** A statement, in a span of its own when tracing is on (its SQL text has $n slots, never values). */
-  private query(db: Queryable, text: string, params: readonly Param[], signal: AbortSignal) {
+  private query(db: Queryable, text: string, params: readonly Param[], signal: CancelSignal) {
     if (!this.tracing.on) return db.query(text, params, { signal });
     return this.tracing.span('db.query', { 'db.system': 'postgresql', 'db.query.text': text.slice(0, 4096) }, () =>
       db.query(text, params, { signal }),
@@ -689,7 +689,7 @@ export class Engine {
     vars: Variables,
     session: Session,
     tx: Queryable,
-    signal: AbortSignal,
+    signal: CancelSignal,
   ): Promise<string> {
     const refused = (path = `$.selectionSet.${alias}`) =>
       new RequestError('permission-error', 'check constraint of an insert/update permission has failed', path);

@@ -21,10 +21,18 @@ export function liveEngine(first: Engine, rebuild: () => Promise<Engine>, log: L
   let current = first;
   // One reload at a time: a second asked while one runs waits for it, then reads the folder again.
   let queue: Promise<unknown> = Promise.resolve();
+  // The current engine's methods bound to it, made once each rather than at every call (every request
+  // calls several); a method replaced on the engine (a test's spy) is bound anew.
+  let bound = new Map<PropertyKey, { fn: unknown; bound: unknown }>();
   const engine = new Proxy({} as Engine, {
     get(_, key) {
       const value = Reflect.get(current, key, current);
-      return typeof value === 'function' ? value.bind(current) : value;
+      if (typeof value !== 'function') return value;
+      const kept = bound.get(key);
+      if (kept && kept.fn === value) return kept.bound;
+      const b = value.bind(current);
+      bound.set(key, { fn: value, bound: b });
+      return b;
     },
     set(_, key, value) {
       return Reflect.set(current, key, value, current);
@@ -35,6 +43,7 @@ export function liveEngine(first: Engine, rebuild: () => Promise<Engine>, log: L
     try {
       const next = await rebuild();
       current = next;
+      bound = new Map();
       const ms = Math.round(performance.now() - began);
       const result = { ok: true as const, tables: next.model.tables.length, roles: next.model.roles.length, ms };
       log({ level: 'info', msg: 'metadata reloaded', tables: result.tables, roles: result.roles, ms });

@@ -1,5 +1,6 @@
 import { RequestError } from '../../core/errors';
 import { Lru } from '../../core/lru';
+import type { CancelSignal } from '../../core/db/database';
 
 /** The work one HTTP request may cause, shared by the operations of a batch. */
 export interface BudgetLimits {
@@ -57,6 +58,33 @@ export class AnswerMemory {
   }
 }
 
+/**
+ * A request's cancellation: a CancelSignal that the deadline aborts. The statements of one request run
+ * one after another, so it has few listeners at a time; no EventTarget is made.
+ */
+class Cancellation implements CancelSignal {
+  aborted = false;
+  private listeners: (() => void)[] = [];
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const at = this.listeners.indexOf(listener);
+    if (at >= 0) this.listeners.splice(at, 1);
+  }
+
+  /** Aborts once: each listener is called once (they were added with `once`, or are removed after). */
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    const listeners = this.listeners;
+    this.listeners = [];
+    for (const l of listeners) l();
+  }
+}
+
 /** Errors that end a whole request (a batch stops at them). */
 export const BUDGET_CODES = new Set(['too-many-rows', 'response-too-large', 'timeout']);
 
@@ -68,7 +96,7 @@ export const BUDGET_CODES = new Set(['too-many-rows', 'response-too-large', 'tim
 export class RequestBudget {
   private rows = 0;
   private bytes = 0;
-  private readonly controller = new AbortController();
+  private readonly controller = new Cancellation();
   private readonly timer?: NodeJS.Timeout;
   /** PGlite blocks this thread while a statement runs: the timer may fire late, the clock tells. */
   private readonly deadline: number;
@@ -92,12 +120,12 @@ export class RequestBudget {
     }
   }
 
-  get signal(): AbortSignal {
-    return this.controller.signal;
+  get signal(): CancelSignal {
+    return this.controller;
   }
 
   get timedOut(): boolean {
-    return this.controller.signal.aborted || Date.now() >= this.deadline;
+    return this.controller.aborted || Date.now() >= this.deadline;
   }
 
   /** Bytes still allowed by this request's own limit. */

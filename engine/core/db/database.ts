@@ -18,7 +18,19 @@ export interface QueryOptions {
    * Aborted when the request it runs for is out of time: PostgreSQL cancels the running statement
    * (error 57014). PGlite runs a statement to its end in this thread and cannot honour it.
    */
-  signal?: AbortSignal;
+  signal?: CancelSignal;
+}
+
+/**
+ * What `QueryOptions.signal` needs of an AbortSignal. An AbortSignal is one; the engine passes a
+ * lighter one of its own for each request (compile/execute/request-budget.ts): creating an
+ * AbortSignal (an EventTarget) and adding and removing its listeners cost more per request than
+ * binding the statement's values.
+ */
+export interface CancelSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
 }
 
 export interface Queryable {
