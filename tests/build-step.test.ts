@@ -61,12 +61,30 @@ describe('the build step', () => {
     expect(run().stderr).toContain('is newer than the build');
   });
 
-  test('the commands build only when needed, never tsc on every start', () => {
+  test('the commands build only when needed, never tsc on every start, and run in the same process', () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
     expect(pkg.scripts.prepare).toBe('node scripts/build-if-stale.cjs');
     for (const name of ['start', 'admin', 'seed', 'bench', 'metadata']) {
-      expect(pkg.scripts[name]).toMatch(/^node scripts\/build-if-stale\.cjs && node dist\//);
-      expect(pkg.scripts[name]).not.toMatch(/tsc|npm run build/);
+      expect(pkg.scripts[name]).toMatch(/^node scripts\/build-if-stale\.cjs --run dist\/\S+\.js$/);
+      expect(pkg.scripts[name]).not.toMatch(/tsc|npm run build|&&/);
     }
+  });
+
+  test('--run FILE ARGS: the built file runs as the main module, with its own arguments and exit code', () => {
+    fs.writeFileSync(stamp(), 'built\n');
+    setTime(stamp(), 0);
+    fs.writeFileSync(
+      path.join(tree, 'dist', 'main.js'),
+      'console.log(JSON.stringify({ main: require.main === module, args: process.argv.slice(2) }));\n' +
+        'process.exitCode = 3;\n',
+    );
+    const r = spawnSync(
+      process.execPath,
+      [path.join(tree, 'scripts', 'build-if-stale.cjs'), '--run', 'dist/main.js', 'list-users', '--force'],
+      { encoding: 'utf8' },
+    );
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ main: true, args: ['list-users', '--force'] });
+    expect(r.status).toBe(3);
   });
 });

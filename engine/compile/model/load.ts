@@ -1,7 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import YAML from 'yaml';
+import type * as AjvModule from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type * as Yaml from 'yaml';
+import { onFirstUse } from '../../core/on-first-use';
 import type {
   ActionJson,
   Located,
@@ -24,12 +26,19 @@ export class MetadataError extends Error {
   }
 }
 
+/**
+ * The YAML parser and the JSON schema compiler, loaded on first use: a start that finds its metadata
+ * kept (metadata-cache.ts) needs neither.
+ */
+const yaml = onFirstUse<typeof Yaml>('yaml');
+const ajvModule = onFirstUse<typeof AjvModule>('ajv');
+
 /** The metadata's JSON schemas, compiled on first use: a start that finds its metadata kept (metadata-cache.ts) never compiles them. */
 type Validators = Record<'table' | 'sources' | 'actions' | 'logicalModel' | 'nativeQuery', ValidateFunction>;
 let compiled: Validators | undefined;
 function validators(): Validators {
   if (compiled) return compiled;
-  const ajv = new Ajv({ allErrors: false, strict: false });
+  const ajv = new (ajvModule().default)({ allErrors: false, strict: false });
   compiled = {
     table: ajv.compile(tableSchema),
     sources: ajv.compile(sourcesSchema),
@@ -75,7 +84,7 @@ const INCLUDE = /^!include\s+(.+)$/;
 /** Parses one YAML file; a syntax error names the file, and YAML's message the line and column. */
 function parseYamlFile(file: string): unknown {
   try {
-    return YAML.parse(fs.readFileSync(file, 'utf8'), {
+    return yaml().parse(fs.readFileSync(file, 'utf8'), {
       customTags: [{ tag: '!include', resolve: (value: string) => `!include ${value}` }],
     });
   } catch (err) {

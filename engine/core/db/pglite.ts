@@ -18,6 +18,14 @@ const ltree = {
 };
 
 /**
+ * PostgreSQL's buffer cache in the WebAssembly memory. initdb's 128MB took a second of every open
+ * (PostgreSQL zeroes its shared memory when it starts: twice on a first start, whose initdb starts
+ * an instance of its own); with 32MB it is a third of that, and queries over the scale-1 demo data
+ * took as long (pages beyond the cache are read from the operating system's file cache).
+ */
+const SHARED_BUFFERS = '32MB';
+
+/**
  * The embedded default: PostgreSQL in WebAssembly, in this process, one connection. PGlite queues
  * queries itself and `transaction` holds that single connection until it ends.
  * `dataDir` is a folder on disk, or `memory://` for a throw-away database.
@@ -33,7 +41,11 @@ export async function openPglite(
   let db: PGlite;
   try {
     const loadDataDir = memory ? opts.snapshot : undefined;
-    db = await PGlite.create(dataDir, { extensions: { ltree }, ...(loadDataDir ? { loadDataDir } : {}) });
+    db = await PGlite.create(dataDir, {
+      extensions: { ltree },
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${SHARED_BUFFERS}`],
+      ...(loadDataDir ? { loadDataDir } : {}),
+    });
     await db.exec(`SET statement_timeout = ${Math.trunc(opts.statementTimeoutMs)}`);
   } catch (err) {
     lock?.release();

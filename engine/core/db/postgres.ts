@@ -1,6 +1,7 @@
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import type { Database, Param, Queryable, QueryOptions, Row } from './database';
 import { isConnectionFailure } from './faults';
+import { onFirstUse } from '../on-first-use';
 
 /**
  * The engine binds every parameter as text and casts it in SQL. postgres.js would otherwise serialise
@@ -52,10 +53,13 @@ export interface PostgresOptions {
 const LISTEN_THROUGH_POOLER =
   'LISTEN does not work through a pooler in transaction mode (DATABASE_POOLER=transaction); set DATABASE_LISTEN_URL to a direct URL of the primary';
 
+/** postgres.js, loaded when DATABASE_URL is set: the embedded default never needs it. */
+const postgresJs = onFirstUse<typeof postgres>('postgres');
+
 function openSql(url: string, opts: PostgresOptions, max: number): postgres.Sql {
   const connection: Record<string, string | number> = { application_name: 'graphql-engine' };
   if (!opts.transactionPooler) connection.statement_timeout = opts.statementTimeoutMs;
-  return postgres(url, {
+  return postgresJs()(url, {
     max,
     // Seconds, fractions allowed: a server that does not answer is given up on quickly, so that a
     // request is told the database is unavailable instead of hanging for postgres.js's default 30 s.

@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createTransport, type Transporter } from 'nodemailer';
+import type * as Nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Queryable } from '../../core/db/database';
+import { onFirstUse } from '../../core/on-first-use';
 import { SignInRefused } from '../auth/provision-user';
 import { normaliseEmail } from '../auth/users';
 
@@ -18,12 +20,15 @@ export const RATE_WINDOW_MINUTES = 15;
 const hash = (token: string) => createHash('sha256').update(token).digest('hex');
 export const EMAIL_SHAPE = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 
+/** nodemailer, loaded when the first link is sent. */
+const nodemailer = onFirstUse<typeof Nodemailer>('nodemailer');
+
 /** One transport per SMTP URL: nodemailer keeps no connection between messages unless pooled. */
 const transports = new Map<string, Transporter>();
 const transportOf = (server: string) => {
   let t = transports.get(server);
   if (!t) {
-    t = createTransport(server);
+    t = nodemailer().createTransport(server);
     transports.set(server, t);
   }
   return t;

@@ -1,14 +1,17 @@
-import { DOMParser } from '@xmldom/xmldom';
-import { SamlLib } from 'samlify';
+import type * as XmlDom from '@xmldom/xmldom';
 import type { SamlConfig } from '../../core/config';
+import { onFirstUse } from '../../core/on-first-use';
 import { SignInRefused } from '../auth/provision-user';
 import { checkCertificate } from './certificate';
-import { CLOCK_SKEW_MS, identityProvider, isConfigured, serviceProvider, type Configured } from './provider';
+import { CLOCK_SKEW_MS, identityProvider, isConfigured, samlify, serviceProvider, type Configured } from './provider';
 import type { SamlState } from './state';
 import { refuseXml } from './xml-guard';
 
 /** A refused SAML login: the message is shown to the person signing in; no detail of keys or secrets. */
 export class SamlLoginError extends SignInRefused {}
+
+/** The XML parser of the checked documents, loaded with samlify at the first SAML response. */
+const xmldom = onFirstUse<typeof XmlDom>('@xmldom/xmldom');
 
 /** Who the IdP says signed in, from a response that passed every check. */
 export interface SamlIdentity {
@@ -151,10 +154,10 @@ async function verifiedDocuments(saml: Configured, encoded: string): Promise<{ r
   } catch (err) {
     throw explain(err);
   }
-  const [verified, assertionXml] = SamlLib.verifySignature(samlContent, { metadata: idp.entityMeta });
+  const [verified, assertionXml] = samlify().SamlLib.verifySignature(samlContent, { metadata: idp.entityMeta });
   if (!verified || !assertionXml)
     throw new SamlLoginError('Signature validation fails: the response must carry exactly one signed assertion');
-  const parser = new DOMParser({
+  const parser = new (xmldom().DOMParser)({
     errorHandler: { warning: () => undefined, error: () => undefined, fatalError: () => undefined },
   });
   const response = parser.parseFromString(samlContent, 'text/xml').documentElement as unknown as El;

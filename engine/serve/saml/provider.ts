@@ -1,5 +1,6 @@
-import * as samlify from 'samlify';
+import type * as Samlify from 'samlify';
 import type { SamlConfig } from '../../core/config';
+import { onFirstUse } from '../../core/on-first-use';
 import { validateSamlSchema } from './schema-validator';
 
 /**
@@ -16,10 +17,13 @@ const POST = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST';
 /** Tolerated clock difference with the IdP for NotBefore / NotOnOrAfter, in milliseconds. */
 export const CLOCK_SKEW_MS = 30_000;
 
+/** samlify, loaded at the first SAML request: most deployments never sign in by SAML. */
+export const samlify = onFirstUse<typeof Samlify>('samlify');
+
 let validatorSet = false;
 function ensureValidator(): void {
   if (validatorSet) return;
-  samlify.setSchemaValidator({ validate: validateSamlSchema });
+  samlify().setSchemaValidator({ validate: validateSamlSchema });
   validatorSet = true;
 }
 
@@ -27,25 +31,25 @@ export type Configured = SamlConfig & { entryPoint: string; issuer: string; cert
 export const isConfigured = (saml: SamlConfig): saml is Configured => saml.missing.length === 0;
 
 // One entity of each kind per configuration (samlify builds metadata on construction).
-const sps = new WeakMap<SamlConfig, samlify.ServiceProviderInstance>();
-const idps = new WeakMap<SamlConfig, samlify.IdentityProviderInstance>();
+const sps = new WeakMap<SamlConfig, Samlify.ServiceProviderInstance>();
+const idps = new WeakMap<SamlConfig, Samlify.IdentityProviderInstance>();
 
-export function serviceProvider(saml: SamlConfig): samlify.ServiceProviderInstance {
+export function serviceProvider(saml: SamlConfig): Samlify.ServiceProviderInstance {
   ensureValidator();
   let sp = sps.get(saml);
   if (!sp) sps.set(saml, (sp = newServiceProvider(saml)));
   return sp;
 }
 
-export function identityProvider(saml: Configured): samlify.IdentityProviderInstance {
+export function identityProvider(saml: Configured): Samlify.IdentityProviderInstance {
   ensureValidator();
   let idp = idps.get(saml);
   if (!idp) idps.set(saml, (idp = newIdentityProvider(saml)));
   return idp;
 }
 
-function newServiceProvider(saml: SamlConfig): samlify.ServiceProviderInstance {
-  return samlify.ServiceProvider({
+function newServiceProvider(saml: SamlConfig): Samlify.ServiceProviderInstance {
+  return samlify().ServiceProvider({
     entityID: saml.audience ?? saml.callbackUrl,
     authnRequestsSigned: false,
     wantAssertionsSigned: true,
@@ -55,8 +59,8 @@ function newServiceProvider(saml: SamlConfig): samlify.ServiceProviderInstance {
   });
 }
 
-function newIdentityProvider(saml: Configured): samlify.IdentityProviderInstance {
-  return samlify.IdentityProvider({
+function newIdentityProvider(saml: Configured): Samlify.IdentityProviderInstance {
+  return samlify().IdentityProvider({
     entityID: saml.issuer,
     signingCert: saml.cert,
     wantAuthnRequestsSigned: false,
