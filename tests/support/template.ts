@@ -30,7 +30,6 @@ function templateKey(): string {
   }
   const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8'));
   hash.update(String(lock.packages?.['node_modules/@electric-sql/pglite']?.version));
-  hash.update(TEST_SETTINGS.join(';'));
   return hash.digest('hex').slice(0, 12);
 }
 
@@ -54,20 +53,12 @@ export async function pgliteTemplate(): Promise<Blob | undefined> {
   return fs.existsSync(file) ? await fs.openAsBlob(file) : undefined;
 }
 
-/**
- * The test databases' own settings, kept in the archive (postgresql.auto.conf). PGlite's defaults
- * (128 MB of shared buffers, 100 connections) are memory it clears at every start: with these a test
- * database starts in half the time, and a test file's data never fills 16 MB.
- */
-const TEST_SETTINGS = ["ALTER SYSTEM SET shared_buffers = '16MB'", 'ALTER SYSTEM SET max_connections = 10'];
-
 async function makePgliteTemplate(): Promise<void> {
   const file = pgliteTemplateFile();
   if (fs.existsSync(file)) return;
   const db = await openPglite('memory://', { statementTimeoutMs: 0 });
   try {
     await prepare(db);
-    for (const setting of TEST_SETTINGS) await db.exec(setting);
     const archive = Buffer.from(await (await db.snapshot!()).arrayBuffer());
     // Written aside, then renamed: a run beside this one never reads half a file.
     const partial = `${file}.${process.pid}.partial`;
