@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import { withRequest } from '../../core/request-context';
-import { answerPost, type PostAnswer } from './graphql-route';
+import { answerHeaders, answerPost, type PostAnswer } from './graphql-route';
 import { statusFor } from './media-types';
 import { readIncomingBody } from './read-request';
 import { beginRequest, finishRequest, GRAPHQL_ROUTES, type ObserveOptions } from './observe';
@@ -11,9 +11,10 @@ import { adminSecretSessions } from '../auth/admin-secret';
  * The GraphQL lane: a POST to /api/graphql or /v1/graphql from an API client (no Origin and no Cookie
  * header: a server, a script, curl) is answered straight from Node's request and response, without
  * Hono's Request, Headers and Response objects, its router and middleware chain. Those cost the
- * engine more CPU per request than parsing, planning and binding together (README "Speed"). The
- * answer is the one the Hono route gives, by the same code (graphql-route.ts answerPost), with the
- * same request id, access line, metrics and span (observe.ts). Everything else, browsers' requests
+ * engine more CPU per request than parsing, planning and binding together (README "GraphQL over
+ * HTTP", "The GraphQL lane"). The answer is the one the Hono route gives, by the same code
+ * (graphql-route.ts answerPost, answerHeaders), with the same request id, access line, metrics and
+ * span (observe.ts). Everything else, browsers' requests
  * included (their cookie needs the CSRF check, their origin CORS), goes on to Hono.
  */
 export function graphqlLane(opts: AppOptions, next: RequestListener): RequestListener {
@@ -42,14 +43,8 @@ export function graphqlLane(opts: AppOptions, next: RequestListener): RequestLis
         const body = a.response.body;
         const bytes = Buffer.byteLength(body);
         const status = statusFor(a.response, a.media);
-        res.writeHead(status, {
-          'content-type': `${a.media}; charset=utf-8`,
-          ...a.response.headers,
-          ...a.extra,
-          ...vary,
-          'x-request-id': record.id,
-          'content-length': bytes,
-        });
+        const extra = { ...a.extra, ...vary, 'x-request-id': record.id, 'content-length': String(bytes) };
+        res.writeHead(status, answerHeaders(a.media, a.response, extra));
         res.end(body);
         finishRequest(observe, record, { route, method: 'POST', status, bytes });
       })

@@ -13,11 +13,16 @@ const JSON_TYPE = /^application\/json\s*(;|$)/i;
 /** The answer in the negotiated media type, with the status that media type calls for. */
 function answer(c: Context, media: ResponseMedia, r: EngineResponse, extra: Record<string, string> = {}) {
   noteBytes(r.body);
-  return c.body(r.body, statusFor(r, media) as 200, {
-    'content-type': `${media}; charset=utf-8`,
-    ...r.headers,
-    ...extra,
-  });
+  return c.body(r.body, statusFor(r, media) as 200, answerHeaders(media, r, extra));
+}
+
+/** The headers of an answer in `media`: its content type, the engine's own (Retry-After ...), then `extra`. */
+export function answerHeaders(
+  media: ResponseMedia,
+  r: EngineResponse,
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return { 'content-type': `${media}; charset=utf-8`, ...r.headers, ...extra };
 }
 
 const refusal = (status: number, code: ErrorCode, message: string, path = '$'): EngineResponse => ({
