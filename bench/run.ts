@@ -548,6 +548,11 @@ async function startServers(scratch: Scratch, selected: Workload[]): Promise<Ser
       `${settings.logLines > 0 ? `, ${settings.logLines} generated log lines` : ''})`,
   );
 
+  const poolSettings = () =>
+    Object.fromEntries(Object.entries(process.env).filter(([k]) => /^DATABASE_(POOL|PIPELINE)_/.test(k))) as Record<
+      string,
+      string
+    >;
   const profArgs = settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [];
   const engine = forkChild('engine-server.js', [...profArgs, '--expose-gc']);
   scratch.children.push(engine);
@@ -559,8 +564,9 @@ async function startServers(scratch: Scratch, selected: Workload[]): Promise<Ser
     scale: settings.scale,
     logLines: settings.logLines,
     workloads: selected.map((w) => w.name),
-    // A JWT that outlives the longest run; /metrics for the plan-cache counts.
-    env: { METRICS_TOKEN: metricsToken, JWT_EXPIRY_SECONDS: '86400' },
+    // A JWT that outlives the longest run; /metrics for the plan-cache counts; the pool's settings
+    // of the bench's own environment (DATABASE_POOL_*, DATABASE_PIPELINE_*), to compare them.
+    env: { ...poolSettings(), METRICS_TOKEN: metricsToken, JWT_EXPIRY_SECONDS: '86400' },
   } satisfies EngineStart);
   const floor = forkChild('floor-server.js', profArgs);
   scratch.children.push(floor);

@@ -121,3 +121,67 @@ describe(`the wait for a connection on ${backendName}`, () => {
     await Promise.all(holders2);
   });
 });
+
+/**
+ * Very quick statements share connections (postgres.js pipelining) while nothing slow is in flight:
+ * a lane whose last run took at most DATABASE_PIPELINE_MS may run DATABASE_PIPELINE_DEPTH statements
+ * per connection. A new or slow statement (or a transaction) in flight stops it, so a quick request
+ * never waits behind a slow one on the same connection. PostgreSQL only (PGlite has one connection).
+ */
+(onPostgres ? describe : describe.skip)('pipelined quick statements on PostgreSQL', () => {
+  let database: TestDatabase;
+  let db: Database;
+  const LIGHT = `SELECT pg_sleep($1::float8), $2::int AS n, 'light' AS kind`;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = await connectDatabase(
+      loadConfig({
+        ...database.env,
+        DATABASE_POOL_SIZE: '2',
+        DATABASE_POOL_QUICK_RESERVE: '0',
+        DATABASE_PIPELINE_DEPTH: '4',
+        DATABASE_PIPELINE_MS: '50',
+        DATABASE_POOL_TIMEOUT_MS: '10000',
+      }),
+    );
+    await db.query(LIGHT, ['0', '0']);
+  });
+  afterAll(async () => {
+    await db?.close();
+    await database?.drop();
+  });
+
+  const light = (i: number, seconds = '0.3') => db.query(LIGHT, [seconds, String(i)]);
+
+  test('a lane known to be quick runs up to pool size × depth statements at once, each with its own answer', async () => {
+    const runs = Array.from({ length: 10 }, (_, i) => light(i));
+    await sleep(100);
+    // Two connections, four each: eight in flight, two waiting (they would all wait but two without it).
+    expect(db.poolStats!()).toMatchObject({ inUse: 8, waiting: 2, size: 2 });
+    const answers = await Promise.all(runs);
+    expect(answers.map(([r]) => Number(r.n))).toEqual(Array.from({ length: 10 }, (_, i) => i));
+    await light(0, '0');
+  });
+
+  test('a new (or slow) statement in flight stops pipelining: quick ones get one connection each', async () => {
+    const slow = db.query(`SELECT pg_sleep(0.4), 'new lane' AS kind`);
+    await sleep(50);
+    const runs = Array.from({ length: 4 }, (_, i) => light(i));
+    await sleep(100);
+    expect(db.poolStats!()).toMatchObject({ inUse: 2, waiting: 3 });
+    await Promise.all([slow, ...runs]);
+    await light(0, '0');
+  });
+
+  test('quick statements do not pass a waiting slow one by pipelining', async () => {
+    const first = [light(1), light(2)];
+    await sleep(50);
+    const heavy = db.query(`SELECT pg_sleep(0.1), 'another new lane' AS kind`);
+    const later = Array.from({ length: 4 }, (_, i) => light(10 + i, '0'));
+    await sleep(50);
+    // The pool is full (two light ones); the new one waits, and the quick ones behind it wait too.
+    expect(db.poolStats!()).toMatchObject({ inUse: 2, waiting: 5 });
+    await Promise.all([...first, heavy, ...later]);
+  });
+});

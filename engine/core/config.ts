@@ -166,6 +166,9 @@ export interface DatabaseFaultConfig {
   /** Connections of the main pool kept for statements whose last run took at most `quickMs` (gate.ts). */
   quickReserve: number;
   quickMs: number;
+  /** Statements at once per connection for lanes whose last run took at most `pipelineMs` (gate.ts). */
+  pipelineDepth: number;
+  pipelineMs: number;
   /** Longest a connection attempt may take before the database counts as unavailable, in milliseconds. */
   connectTimeoutMs: number;
   /** At start-up: how long to keep retrying a database that cannot be reached, in seconds (0: once). */
@@ -475,6 +478,8 @@ export function loadConfig(env: Env = process.env): EngineConfig {
       reservePoolSize: positive(env, 'DATABASE_RESERVE_POOL_SIZE', 2),
       quickReserve: int(env, 'DATABASE_POOL_QUICK_RESERVE', 2),
       quickMs: positive(env, 'DATABASE_POOL_QUICK_MS', 250),
+      pipelineDepth: positive(env, 'DATABASE_PIPELINE_DEPTH', 4),
+      pipelineMs: positive(env, 'DATABASE_PIPELINE_MS', 20),
       connectTimeoutMs: positive(env, 'DATABASE_CONNECT_TIMEOUT_MS', 1500),
       connectRetrySeconds: int(env, 'DATABASE_CONNECT_RETRY_SECONDS', 60),
     },

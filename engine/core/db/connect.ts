@@ -2,7 +2,7 @@ import type { EngineConfig } from '../config';
 import { silentLogger, type Logger } from '../logger';
 import type { Database } from './database';
 import { isConnectionFailure } from './faults';
-import { Gate, gated } from './gate';
+import { Gate, gated, type GateOptions } from './gate';
 import { openPglite } from './pglite';
 import { connectPostgres } from './postgres';
 import { readReplicas } from './replicas';
@@ -18,8 +18,7 @@ export async function connectDatabase(
   opts: { log?: Logger; holder?: string } = {},
 ): Promise<Database> {
   const { log = silentLogger, holder = 'engine' } = opts;
-  const { poolTimeoutMs, reservePoolSize, connectTimeoutMs, connectRetrySeconds, quickReserve, quickMs } =
-    config.database;
+  const { poolTimeoutMs, reservePoolSize, connectTimeoutMs, connectRetrySeconds } = config.database;
   const statementTimeoutMs = config.limits.statementTimeoutMs;
   if (!config.databaseUrl) {
     if (config.replicas.urls.length)
@@ -37,12 +36,16 @@ export async function connectDatabase(
   const { transactionMode: transactionPooler, preparedStatements, listenUrl } = config.pooler;
   const pg = { statementTimeoutMs, connectTimeoutMs, transactionPooler, preparedStatements };
   // Replicas behind the same kind of pooler take the same settings; only the primary listens.
-  const open = (poolSize: number, reserved = 0, at = url) =>
+  // The main pools (primary and replicas) keep room for quick statements and pipeline very quick
+  // ones (gate.ts); the small reserve pool does neither.
+  const { quickReserve, quickMs, pipelineDepth, pipelineMs } = config.database;
+  const sharing = { quickReserve, quickMs, pipelineDepth, pipelineMs };
+  const open = (poolSize: number, share: Partial<GateOptions> = {}, at = url) =>
     gated(
       connectPostgres(at, { ...pg, poolSize, listenUrl: at === url ? listenUrl : undefined }),
-      new Gate({ permits: poolSize, waitMs: poolTimeoutMs, quickReserve: reserved, quickMs }),
+      new Gate({ permits: poolSize, waitMs: poolTimeoutMs, ...share }),
     );
-  const main = open(config.poolSize, quickReserve);
+  const main = open(config.poolSize, sharing);
   try {
     await waitForServer(main, url, connectRetrySeconds, log);
     if (transactionPooler) await checkServerTimeout(main, statementTimeoutMs, log);
@@ -57,7 +60,7 @@ export async function connectDatabase(
   const replicas = urls.length
     ? readReplicas(
         primary,
-        urls.map((u) => ({ name: databaseTarget(u), db: open(poolSize, quickReserve, u) })),
+        urls.map((u) => ({ name: databaseTarget(u), db: open(poolSize, sharing, u) })),
         { retryMs: retrySeconds * 1000, checkMs: checkSeconds * 1000, log },
       )
     : undefined;

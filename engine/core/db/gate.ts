@@ -16,11 +16,18 @@ export interface GateOptions {
    */
   quickReserve?: number;
   quickMs?: number;
+  /**
+   * Statements at once per connection for lanes whose last run took at most `pipelineMs` (1: none).
+   * postgres.js sends such statements behind one another on a connection (pipelining): one write and
+   * one read for several, for the engine and for PostgreSQL.
+   */
+  pipelineDepth?: number;
+  pipelineMs?: number;
 }
 
 interface Waiter {
   lane?: string;
-  start(): void;
+  start(pipelined: boolean): void;
   timer: NodeJS.Timeout;
 }
 
@@ -38,13 +45,24 @@ const LANES_REMEMBERED = 500;
  * that a flood of slow analytic statements (or statements stuck behind a lock) leaves room for the
  * quick requests behind them. A lane that turns slow while in the reserve holds it for one run; its
  * slow run then takes it out of the reserve.
+ *
+ * Pipelining is let in where it cannot make a quick request wait for a slow one: a lane whose last
+ * run took at most `pipelineMs` may go beyond one statement per connection (up to `pipelineDepth`
+ * each) while every statement in flight is such a lane and no one waits. A slow or new statement, or
+ * a transaction, stops it until those in flight are answered: it then waits for its turn as before.
  */
 export class Gate {
   readonly permits: number;
   readonly waitMs: number;
   private readonly reserve: number;
   private readonly quickMs: number;
+  private readonly pipelined: number;
+  private readonly pipelineMs: number;
+  /** Whether lanes' durations matter: a quick reserve or pipelining. */
+  private readonly remembers: boolean;
   private running = 0;
+  /** Statements in flight that may not be pipelined behind (new, slow, transactions). */
+  private heavy = 0;
   private readonly waiting: Waiter[] = [];
   private readonly lastMs = new Lru<string, number>(LANES_REMEMBERED);
 
@@ -53,6 +71,9 @@ export class Gate {
     this.waitMs = opts.waitMs;
     this.reserve = Math.max(0, Math.min(opts.quickReserve ?? 0, opts.permits - 1));
     this.quickMs = opts.quickMs ?? 250;
+    this.pipelined = opts.permits * Math.max(1, Math.trunc(opts.pipelineDepth ?? 1));
+    this.pipelineMs = opts.pipelineMs ?? 20;
+    this.remembers = this.reserve > 0 || this.pipelined > this.permits;
   }
 
   /** For the pool gauges of /metrics (core/metrics.ts). */
@@ -61,7 +82,7 @@ export class Gate {
   }
 
   async run<T>(fn: () => Promise<T>, lane?: string): Promise<T> {
-    await this.enter(lane);
+    const light = await this.enter(lane);
     const started = performance.now();
     let ok = false;
     try {
@@ -69,34 +90,46 @@ export class Gate {
       ok = true;
       return result;
     } finally {
-      this.leave();
+      this.leave(light);
       // A failure says nothing of the lane's speed, unless it took long (a statement timeout).
       const ms = performance.now() - started;
-      if (lane !== undefined && this.reserve > 0 && (ok || ms > this.quickMs)) this.lastMs.set(lane, ms);
+      if (lane !== undefined && this.remembers && (ok || ms > this.quickMs)) this.lastMs.set(lane, ms);
     }
   }
 
-  private mayStart(lane: string | undefined): boolean {
-    if (this.running < this.permits - this.reserve) return true;
-    if (this.running >= this.permits || lane === undefined) return false;
+  /** Whether a lane may share a connection with other statements: its last run was very quick. */
+  private isLight(lane: string | undefined): boolean {
+    if (lane === undefined || this.pipelined === this.permits) return false;
     const ms = this.lastMs.get(lane);
-    return ms !== undefined && ms <= this.quickMs;
+    return ms !== undefined && ms <= this.pipelineMs;
   }
 
-  private enter(lane: string | undefined): Promise<void> {
+  private mayStart(lane: string | undefined, light: boolean, pipelining: boolean): boolean {
+    if (this.running < this.permits - this.reserve) return true;
+    if (lane === undefined) return false;
+    if (this.running < this.permits) {
+      const ms = this.lastMs.get(lane);
+      return ms !== undefined && ms <= this.quickMs;
+    }
+    return pipelining && light && this.heavy === 0 && this.running < this.pipelined;
+  }
+
+  /** Resolves once the caller may run; true when it was let in as a light (pipelinable) statement. */
+  private enter(lane: string | undefined): Promise<boolean> {
+    const light = this.isLight(lane);
     // No waiter can start now (leave() starts every one that can), so a caller that may start
-    // passes no one who was first.
-    if (this.mayStart(lane)) {
-      this.running++;
-      return Promise.resolve();
+    // passes no one who was first; and pipelining never passes a waiter.
+    if (this.mayStart(lane, light, this.waiting.length === 0)) {
+      this.admit(light);
+      return Promise.resolve(light);
     }
     return new Promise((resolve, reject) => {
       const entry: Waiter = {
         lane,
-        start: () => {
+        start: (startedLight) => {
           clearTimeout(entry.timer);
-          this.running++;
-          resolve();
+          this.admit(startedLight);
+          resolve(startedLight);
         },
         timer: setTimeout(() => {
           this.waiting.splice(this.waiting.indexOf(entry), 1);
@@ -107,12 +140,29 @@ export class Gate {
     });
   }
 
-  /** Starts waiters in their order, each that may start now: a quick one may pass slow ones held back. */
-  private leave(): void {
+  private admit(light: boolean): void {
+    this.running++;
+    if (!light) this.heavy++;
+  }
+
+  /**
+   * Starts waiters in their order, each that may start now: a quick one may pass slow ones held back,
+   * but none is pipelined past a waiter that could not start.
+   */
+  private leave(light: boolean): void {
     this.running--;
-    for (let i = 0; i < this.waiting.length && this.running < this.permits;) {
-      if (!this.mayStart(this.waiting[i].lane)) i++;
-      else this.waiting.splice(i, 1)[0].start();
+    if (!light) this.heavy--;
+    let pipelining = true;
+    for (let i = 0; i < this.waiting.length && this.running < this.pipelined;) {
+      const waiter = this.waiting[i];
+      const lightWaiter = this.isLight(waiter.lane);
+      if (this.mayStart(waiter.lane, lightWaiter, pipelining)) {
+        this.waiting.splice(i, 1);
+        waiter.start(lightWaiter);
+      } else {
+        pipelining = false;
+        i++;
+      }
     }
   }
 }
