@@ -16,6 +16,7 @@ const DATABASE_INDEPENDENT = [
   'error-codes',
   'metadata-cache',
   'sign-in-providers-config',
+  'request-context',
 ];
 
 module.exports = {

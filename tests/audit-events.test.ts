@@ -137,9 +137,11 @@ describe(`audit events on ${backendName}`, () => {
       .getSetCookie()
       .find((c) => c.startsWith('platform_session='))!
       .split(';')[0];
+    // Each with its request id: the browser's request goes through Hono, the JWT's through the
+    // GraphQL lane, and the action's audit event carries it either way.
     const created = await gqlWith(
       server,
-      { cookie: session },
+      { cookie: session, 'x-request-id': 'gql-create-1' },
       'mutation { create_api_token(name: "from graphql") { id secret } }',
     );
     expect(created.body.errors).toBeUndefined();
@@ -147,7 +149,7 @@ describe(`audit events on ${backendName}`, () => {
     const id = created.body.data.create_api_token.id;
     const deleted = await gqlWith(
       server,
-      bearer(ok.body.token),
+      { ...bearer(ok.body.token), 'x-request-id': 'gql-delete-1' },
       `mutation { delete_api_token(id: "${id}") { deleted } }`,
     );
     expect(deleted.body.data.delete_api_token.deleted).toBe(true);
@@ -168,8 +170,14 @@ describe(`audit events on ${backendName}`, () => {
         token_id: null,
         reason: 'invalid e-mail or API token',
       },
-      { type: 'api_token_created', method: 'graphql', token_id: id, detail: { name: 'from graphql' } },
-      { type: 'api_token_deleted', method: 'graphql', token_id: id, tenant_id: acme.id },
+      {
+        type: 'api_token_created',
+        method: 'graphql',
+        token_id: id,
+        detail: { name: 'from graphql' },
+        request_id: 'gql-create-1',
+      },
+      { type: 'api_token_deleted', method: 'graphql', token_id: id, tenant_id: acme.id, request_id: 'gql-delete-1' },
     ]);
   });
 

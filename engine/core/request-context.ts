@@ -28,20 +28,35 @@ export interface RequestRecord {
 }
 
 const storage = new AsyncLocalStorage<RequestRecord>();
+/** Requests inside `withRequest` now. */
+let inside = 0;
 
-/** Runs `fn` with `record` as the current request's. */
-export function withRequest<T>(record: RequestRecord, fn: () => T): T {
-  return storage.run(record, fn);
+/**
+ * Runs `fn` with `record` as the current request's, for the readers that cannot be handed it: audit
+ * events (core/audit.ts) of the sign-in routes and of actions, and actions' spans. The GraphQL path
+ * hands its record to the engine instead, and enters here only around action handlers.
+ *
+ * Node 20's AsyncLocalStorage, once used, runs a hook on every promise of the process (about a tenth
+ * of the engine's CPU on a by-primary-key request): it is disabled again as soon as no request is
+ * inside, so requests that never enter pay nothing. Disabling exits only contexts of requests that are
+ * over; the next `run` enables it again.
+ */
+export async function withRequest<T>(record: RequestRecord, fn: () => Promise<T>): Promise<T> {
+  inside++;
+  try {
+    return await storage.run(record, fn);
+  } finally {
+    if (--inside === 0) storage.disable();
+  }
 }
 
-/** The record of the request being served, or undefined outside one (start-up, the admin CLI). */
+/** The record of the request being served inside `withRequest`, or undefined (start-up, the admin CLI). */
 export function currentRequest(): RequestRecord | undefined {
   return storage.getStore();
 }
 
 /** Notes the operation of a request; a batch's differing types are kept as a list. */
-export function noteOperation(name: string | undefined, type: string): void {
-  const r = storage.getStore();
+export function noteOperation(r: RequestRecord | undefined, name: string | undefined, type: string): void {
   if (!r) return;
   if (name && !r.operationName) r.operationName = name;
   if (!r.operationType) r.operationType = type;
@@ -49,7 +64,6 @@ export function noteOperation(name: string | undefined, type: string): void {
 }
 
 /** Notes the size of the answer's body (the access line's `bytes`). */
-export function noteBytes(body: string): void {
-  const r = storage.getStore();
+export function noteBytes(r: RequestRecord | undefined, body: string): void {
   if (r) r.bytes = Buffer.byteLength(body);
 }

@@ -1,5 +1,4 @@
 import type { Span, Tracer } from '@opentelemetry/api';
-import { currentRequest } from './request-context';
 
 /** Span attributes: names and counts only, never a variable's value or a secret. */
 export type SpanAttributes = Record<string, string | number | boolean | undefined>;
@@ -11,10 +10,10 @@ export type SpanAttributes = Record<string, string | number | boolean | undefine
  */
 export interface Tracing {
   readonly on: boolean;
-  /** Runs `fn` in a span under the current request's span (core/request-context.ts). */
-  span<T>(name: string, attributes: SpanAttributes, fn: () => Promise<T> | T): Promise<T>;
+  /** Runs `fn` in a span under `parent`, the request's span (RequestRecord.span); a root span without. */
+  span<T>(name: string, attributes: SpanAttributes, fn: () => Promise<T> | T, parent?: unknown): Promise<T>;
   /** The same for work that does not wait (parsing, planning): the caller need not be async. */
-  spanSync<T>(name: string, attributes: SpanAttributes, fn: () => T): T;
+  spanSync<T>(name: string, attributes: SpanAttributes, fn: () => T, parent?: unknown): T;
   /** Opens a request's span, child of the caller's when it sent a W3C `traceparent`. */
   startRequest(name: string, attributes: SpanAttributes, traceparent?: string): Span | undefined;
   /** Sends what is buffered and stops (at shutdown). */
@@ -54,14 +53,12 @@ export async function startTracing(opts: TracingOptions): Promise<Tracing> {
   const tracer: Tracer = provider.getTracer('platform-graphql-engine');
   const clean = (a: SpanAttributes) =>
     Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as Record<string, string | number>;
-  const parentOf = (): ReturnType<typeof api.trace.setSpan> => {
-    const parent = currentRequest()?.span as Span | undefined;
-    return parent ? api.trace.setSpan(api.ROOT_CONTEXT, parent) : api.ROOT_CONTEXT;
-  };
+  const parentOf = (parent: unknown): ReturnType<typeof api.trace.setSpan> =>
+    parent ? api.trace.setSpan(api.ROOT_CONTEXT, parent as Span) : api.ROOT_CONTEXT;
   return {
     on: true,
-    async span(name, attributes, fn) {
-      const span = tracer.startSpan(name, { attributes: clean(attributes) }, parentOf());
+    async span(name, attributes, fn, parent) {
+      const span = tracer.startSpan(name, { attributes: clean(attributes) }, parentOf(parent));
       try {
         return await fn();
       } catch (err) {
@@ -71,8 +68,8 @@ export async function startTracing(opts: TracingOptions): Promise<Tracing> {
         span.end();
       }
     },
-    spanSync(name, attributes, fn) {
-      const span = tracer.startSpan(name, { attributes: clean(attributes) }, parentOf());
+    spanSync(name, attributes, fn, parent) {
+      const span = tracer.startSpan(name, { attributes: clean(attributes) }, parentOf(parent));
       try {
         return fn();
       } catch (err) {

@@ -22,7 +22,7 @@ import {
 } from 'graphql';
 import { ADMIN_ROLE, type Session } from '../../core/session';
 import type { EngineConfig } from '../../core/config';
-import { asDbError, type CancelSignal, type Database, type Param, type Queryable } from '../../core/db/database';
+import { asDbError, type Database, type Param, type Queryable } from '../../core/db/database';
 import { asUnavailable, isConnectionFailure } from '../../core/db/faults';
 import type { Model } from '../model/model-types';
 import { writerRoles } from '../model/role-permissions';
@@ -46,7 +46,7 @@ import { STREAM_CURSOR } from '../plan/plan-stream';
 import { assertRuntimeChecks } from './runtime-checks';
 import { checkLiterals, checkSelections, checkVariables } from './input-limits';
 import { AnswerMemory, BUDGET_CODES, countRows, RequestBudget } from './request-budget';
-import { currentRequest, noteOperation } from '../../core/request-context';
+import { currentRequest, noteOperation, withRequest, type RequestRecord } from '../../core/request-context';
 import { NO_TRACING, type Tracing } from '../../core/tracing';
 import type { Metrics } from '../../core/metrics';
 import { RecentWriters } from './read-your-writes';
@@ -75,6 +75,8 @@ export interface RunOptions {
   safeMethod?: boolean;
   /** Read from the primary, never a replica (`x-hasura-use-primary`, admin-secret callers only). */
   usePrimary?: boolean;
+  /** The HTTP request's record: the engine notes there the operation, role, rows and error code. */
+  record?: RequestRecord;
 }
 
 /** One subscriber's live query: the statement (the same for all who share it) and its values. */
@@ -239,16 +241,23 @@ export class Engine {
   /** An action's handler inside a span of its own (only when tracing is on). */
   private tracedHandler(name: string, handler: ActionHandler): ActionHandler {
     return (args, ctx, info) =>
-      this.tracing.span(`action ${name}`, { 'graphql.action': name, 'graphql.field': info?.path.key }, () =>
-        handler(args, ctx, info),
+      this.tracing.span(
+        `action ${name}`,
+        { 'graphql.action': name, 'graphql.field': info?.path.key },
+        () => handler(args, ctx, info),
+        currentRequest()?.span,
       );
   }
 
   /** A statement, in a span of its own when tracing is on (its SQL text has $n slots, never values). */
-  private query(db: Queryable, text: string, params: readonly Param[], signal: CancelSignal) {
+  private query(db: Queryable, text: string, params: readonly Param[], budget: RequestBudget) {
+    const signal = budget.signal;
     if (!this.tracing.on) return db.query(text, params, { signal });
-    return this.tracing.span('db.query', { 'db.system': 'postgresql', 'db.query.text': text.slice(0, 4096) }, () =>
-      db.query(text, params, { signal }),
+    return this.tracing.span(
+      'db.query',
+      { 'db.system': 'postgresql', 'db.query.text': text.slice(0, 4096) },
+      () => db.query(text, params, { signal }),
+      budget.record?.span,
     );
   }
 
@@ -340,24 +349,26 @@ export class Engine {
   }
 
   /** The limits of one HTTP request's work, shared by the operations of a batch. */
-  private newBudget(): RequestBudget {
+  private newBudget(record: RequestRecord | undefined): RequestBudget {
     const l = this.config.limits;
     return new RequestBudget(
       { maxTotalRows: l.maxTotalRows, maxResponseBytes: l.maxResponseBytes, requestTimeoutMs: l.requestTimeoutMs },
       this.answerMemory,
+      record,
     );
   }
 
   /** Runs one GraphQL request for a session and returns the response text. */
   async run(request: GraphqlRequest, session: Session, opts: RunOptions = {}): Promise<EngineResponse> {
-    const budget = opts.budget ?? this.newBudget();
-    this.noteSession(session);
+    const budget = opts.budget ?? this.newBudget(opts.record);
+    this.noteSession(session, budget.record);
     try {
       return await this.runUnsafe(request, session, budget, opts);
     } catch (err) {
       // A statement cancelled at the deadline fails with PostgreSQL's 57014: the answer names the limit.
-      if (budget.timedOut) return this.failure(budget.timeoutError(), session);
-      return this.failure(opts.safeMethod && isReadOnlyViolation(err) ? writesOnGet() : err, session);
+      if (budget.timedOut) return this.failure(budget.timeoutError(), session, budget.record);
+      const failed = opts.safeMethod && isReadOnlyViolation(err) ? writesOnGet() : err;
+      return this.failure(failed, session, budget.record);
     } finally {
       if (!opts.budget) this.done(budget);
     }
@@ -371,9 +382,9 @@ export class Engine {
   async runBatch(
     requests: unknown[],
     session: Session,
-    opts: Pick<RunOptions, 'usePrimary'> = {},
+    opts: Pick<RunOptions, 'usePrimary' | 'record'> = {},
   ): Promise<EngineResponse> {
-    this.noteSession(session);
+    this.noteSession(session, opts.record);
     const max = this.config.limits.maxBatchSize;
     if (requests.length > max)
       return this.failure(
@@ -384,14 +395,15 @@ export class Engine {
           400,
         ),
         session,
+        opts.record,
       );
     // Rows, bytes and time are counted over the whole batch: past a limit the batch stops and the
     // request gets that one error, not a part of the answers.
-    const budget = this.newBudget();
+    const budget = this.newBudget(opts.record);
     try {
       const bodies: string[] = [];
       for (const r of requests) {
-        if (budget.timedOut) return this.failure(budget.timeoutError(), session);
+        if (budget.timedOut) return this.failure(budget.timeoutError(), session, opts.record);
         const res = await this.run(asRequest(r), session, { ...opts, budget });
         const code = res.status === 200 && res.body.startsWith('{"errors"') ? this.codeOf(res.body) : undefined;
         if (code && BUDGET_CODES.has(code)) return res;
@@ -406,8 +418,7 @@ export class Engine {
   }
 
   /** Who asked, for the access line: the role and the session's tenant (never a credential). */
-  private noteSession(session: Session): void {
-    const record = currentRequest();
+  private noteSession(session: Session, record: RequestRecord | undefined): void {
     if (!record) return;
     record.role = session.role;
     record.tenant = session.vars[this.config.tenancy?.variable ?? 'x-hasura-tenant-id'];
@@ -415,8 +426,7 @@ export class Engine {
 
   /** The request's work is over: its rows go to the access log (core/request-context.ts). */
   private done(budget: RequestBudget): void {
-    const record = currentRequest();
-    if (record) record.rows = budget.rowCount;
+    if (budget.record) budget.record.rows = budget.rowCount;
     budget.dispose();
   }
 
@@ -432,7 +442,7 @@ export class Engine {
     opts: RunOptions,
   ): Promise<EngineResponse> {
     const safeMethod = opts.safeMethod === true;
-    const { plan, vars } = this.prepare(request, session, safeMethod ? 'get' : 'http');
+    const { plan, vars } = this.prepare(request, session, safeMethod ? 'get' : 'http', budget.record);
     if (plan.operation === 'mutation') {
       try {
         return await this.runMutation(plan, vars, session, budget);
@@ -493,7 +503,7 @@ export class Engine {
    * Parse, validate, coerce the variables, plan (cached) and check: what every operation runs on. A
    * GET never runs a mutation (GraphQL over HTTP); a subscription needs the WebSocket.
    */
-  private prepare(request: GraphqlRequest, session: Session, transport: 'get' | 'http' | 'ws') {
+  private prepare(request: GraphqlRequest, session: Session, transport: 'get' | 'http' | 'ws', record?: RequestRecord) {
     if (typeof request.query !== 'string' || request.query.trim() === '')
       throw new RequestError('bad-request', 'the request body needs a "query" string', '$.query', 400);
     checkRequestShape(request);
@@ -502,9 +512,9 @@ export class Engine {
     const role = this.schemaFor(session.role);
     const query = request.query;
     const lookup = () => this.documentFor(role, query);
-    const entry = this.tracing.on ? this.tracing.spanSync('graphql.parse', {}, lookup) : lookup();
+    const entry = this.tracing.on ? this.tracing.spanSync('graphql.parse', {}, lookup, record?.span) : lookup();
     const operation = this.operationOf(entry, request.operationName);
-    noteOperation(operation.node.name?.value, operation.node.operation);
+    noteOperation(record, operation.node.name?.value, operation.node.operation);
     // Before the variables are even read.
     if (transport === 'get' && operation.node.operation !== 'query')
       throw new RequestError(
@@ -526,23 +536,33 @@ export class Engine {
         'subscriptions are not supported over HTTP: open a WebSocket on this endpoint (README "Subscriptions")',
         '$',
       );
-    const planning = () => this.planFor(role, operation, entry, vars);
+    const planning = () => this.planFor(role, operation, entry, vars, record);
     const plan = this.tracing.on
-      ? this.tracing.spanSync('graphql.plan', { 'graphql.operation.type': operation.node.operation }, planning)
+      ? this.tracing.spanSync(
+          'graphql.plan',
+          { 'graphql.operation.type': operation.node.operation },
+          planning,
+          record?.span,
+        )
       : planning();
     assertRuntimeChecks(plan.checks, vars, session);
     return { plan, vars };
   }
 
   /** The plan of an operation for these variables' shape; SQL is generated once per shape. */
-  private planFor(role: RoleSchema, operation: OperationEntry, entry: DocumentEntry, vars: Variables): ExecutablePlan {
+  private planFor(
+    role: RoleSchema,
+    operation: OperationEntry,
+    entry: DocumentEntry,
+    vars: Variables,
+    record: RequestRecord | undefined,
+  ): ExecutablePlan {
     // A scalar variable left out is an absent argument (no LIMIT, no comparison): presence counts.
     let shape = '';
     for (const v of operation.variables)
       shape += v.structural ? `${variableShape(vars[v.name], v.type)};` : v.name in vars ? 'p;' : 'a;';
     let plan = operation.plans.get(shape);
     this.metrics?.planCacheLookup(plan !== undefined);
-    const record = currentRequest();
     if (record) record.planCache = plan ? 'hit' : 'miss';
     if (!plan) {
       plan = compile(role, operation.node, entry.fragments, vars, this.config.limits, {
@@ -568,8 +588,11 @@ export class Engine {
     role: RoleSchema,
     vars: Variables,
     ctx: ActionContext,
+    record: RequestRecord | undefined,
   ): Promise<Record<string, unknown>> {
-    const result = await execute({ schema: role.schema, document, variableValues: vars, contextValue: ctx });
+    // Handlers' audit events and spans find the request through request-context (they are not handed it).
+    const run = async () => execute({ schema: role.schema, document, variableValues: vars, contextValue: ctx });
+    const result = record ? await withRequest(record, run) : await run();
     const original = result.errors?.[0]?.originalError;
     if (original instanceof RequestError || isInternalDbError(original)) throw original;
     if (result.errors?.length)
@@ -597,7 +620,7 @@ export class Engine {
     for (const [i, query] of plan.queries.entries()) {
       const bound = bindParams(query.params, vars, session);
       const row = await budget.answer(query.text, async (allowed) => {
-        const [r] = await this.query(reader, query.text, [...bound, String(allowed)], budget.signal);
+        const [r] = await this.query(reader, query.text, [...bound, String(allowed)], budget);
         return { row: r, bytes: Number(r.__bytes) };
       });
       budget.checkTime();
@@ -620,7 +643,9 @@ export class Engine {
     const ctx = safeMethod ? this.safeActionContext(session) : this.actionContext(session);
     const [rows, other] = await Promise.all([
       this.runStatements(plan, vars, session, budget, reader),
-      plan.graphql ? this.runGraphql(plan.graphql, role, vars, ctx) : Promise.resolve({} as Record<string, unknown>),
+      plan.graphql
+        ? this.runGraphql(plan.graphql, role, vars, ctx, budget.record)
+        : Promise.resolve({} as Record<string, unknown>),
     ]);
     budget.checkTime();
     const parts = plan.fields.map((f) => {
@@ -689,14 +714,14 @@ export class Engine {
     vars: Variables,
     session: Session,
     tx: Queryable,
-    signal: CancelSignal,
+    budget: RequestBudget,
   ): Promise<string> {
     const refused = (path = `$.selectionSet.${alias}`) =>
       new RequestError('permission-error', 'check constraint of an insert/update permission has failed', path);
     const params = bindParams(step.statement.params, vars, session);
     const [row] = step.statement.genericPlan
-      ? await withGenericPlan(tx, () => this.query(tx, step.statement.text, params, signal))
-      : await this.query(tx, step.statement.text, params, signal);
+      ? await withGenericPlan(tx, () => this.query(tx, step.statement.text, params, budget))
+      : await this.query(tx, step.statement.text, params, budget);
     if (row.ok === false || row.ok === 'f') throw refused();
     if (typeof row.empty === 'string') {
       // A nested insert's object relationship wrote no row (an upsert that did nothing), as Hasura says.
@@ -704,13 +729,14 @@ export class Engine {
       throw new RequestError('not-supported', message, path);
     }
     if (!step.output) return (row.out as string | null) ?? 'null';
-    const [o] = await this.query(tx, step.output.text, bindOutputParams(step.output, row.rows, vars, session), signal);
+    const [o] = await this.query(tx, step.output.text, bindOutputParams(step.output, row.rows, vars, session), budget);
     // A nested insert checks each table's insert permission in the output statement, which sees every
     // row; its refusal statement then names the rows refused.
     if (o.ok === false || o.ok === 'f') {
       const refusal = step.output.refusal;
       if (!refusal) throw refused();
-      const [r] = await tx.query(refusal.text, bindOutputParams(refusal, row.rows, vars, session), { signal });
+      const refusalParams = bindOutputParams(refusal, row.rows, vars, session);
+      const [r] = await tx.query(refusal.text, refusalParams, { signal: budget.signal });
       throw refused(typeof r.refused === 'string' ? r.refused : undefined);
     }
     return (o.out as string | null) ?? 'null';
@@ -730,18 +756,18 @@ export class Engine {
   ): Promise<string[]> {
     const role = this.schemaFor(session.role);
     const out: string[] = [];
-    const signal = budget.signal;
     budget.checkTime();
     for (const step of plan.steps) {
       let value: string;
-      if (step.kind === 'sql') value = await this.runSql(step, step.alias, vars, session, tx!, signal);
+      if (step.kind === 'sql') value = await this.runSql(step, step.alias, vars, session, tx!, budget);
       else if (step.kind === 'sqlList') {
         // update_T_many: one statement per update, in order, each seeing the ones before.
         const values: string[] = [];
-        for (const item of step.items) values.push(await this.runSql(item, step.alias, vars, session, tx!, signal));
+        for (const item of step.items) values.push(await this.runSql(item, step.alias, vars, session, tx!, budget));
         value = `[${values.join(',')}]`;
       } else {
-        const data = await this.runGraphql(step.document, role, vars, this.actionContext(session, tx));
+        const ctx = this.actionContext(session, tx);
+        const data = await this.runGraphql(step.document, role, vars, ctx, budget.record);
         value = JSON.stringify(data[step.alias] ?? null);
       }
       // Actions alone commit as each handler ends: their answer is given whatever the time or size.
@@ -756,7 +782,6 @@ export class Engine {
 
   /** A RequestError's answer; a passing condition (database down or busy) says when to retry, and is logged. */
   private requestFailure(err: RequestError, session?: Session): EngineResponse {
-    this.noteError(err.code);
     if (err.code === 'database-unavailable' || err.code === 'busy') this.metrics?.databaseError(err.code);
     if (err.internal) this.log({ level: 'error', msg: err.message, code: err.code, error: err.internal });
     const internal = session?.isAdmin && err.internal ? { error: err.internal } : undefined;
@@ -768,20 +793,22 @@ export class Engine {
     };
   }
 
-  /** The first error code of the request, for its access line and metrics. */
-  private noteError(code: string): void {
-    const record = currentRequest();
-    if (record && !record.errorCode) record.errorCode = code;
+  /**
+   * Maps any failure to Hasura's error shape; internal details only for admin-secret callers. The
+   * request's first error code goes to its record, for its access line and metrics.
+   */
+  failure(err: unknown, session?: Session, record?: RequestRecord): EngineResponse {
+    const response = this.failureOf(err, session);
+    if (record && !record.errorCode) record.errorCode = response.code;
+    return response;
   }
 
-  /** Maps any failure to Hasura's error shape; internal details only for admin-secret callers. */
-  failure(err: unknown, session?: Session): EngineResponse {
+  private failureOf(err: unknown, session?: Session): EngineResponse {
     err = asUnavailable(err);
     if (err instanceof RequestError) return this.requestFailure(err, session);
     const db = asDbError(err);
     if (db) {
       const code = expectedDbErrorCode(db.code!);
-      this.noteError(code ?? 'postgres-error');
       this.metrics?.databaseError(db.code!);
       if (code) return { status: 200, body: errorBody([{ message: db.message, code, path: '$' }]), code };
       this.log({ level: 'error', msg: 'database error', code: db.code, error: db.message });
@@ -804,7 +831,6 @@ export class Engine {
         ]),
       };
     }
-    this.noteError('unexpected');
     this.log({ level: 'error', msg: 'unexpected error', error: (err as Error)?.stack ?? String(err) });
     return {
       status: 500,

@@ -1,6 +1,7 @@
 import { RequestError } from '../../core/errors';
 import { Lru } from '../../core/lru';
 import type { CancelSignal } from '../../core/db/database';
+import type { RequestRecord } from '../../core/request-context';
 
 /** The work one HTTP request may cause, shared by the operations of a batch. */
 export interface BudgetLimits {
@@ -105,6 +106,8 @@ export class RequestBudget {
   constructor(
     readonly limits: BudgetLimits,
     private readonly memory?: AnswerMemory,
+    /** The HTTP request's record (core/request-context.ts), which the engine notes what it did in. */
+    readonly record?: RequestRecord,
   ) {
     this.deadline = limits.requestTimeoutMs > 0 ? Date.now() + limits.requestTimeoutMs : Infinity;
     let fail: (err: RequestError) => void = () => undefined;

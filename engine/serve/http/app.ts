@@ -23,7 +23,7 @@ import { mountHealthRoutes } from './health-routes';
 import { mountMetadataRoute } from './metadata-route';
 import type { ReloadResult } from '../../compile/execute/live-engine';
 import { mountVersionRoute } from './version-route';
-import { mountObserve, type ObserveOptions } from './observe';
+import { mountObserve, requestOf, type ObserveOptions } from './observe';
 import { mountMetricsRoute, type MetricsExposure } from './metrics-route';
 import type { Metrics } from '../../core/metrics';
 
@@ -109,7 +109,7 @@ export function createApp(opts: AppOptions): Hono {
     ),
   );
   app.onError((err, c) => {
-    const r = opts.engine.failure(err);
+    const r = opts.engine.failure(err, undefined, requestOf(c));
     return c.body(r.body, r.status as 500, { 'content-type': 'application/json', ...r.headers });
   });
   return app;

@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions } from 'node:http';
-import { withRequest } from '../../core/request-context';
 import { answerHeaders, answerPost, type PostAnswer } from './graphql-route';
 import { statusFor } from './media-types';
 import { readIncomingBody } from './read-request';
@@ -36,9 +35,13 @@ export function graphqlLane(opts: AppOptions, next: RequestListener): RequestLis
       readBody: (max: number) => readIncomingBody(req, max),
       // No cookie, so no cookie session: never asked.
       crossSiteSafe: () => false,
+      record,
     };
-    withRequest(record, () => answerPost(opts.engine, resolveSession, opts.bodyBytes, post))
-      .catch((err): PostAnswer => ({ media: 'application/json', response: opts.engine.failure(err) }))
+    answerPost(opts.engine, resolveSession, opts.bodyBytes, post)
+      .catch((err): PostAnswer => ({
+        media: 'application/json',
+        response: opts.engine.failure(err, undefined, record),
+      }))
       .then((a) => {
         const body = a.response.body;
         const bytes = Buffer.byteLength(body);

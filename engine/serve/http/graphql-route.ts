@@ -6,13 +6,14 @@ import { header, type HeaderBag } from '../../core/headers';
 import { csrfValid } from '../web/csrf';
 import { readBody, requestHeaders, requestSearch, type ReadBody } from './read-request';
 import { GRAPHQL_RESPONSE, JSON_MEDIA, responseMedia, statusFor, type ResponseMedia } from './media-types';
-import { noteBytes } from '../../core/request-context';
+import { noteBytes, type RequestRecord } from '../../core/request-context';
+import { requestOf } from './observe';
 
 const JSON_TYPE = /^application\/json\s*(;|$)/i;
 
 /** The answer in the negotiated media type, with the status that media type calls for. */
 function answer(c: Context, media: ResponseMedia, r: EngineResponse, extra: Record<string, string> = {}) {
-  noteBytes(r.body);
+  noteBytes(requestOf(c), r.body);
   return c.body(r.body, statusFor(r, media) as 200, answerHeaders(media, r, extra));
 }
 
@@ -79,11 +80,12 @@ async function sessionOf(
   engine: Engine,
   resolveSession: SessionResolver,
   headers: HeaderBag,
+  record: RequestRecord | undefined,
 ): Promise<{ session: Session } | { failed: EngineResponse }> {
   try {
     return { session: await resolveSession(headers) };
   } catch (err) {
-    return { failed: engine.failure(err) };
+    return { failed: engine.failure(err, undefined, record) };
   }
 }
 
@@ -93,6 +95,8 @@ export interface GraphqlPost {
   readBody(maxBytes: number): Promise<ReadBody>;
   /** Whether a request signed in by the session cookie may run (crossSiteSafe). */
   crossSiteSafe(): boolean;
+  /** The request's record (observe.ts), which the engine notes the operation, rows and errors in. */
+  record?: RequestRecord;
 }
 
 /** The engine's answer to a POST, in the media type the client accepts, with any headers of its own. */
@@ -123,7 +127,8 @@ export async function answerPost(
   }
   // GraphQL over HTTP: a body without a media type is refused; any type named is read as JSON (Hasura's way).
   if (!header(headers, 'content-type')?.trim()) return { media, response: NO_CONTENT_TYPE };
-  const s = await sessionOf(engine, resolveSession, headers);
+  const record = post.record;
+  const s = await sessionOf(engine, resolveSession, headers, record);
   if ('failed' in s) return { media, response: s.failed };
   if (s.session.via === 'cookie' && !post.crossSiteSafe()) return { media, response: CROSS_SITE_REFUSED };
   let body: unknown;
@@ -133,7 +138,7 @@ export async function answerPost(
     return { media, response: refusal(400, 'invalid-json', 'the request body is not valid JSON') };
   }
   // A batch runs its operations in order, each seeing what the ones before it wrote (Engine.runBatch).
-  const routing = { usePrimary: usePrimary(s.session, headers) };
+  const routing = { usePrimary: usePrimary(s.session, headers), record };
   if (Array.isArray(body)) return { media, response: await engine.runBatch(body, s.session, routing) };
   return { media, response: await engine.run(asRequest(body), s.session, routing) };
 }
@@ -145,6 +150,7 @@ function postRoute(engine: Engine, resolveSession: SessionResolver, maxBytes: nu
       headers,
       readBody: (max) => readBody(c, max),
       crossSiteSafe: () => crossSiteSafe(c, headers),
+      record: requestOf(c),
     };
     const a = await answerPost(engine, resolveSession, maxBytes, post);
     return answer(c, a.media, a.response, a.extra);
@@ -202,13 +208,15 @@ function getRoute(engine: Engine, resolveSession: SessionResolver) {
     const media = responseMedia(header(headers, 'accept'));
     if (!media) return notAcceptable(c);
     const parsed = getRequest(requestSearch(c));
-    const s = await sessionOf(engine, resolveSession, headers);
+    const record = requestOf(c);
+    const s = await sessionOf(engine, resolveSession, headers, record);
     if ('failed' in s) return answer(c, media, s.failed, cacheHeaders(undefined));
     const extra = cacheHeaders(s.session);
     if ('failed' in parsed) return answer(c, media, parsed.failed, extra);
     const r = await engine.run(parsed.request, s.session, {
       safeMethod: true,
       usePrimary: usePrimary(s.session, headers),
+      record,
     });
     return answer(c, media, r, r.status === 405 ? { ...extra, allow: 'POST' } : extra);
   };
