@@ -65,14 +65,20 @@ function outputStatement(o: NonNullable<ReturnType<typeof mutationStatement>['ou
   return { text: o.text, params: o.writer.params, rowsParam: o.rowsParam, ...(refusal ? { refusal } : {}) };
 }
 
-/** Where the rows are in the JSON of a row's fields: its list and object relationships. */
+/**
+ * Where the rows are in the JSON of a row's fields: its list relationships, and the object
+ * relationships and aggregates with lists under them. A part without rows is left out, so that
+ * counting never reads it.
+ */
 function fieldsShape(fields: Field[]): Map<string, RowShape> {
   const out = new Map<string, RowShape>();
+  const add = (alias: string, shape: RowShape) => {
+    if (shape.list || shape.children.size > 0) out.set(JSON.stringify(alias), shape);
+  };
   for (const f of fields) {
-    if (f.kind === 'array') out.set(JSON.stringify(f.alias), { list: true, children: fieldsShape(f.fields) });
-    else if (f.kind === 'object') out.set(JSON.stringify(f.alias), { list: false, children: fieldsShape(f.fields) });
-    else if (f.kind === 'arrayAggregate')
-      out.set(JSON.stringify(f.alias), { list: false, children: aggregateShape(f.fields) });
+    if (f.kind === 'array') add(f.alias, { list: true, children: fieldsShape(f.fields) });
+    else if (f.kind === 'object') add(f.alias, { list: false, children: fieldsShape(f.fields) });
+    else if (f.kind === 'arrayAggregate') add(f.alias, { list: false, children: aggregateShape(f.fields) });
   }
   return out;
 }

@@ -291,6 +291,8 @@ const skipSpace = (text: string, i: number): number => {
  * of the text the shape does not name (column values, jsonb included) are skipped whole.
  */
 export function countRows(text: string, shape: RowShape, start = 0): { rows: number; end: number } {
+  // A shape without rows (a by-primary-key field without lists under it) needs no reading at all.
+  if (start === 0 && !shape.list && shape.children.size === 0) return { rows: 0, end: text.length };
   let i = skipSpace(text, start);
   if (text[i] === '[' && shape.list) {
     let rows = 0;
