@@ -1,3 +1,4 @@
+import './production-default';
 import type { Server } from 'node:http';
 import { serve } from '@hono/node-server';
 import { loadConfig } from './core/config';
