@@ -166,7 +166,7 @@ export interface DatabaseFaultConfig {
   /** Connections of the main pool kept for statements whose last run took at most `quickMs` (gate.ts). */
   quickReserve: number;
   quickMs: number;
-  /** Statements at once per connection for lanes whose last run took at most `pipelineMs` (gate.ts). */
+  /** Statements at once per connection for lanes whose runs usually take at most `pipelineMs` (gate.ts). */
   pipelineDepth: number;
   pipelineMs: number;
   /** Longest a connection attempt may take before the database counts as unavailable, in milliseconds. */

@@ -17,13 +17,27 @@ export interface GateOptions {
   quickReserve?: number;
   quickMs?: number;
   /**
-   * Statements at once per connection for lanes whose last run took at most `pipelineMs` (1: none).
+   * Statements at once per connection for lanes whose runs usually take at most `pipelineMs` (1: none).
    * postgres.js sends such statements behind one another on a connection (pipelining): one write and
    * one read for several, for the engine and for PostgreSQL.
    */
   pipelineDepth?: number;
   pipelineMs?: number;
 }
+
+/** What the gate knows of a lane's runs. */
+interface LaneTimes {
+  /** The last run's milliseconds (the quick reserve's measure). */
+  last: number;
+  /**
+   * A moving average of its runs (each run weighs a fifth): pipelining's measure, which one run slowed
+   * by a busy moment does not flip, so that pipelining does not stop and start with every spike.
+   */
+  usual: number;
+}
+
+/** How much the latest run weighs in a lane's usual time. */
+const USUAL_WEIGHT = 0.2;
 
 interface Waiter {
   lane?: string;
@@ -47,7 +61,7 @@ const LANES_REMEMBERED = 500;
  * slow run then takes it out of the reserve.
  *
  * Pipelining is let in where it cannot make a quick request wait for a slow one: a lane whose last
- * run took at most `pipelineMs` may go beyond one statement per connection (up to `pipelineDepth`
+ * runs usually take at most `pipelineMs` may go beyond one statement per connection (up to `pipelineDepth`
  * each) while every statement in flight is such a lane and no one waits. A slow or new statement, or
  * a transaction, stops it until those in flight are answered: it then waits for its turn as before.
  */
@@ -64,7 +78,7 @@ export class Gate {
   /** Statements in flight that may not be pipelined behind (new, slow, transactions). */
   private heavy = 0;
   private readonly waiting: Waiter[] = [];
-  private readonly lastMs = new Lru<string, number>(LANES_REMEMBERED);
+  private readonly times = new Lru<string, LaneTimes>(LANES_REMEMBERED);
 
   constructor(opts: GateOptions) {
     this.permits = opts.permits;
@@ -93,23 +107,32 @@ export class Gate {
       this.leave(light);
       // A failure says nothing of the lane's speed, unless it took long (a statement timeout).
       const ms = performance.now() - started;
-      if (lane !== undefined && this.remembers && (ok || ms > this.quickMs)) this.lastMs.set(lane, ms);
+      if (lane !== undefined && this.remembers && (ok || ms > this.quickMs)) this.note(lane, ms);
     }
   }
 
-  /** Whether a lane may share a connection with other statements: its last run was very quick. */
+  private note(lane: string, ms: number): void {
+    const t = this.times.get(lane);
+    if (!t) this.times.set(lane, { last: ms, usual: ms });
+    else {
+      t.last = ms;
+      t.usual += USUAL_WEIGHT * (ms - t.usual);
+    }
+  }
+
+  /** Whether a lane may share a connection with other statements: its runs are usually very quick. */
   private isLight(lane: string | undefined): boolean {
     if (lane === undefined || this.pipelined === this.permits) return false;
-    const ms = this.lastMs.get(lane);
-    return ms !== undefined && ms <= this.pipelineMs;
+    const t = this.times.get(lane);
+    return t !== undefined && t.usual <= this.pipelineMs;
   }
 
   private mayStart(lane: string | undefined, light: boolean, pipelining: boolean): boolean {
     if (this.running < this.permits - this.reserve) return true;
     if (lane === undefined) return false;
     if (this.running < this.permits) {
-      const ms = this.lastMs.get(lane);
-      return ms !== undefined && ms <= this.quickMs;
+      const t = this.times.get(lane);
+      return t !== undefined && t.last <= this.quickMs;
     }
     return pipelining && light && this.heavy === 0 && this.running < this.pipelined;
   }
