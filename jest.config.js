@@ -17,6 +17,7 @@ const DATABASE_INDEPENDENT = [
   'metadata-cache',
   'sign-in-providers-config',
   'request-context',
+  'lru',
 ];
 
 module.exports = {
