@@ -112,7 +112,9 @@ export function unpackPgliteArchive(which: PgliteArchive, dir: string): boolean 
     header.toString('utf8', from, from + length).replace(/\0[\s\S]*$/, '');
   for (let at = 0; at + 512 <= tar.length;) {
     const header = tar.subarray(at, at + 512);
-    const name = text(header, 0, 100);
+    // A long name is split: its head in the ustar prefix (PGlite's tar keeps 131 bytes for it).
+    const prefix = text(header, 345, 131);
+    const name = prefix ? `${prefix}/${text(header, 0, 100)}` : text(header, 0, 100);
     if (!name) break; // the two empty blocks that end the archive
     const size = parseInt(text(header, 124, 12).trim() || '0', 8);
     const mode = parseInt(text(header, 100, 8).trim() || '600', 8);
