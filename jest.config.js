@@ -2,8 +2,10 @@
 // type-checks with tsc. ts-jest is plain JavaScript, so installs need no native binaries.
 /**
  * Test files whose subject is not the database: the pages in Chromium (the database paths under them
- * are tested on both databases by the HTTP tests), and files that start no database at all. `.ci/run`
- * runs them once, in its PostgreSQL pass (ONCE_PER_CI=skip in its PGlite pass); `npm test` runs all.
+ * are tested on both databases by the HTTP tests), files that start no database at all, and files about
+ * the embedded database's folder, which run on a PGlite folder of their own whatever DATABASE_URL says
+ * (the same test twice otherwise). `.ci/run` runs them once, in its PostgreSQL pass (ONCE_PER_CI=skip in
+ * its PGlite pass); `npm test` runs all.
  */
 const DATABASE_INDEPENDENT = [
   'browser-pages',
@@ -18,6 +20,8 @@ const DATABASE_INDEPENDENT = [
   'sign-in-providers-config',
   'request-context',
   'lru',
+  'admin-lock',
+  'session-secret',
 ];
 
 module.exports = {

@@ -1,11 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { LOCK_FILE } from '../engine/core/db/data-lock';
 import { verifyCredentials } from '../engine/serve/auth/users';
 import { runTs } from './support/auth';
-import type { TestDatabase } from './support/database';
+import { pgliteFolder } from './support/database';
 import { ADMIN_SECRET, startTestServer, type TestServer } from './support/server';
 
 /**
@@ -14,8 +13,9 @@ import { ADMIN_SECRET, startTestServer, type TestServer } from './support/server
  * one; a second engine is refused; a lock left by a dead process is taken over; nothing is lost. The
  * item is about PGlite, so the test runs on a PGlite folder of its own whatever DATABASE_URL says.
  */
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-lock-'));
-const database: TestDatabase = { env: { DATA_DIR: dir }, drop: async () => undefined };
+// Migrated and seeded already (the run's template unpacked): the folder's first start is not the subject.
+const database = pgliteFolder({ seeded: true });
+const dir = database.env.DATA_DIR;
 const lockFile = path.join(dir, LOCK_FILE);
 
 const admin = (args: string[], env: Record<string, string> = {}, stdin = '') =>
@@ -39,7 +39,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop().catch(() => undefined);
-  fs.rmSync(dir, { recursive: true, force: true });
+  await database.drop();
 });
 
 describe('npm run admin and the embedded database folder (PGlite)', () => {

@@ -763,8 +763,9 @@ function firstRef(body: Row): string {
 
 /** The engine with a logger that keeps every entry, behind HTTP on loopback, like startTestServer. */
 async function startLoggedServer(env: Record<string, string>, logs: string[]): Promise<TestServer> {
-  const database = await createTestDatabase();
+  const database = await createTestDatabase({ seeded: true });
   const config = loadConfig({ ADMIN_SECRET, SEED_DEMO_DATA: 'true', ...database.env, ...env });
+  config.dataDirSnapshot = database.snapshot;
   const started = await startEngine(config, (entry) => logs.push(JSON.stringify(entry)));
   const http = serve({ fetch: started.app.fetch, createServer: started.createServer, port: 0, hostname: '127.0.0.1' });
   await new Promise<void>((resolve) => (http.listening ? resolve() : http.once('listening', () => resolve())));

@@ -38,7 +38,7 @@ describe(`revocation across instances on ${backendName}`, () => {
 
   beforeAll(async () => {
     if (!onPostgres) console.log(SKIP_REASON);
-    database = await createTestDatabase();
+    database = await createTestDatabase({ seeded: true });
     server = await startTestServer({ database, env: ENV });
   });
   afterAll(async () => {

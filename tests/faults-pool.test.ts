@@ -19,9 +19,13 @@ describe(`the wait for a connection on ${backendName}`, () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    db = await connectDatabase(
-      loadConfig({ ...database.env, DATABASE_POOL_SIZE: '1', DATABASE_POOL_TIMEOUT_MS: String(POOL_TIMEOUT_MS) }),
-    );
+    const config = loadConfig({
+      ...database.env,
+      DATABASE_POOL_SIZE: '1',
+      DATABASE_POOL_TIMEOUT_MS: String(POOL_TIMEOUT_MS),
+    });
+    config.dataDirSnapshot = database.snapshot;
+    db = await connectDatabase(config);
   });
   afterAll(async () => {
     await db?.close();

@@ -185,7 +185,7 @@ describe('column comparison operators in permissions', () => {
       ).rejects.toThrow(message);
       fs.rmSync(dir, { recursive: true, force: true });
     }
-    // Four engines, each on an empty database of its own (PGlite's initdb, the fixture's migrations).
+    // Four engines, each on an empty database of its own (the fixture's migrations).
   }, 180_000);
 });
 

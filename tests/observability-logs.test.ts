@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { DEMO } from '../demo/demo-data';
-import { backendName } from './support/database';
+import { backendName, pgliteFolder, type TestDatabase } from './support/database';
 import { startEngineProcess, type EngineProcess } from './support/engine-process';
 import { ADMIN_SECRET, as, startTestServer, type TestServer } from './support/server';
 
@@ -123,11 +123,21 @@ describe(`access lines on ${backendName}`, () => {
 
 describe('LOG_LEVEL (an engine process, pino lines on standard output)', () => {
   const engines: EngineProcess[] = [];
-  afterAll(async () => void (await Promise.all(engines.map((e) => e.stop()))));
+  const folders: TestDatabase[] = [];
+  afterAll(async () => {
+    await Promise.all(engines.map((e) => e.stop()));
+    await Promise.all(folders.map((f) => f.drop()));
+  });
 
+  /**
+   * An engine on a PGlite folder of its own that holds the demo data already (the run's template
+   * unpacked): its first start, which would make the database, is not what these tests are about.
+   */
   const start = async (env: Record<string, string>) => {
+    const folder = env.DATA_DIR ? undefined : pgliteFolder({ seeded: true });
+    if (folder) folders.push(folder);
     const e = await startEngineProcess({
-      DATA_DIR: 'memory://',
+      ...folder?.env,
       ADMIN_SECRET,
       SEED_DEMO_DATA: 'true',
       SEED_DEMO_SCALE: '0',
@@ -183,7 +193,7 @@ describe('LOG_LEVEL (an engine process, pino lines on standard output)', () => {
   }, 120_000);
 
   test('a LOG_LEVEL that is not a level stops start-up naming it', async () => {
-    await expect(start({ LOG_LEVEL: 'loud' })).rejects.toThrow(
+    await expect(start({ LOG_LEVEL: 'loud', DATA_DIR: 'memory://' })).rejects.toThrow(
       /LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent/,
     );
   }, 120_000);

@@ -52,9 +52,10 @@ interface Engine {
  * `shared`: the database of another engine (a second instance), left to that engine to drop.
  */
 async function startEngineAt(port: number, env: Record<string, string>, shared?: TestDatabase): Promise<Engine> {
-  const database: TestDatabase = shared ?? (await createTestDatabase());
+  const database: TestDatabase = shared ?? (await createTestDatabase({ seeded: true }));
   const logs: Array<Record<string, unknown>> = [];
   const config = loadConfig({ ADMIN_SECRET, SEED_DEMO_DATA: 'true', ...database.env, ...env });
+  config.dataDirSnapshot = database.snapshot;
   const started = await startEngine(config, (entry) => logs.push(entry));
   const http = serve({ fetch: started.app.fetch, createServer: started.createServer, port, hostname: '127.0.0.1' });
   await new Promise<void>((resolve, reject) => {

@@ -85,7 +85,9 @@ describe(`a platform engineer adds a table on ${backendName}`, () => {
     migrationsDir = path.join(work, 'sql');
     fs.cpSync(path.join(__dirname, '..', 'metadata'), metadataDir, { recursive: true });
     fs.cpSync(path.join(__dirname, '..', 'sql'), migrationsDir, { recursive: true });
-    database = await createTestDatabase({ persistent: true });
+    // Migrated and seeded already, from the run's template: the copies of sql/ bear the same names, so
+    // the restart after the engineer's change applies the new migration alone.
+    database = await createTestDatabase({ persistent: true, seeded: true });
   });
 
   afterAll(async () => {

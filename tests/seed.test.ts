@@ -113,6 +113,7 @@ describe(`seeding generated demo data on ${backendName}`, () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     const config = loadConfig(database.env);
+    config.dataDirSnapshot = database.snapshot;
     db = await connectDatabase(config);
     await migrate(db, config.migrationsDir);
     if (onPostgres) raw = postgres(database.env.DATABASE_URL!, { max: 1, onnotice: () => undefined });

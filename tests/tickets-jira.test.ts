@@ -184,6 +184,8 @@ describe(`tickets_insert_one with Jira on ${backendName}`, () => {
     jira = await startJira();
     database = await createTestDatabase();
     const config = loadConfig({ ADMIN_SECRET, SEED_DEMO_DATA: 'true', ...database.env, ...ENV });
+    // An empty database (on PGlite a copy of the one initdb made): the engine migrates and seeds it.
+    config.dataDirSnapshot = database.snapshot;
     started = await startEngine(config, (entry) => void logged.push(JSON.stringify(entry)));
     http = serve({ fetch: started.app.fetch, createServer: started.createServer, port: 0, hostname: '127.0.0.1' });
     await new Promise<void>((resolve) => (http.listening ? resolve() : http.once('listening', () => resolve())));

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import postgres from 'postgres';
-import { pgliteTemplate, postgresTemplateName } from './template';
+import { pgliteArchive, postgresTemplateName, unpackPgliteArchive } from './template';
 
 /**
  * Every database test runs on both engines: on PostgreSQL when DATABASE_URL is set (each test file
@@ -24,7 +24,8 @@ export interface TestDatabase {
  * A fresh, empty database; `seeded`: one already migrated and holding the demo data (a copy of the
  * run's template, support/template.ts), when the template is there. `persistent` PGlite databases
  * live in a temporary folder so that a test can restart the engine on them; otherwise PGlite runs in
- * memory.
+ * memory. An empty PGlite database is a copy of the one initdb made in global set-up (the same
+ * cluster, without running initdb again).
  */
 export async function createTestDatabase(opts: { persistent?: boolean; seeded?: boolean } = {}): Promise<TestDatabase> {
   if (onPostgres) {
@@ -52,9 +53,21 @@ export async function createTestDatabase(opts: { persistent?: boolean; seeded?: 
     };
   }
   if (!opts.persistent) {
-    const snapshot = opts.seeded ? await pgliteTemplate() : undefined;
+    const snapshot = await pgliteArchive(opts.seeded ? 'seeded' : 'blank');
     return { env: { DATA_DIR: 'memory://' }, snapshot, drop: async () => undefined };
   }
+  return pgliteFolder({ seeded: opts.seeded });
+}
+
+/**
+ * A PGlite data folder of its own in a temporary folder, on PGlite whatever DATABASE_URL says (for the
+ * tests of the embedded database's folder): the database initdb makes, or with `seeded` the run's
+ * migrated, seeded template, unpacked; or, where global set-up did not make them, an empty folder in
+ * which the engine's first start makes the database. `empty`: an empty folder always, for a test of
+ * that first start.
+ */
+export function pgliteFolder(opts: { seeded?: boolean; empty?: boolean } = {}): TestDatabase {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-pglite-'));
+  if (!opts.empty && !(opts.seeded && unpackPgliteArchive('seeded', dir))) unpackPgliteArchive('blank', dir);
   return { env: { DATA_DIR: dir }, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
 }

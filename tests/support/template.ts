@@ -15,22 +15,33 @@ import { seedDemoData } from '../../demo/seed';
  * database (`CREATE DATABASE ... TEMPLATE`), on PGlite an archive of its data folder. Starting from a
  * copy skips PGlite's initdb, the migrations and the seed, which were most of each file's start-up.
  * The copy is made in jest's global set-up (global-setup.ts), before the workers start.
+ *
+ * PGlite also gets an archive of a database just made by initdb (`blank`): a test that wants an empty
+ * database (its own migrations, no demo data) starts from it instead of running initdb again, which
+ * took 2 to 3 s of CPU each time and gives the same empty cluster.
  */
 const ROOT = path.resolve(__dirname, '..', '..');
 const MIGRATIONS = path.join(ROOT, 'sql');
 
+/** How the archives are made (writeArchive): a change makes new ones. */
+const ARCHIVE_FORMAT = 2;
+
 /** Files whose change makes another template: the migrations, the demo data and PGlite's version. */
 function templateKey(): string {
-  const hash = createHash('sha256');
+  const hash = createHash('sha256').update(`archive ${ARCHIVE_FORMAT}\n`);
   for (const dir of ['sql', 'demo']) {
     for (const name of fs.readdirSync(path.join(ROOT, dir)).sort()) {
       const file = path.join(ROOT, dir, name);
       if (fs.statSync(file).isFile()) hash.update(name).update(fs.readFileSync(file));
     }
   }
-  const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8'));
-  hash.update(String(lock.packages?.['node_modules/@electric-sql/pglite']?.version));
+  hash.update(pgliteVersion());
   return hash.digest('hex').slice(0, 12);
+}
+
+function pgliteVersion(): string {
+  const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8'));
+  return String(lock.packages?.['node_modules/@electric-sql/pglite']?.version);
 }
 
 let key: string | undefined;
@@ -38,35 +49,86 @@ const cachedKey = () => (key ??= templateKey());
 
 export const postgresTemplateName = () => `jest_template_${cachedKey()}`;
 const pgliteTemplateFile = () => path.join(os.tmpdir(), `engine-test-template-${cachedKey()}.tar`);
+/** initdb's output depends on PGlite alone. */
+const pgliteBlankFile = () => path.join(os.tmpdir(), `engine-test-blank-${pgliteVersion()}-${ARCHIVE_FORMAT}.tar`);
 
 async function prepare(db: Database): Promise<void> {
   await migrate(db, MIGRATIONS);
   await seedDemoData(db);
 }
 
+/** Which PGlite archive: the migrated, seeded template, or the empty database initdb makes. */
+export type PgliteArchive = 'seeded' | 'blank';
+
+const archiveFile = (which: PgliteArchive) => (which === 'seeded' ? pgliteTemplateFile() : pgliteBlankFile());
+
 /**
- * The archive of a migrated, seeded PGlite database; undefined when global set-up did not make it.
+ * A PGlite archive as the engine's `dataDirSnapshot`; undefined when global set-up did not make it.
  * A Blob backed by the file: PGlite reads it once, where a Blob of a Buffer copied 70 MB twice more.
  */
-export async function pgliteTemplate(): Promise<Blob | undefined> {
-  const file = pgliteTemplateFile();
+export async function pgliteArchive(which: PgliteArchive): Promise<Blob | undefined> {
+  const file = archiveFile(which);
   return fs.existsSync(file) ? await fs.openAsBlob(file) : undefined;
 }
 
-async function makePgliteTemplate(): Promise<void> {
-  const file = pgliteTemplateFile();
+/**
+ * Writes the database's data folder to `file`: aside, then renamed, so a run beside this one never
+ * reads half a file. A checkpoint first: a database copied without one replays its write-ahead log at
+ * every start, which took a quarter of the CPU of each start from the template.
+ */
+async function writeArchive(db: Database, file: string): Promise<void> {
+  await db.exec('CHECKPOINT');
+  const archive = Buffer.from(await (await db.snapshot!()).arrayBuffer());
+  const partial = `${file}.${process.pid}.partial`;
+  fs.writeFileSync(partial, archive);
+  fs.renameSync(partial, file);
+}
+
+async function makePgliteArchive(which: PgliteArchive): Promise<void> {
+  const file = archiveFile(which);
   if (fs.existsSync(file)) return;
-  const db = await openPglite('memory://', { statementTimeoutMs: 0 });
+  // The template starts from the blank database (made first): initdb runs once.
+  const snapshot = which === 'seeded' ? await pgliteArchive('blank') : undefined;
+  const db = await openPglite('memory://', { statementTimeoutMs: 0, snapshot });
   try {
-    await prepare(db);
-    const archive = Buffer.from(await (await db.snapshot!()).arrayBuffer());
-    // Written aside, then renamed: a run beside this one never reads half a file.
-    const partial = `${file}.${process.pid}.partial`;
-    fs.writeFileSync(partial, archive);
-    fs.renameSync(partial, file);
+    if (which === 'seeded') await prepare(db);
+    await writeArchive(db, file);
   } finally {
     await db.close();
   }
+}
+
+/**
+ * Unpacks a PGlite archive into the empty folder `dir`, which becomes a data folder the engine opens
+ * as it opens one it made itself (no initdb). Returns false when the archive is not there (global
+ * set-up did not make it): the folder stays empty and the engine's first start makes the database.
+ * The archive is a plain tar (PGlite's `dumpDataDir('none')`): directories and regular files.
+ */
+export function unpackPgliteArchive(which: PgliteArchive, dir: string): boolean {
+  const file = archiveFile(which);
+  if (!fs.existsSync(file)) return false;
+  const tar = fs.readFileSync(file);
+  const text = (header: Buffer, from: number, length: number) =>
+    header.toString('utf8', from, from + length).replace(/\0[\s\S]*$/, '');
+  for (let at = 0; at + 512 <= tar.length;) {
+    const header = tar.subarray(at, at + 512);
+    // A long name is split: its head in the ustar prefix (PGlite's tar keeps 131 bytes for it).
+    const prefix = text(header, 345, 131);
+    const name = prefix ? `${prefix}/${text(header, 0, 100)}` : text(header, 0, 100);
+    if (!name) break; // the two empty blocks that end the archive
+    const size = parseInt(text(header, 124, 12).trim() || '0', 8);
+    const mode = parseInt(text(header, 100, 8).trim() || '600', 8);
+    if (name.split('/').includes('..')) throw new Error(`${file}: entry ${name} leaves the folder`);
+    const target = path.join(dir, name.replace(/^\/+/, ''));
+    const type = String.fromCharCode(header[156]);
+    if (type === '5') fs.mkdirSync(target, { recursive: true, mode });
+    else if (type === '0' || type === '\0') {
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.writeFileSync(target, tar.subarray(at + 512, at + 512 + size), { mode });
+    } else throw new Error(`${file}: entry ${name} of type ${type} is not a file or a folder`);
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+  return true;
 }
 
 async function postgresTemplateExists(admin: postgres.Sql): Promise<boolean> {
@@ -101,8 +163,14 @@ async function makePostgresTemplate(baseUrl: string): Promise<void> {
   }
 }
 
-/** Makes the template of the database the tests run on (DATABASE_URL set: PostgreSQL; else PGlite). */
+/**
+ * Makes the template of the database the tests run on (DATABASE_URL set: PostgreSQL; else PGlite), and
+ * PGlite's blank database either way: the tests of the embedded database's folder run on PGlite
+ * whatever DATABASE_URL says. Each is kept (in the system's temporary folder, or as a database) until
+ * what it is made from changes, so most runs make none.
+ */
 export async function makeTemplate(): Promise<void> {
   const url = process.env.DATABASE_URL;
-  await (url ? makePostgresTemplate(url) : makePgliteTemplate());
+  await makePgliteArchive('blank');
+  await (url ? makePostgresTemplate(url) : makePgliteArchive('seeded'));
 }
