@@ -55,7 +55,6 @@
 import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { isDeepStrictEqual } from 'node:util';
 import postgres from 'postgres';
 import type { EngineStart, EngineStarted, Explained } from './engine-server';
 import type { FloorStart } from './floor-server';
@@ -68,7 +67,7 @@ import { runScale } from './scale';
 import { runStartup } from './startup';
 import { runSubscriptions } from './subscriptions';
 import { answerRows, requestBody, sessionHeaders, WORKLOADS, type Workload } from './workloads';
-import { valueDifference } from './compare';
+import { rowsDifference, valueDifference } from './compare';
 import { cpuMicros, perRequest } from './cpu';
 import { bearer } from './soak';
 import type { PlanCheck } from './plans';
@@ -164,31 +163,9 @@ function shorten(s: string, n = 600): string {
   return s.length > n ? `${s.slice(0, n)}... (${s.length} chars)` : s;
 }
 
-/**
- * Hand-written floors: the same rows, in the same order, with the same values (floats to a relative
- * 1e-9, as sums may add in another order; date-times as instants).
- */
+/** Hand-written floors: the same rows, in the same order, with the same values (compare.ts rowsDifference). */
 function sameRows(w: Workload, engineText: string, floorText: string): string | undefined {
-  const a = answerRows(w, engineText);
-  const b = answerRows(w, floorText);
-  if (a.length !== b.length) return `engine has ${a.length} rows, floor ${b.length}`;
-  const instant = (v: unknown) => Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(String(v)) ? String(v) : `${v}Z`);
-  for (let i = 0; i < a.length; i++) {
-    for (const c of w.floor!.columns) {
-      const x = a[i][c.name];
-      const y = b[i][c.name];
-      const same =
-        c.type === 'float'
-          ? Math.abs(Number(x) - Number(y)) <= 1e-9 * Math.max(1, Math.abs(Number(x)))
-          : c.type === 'datetime'
-            ? instant(x) === instant(y)
-            : c.type === 'json'
-              ? isDeepStrictEqual(x, y)
-              : x === y;
-      if (!same) return `row ${i} ${c.name}: engine ${JSON.stringify(x)}, floor ${JSON.stringify(y)}`;
-    }
-  }
-  return undefined;
+  return rowsDifference(w.floor!.columns, answerRows(w, engineText), answerRows(w, floorText));
 }
 
 /** Both servers must give the same answer (byte for byte; by value for hand-written floors), and it must be a real answer. */
