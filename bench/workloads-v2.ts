@@ -27,12 +27,12 @@ const TENANT = DEMO.tenants.acme.id;
 const AWS = DEMO.tenants.acme.cloudAccounts.aws;
 const MONTH = { from: '2026-02-01T00:00:00', to: '2026-03-01T00:00:00' };
 
-/** A JSON value as a GraphQL literal (keys unquoted). */
+/** A JSON value as a GraphQL literal (keys unquoted; the value of `order`, a sort order, is an enum). */
 export function graphqlLiteral(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(graphqlLiteral).join(', ')}]`;
   if (v !== null && typeof v === 'object')
     return `{${Object.entries(v)
-      .map(([k, x]) => `${k}: ${graphqlLiteral(x)}`)
+      .map(([k, x]) => `${k}: ${k === 'order' && typeof x === 'string' ? x : graphqlLiteral(x)}`)
       .join(', ')}}`;
   return JSON.stringify(v);
 }
