@@ -3,7 +3,12 @@
  * (`npm run bench -- faults`: database faults instead, see faults.ts; `npm run bench -- startup`: start-up
  * times, see startup.ts; `npm run bench -- scale`: read throughput with one engine on the primary, then
  * with two streaming replicas, then three engines behind a round-robin proxy, on clusters of its own,
- * see scale.ts.)
+ * see scale.ts; `npm run bench -- size`: flat in size, the spends_page workload against spends tables
+ * of BENCH_SIZES (10,000 and 10,000,000) generated rows, each in a scratch database of its own, both
+ * sizes' figures and their ratios (goal: within 1.5x) and the indexes of both EXPLAINs; `npm run bench
+ * -- v2`: every `_v2` operation (workloads-v2.ts) and the logs_query workloads at scale 100, defaults
+ * BENCH_SCALE=100, BENCH_LOG_LINES=3000000, BENCH_CONNECTIONS=4,32, BENCH_WARMUP_SECONDS=1,
+ * BENCH_DURATION_SECONDS=5, BENCH_ROUNDS=1, goal 0.9 of the floor.)
  *
  * A scratch database is created, migrated and seeded by starting the engine on it, and dropped at
  * the end. Three child processes do the work, each with an event loop of its own: the engine behind
@@ -30,10 +35,16 @@
  * p99 <= 1.2x); the engine's plan-cache look-ups (graphql_plan_cache_total of /metrics, read before
  * and after the first request and after the load: the first request compiles, the next N do not);
  * and for the PostgreSQL-bound workloads (nested, object_rel, aggregate) the EXPLAIN (ANALYZE, BUFFERS)
- * of the engine's statement beside the floor's.
+ * of the engine's statement beside the floor's. For every workload's engine statement (writes left
+ * out), custom against generic plans (plans.ts: median planning + execution time of EXPLAIN (ANALYZE)
+ * EXECUTE under force_custom_plan and force_generic_plan, in turns; goal: generic <= 1.10x custom, else
+ * the engine should not prepare it) and JIT (whether it came into the custom plan, its cost, the time
+ * with jit = off). The engine's peak RSS during the load runs (rss.ts: VmRSS sampled every 200 ms;
+ * goal < 150 MB).
  *
  * Settings (environment): BENCH_DATABASE_URL or DATABASE_URL (a server where databases may be
- * created), BENCH_CONNECTIONS (32), BENCH_WARMUP_SECONDS (2), BENCH_DURATION_SECONDS (10),
+ * created), BENCH_CONNECTIONS (32; a comma list loads each workload at each count), BENCH_SIZES
+ * (`-- size`: 10000,10000000), BENCH_WARMUP_SECONDS (2), BENCH_DURATION_SECONDS (10),
  * BENCH_ROUNDS (2; rounds rotate which server goes first and are merged), BENCH_EXTRA_SPEND_DAYS
  * (365 days of spend lines added before the demo's), BENCH_WORKLOADS (comma list, default all but
  * those that write rows without undoing it, such as nested_insert, which run only when named),
@@ -230,6 +241,8 @@ async function settle(admin: postgres.Sql, dbName: string, maxSeconds = 120): Pr
 
 interface Row {
   workload: Workload;
+  /** The engine's peak RSS while this workload ran (all its connection counts), bytes. */
+  peakRss: number;
   /** The workload's name, with its connection count when the run loads several. */
   label: string;
   connections: number;
@@ -385,6 +398,12 @@ function noteLines(rows: Row[], started: EngineStarted, memory: Memory, compilat
     `engine peak RSS during the load runs: ${(memory.peak.peakBytes / 1e6).toFixed(1)} MB (${mib(memory.peak.peakBytes)}; VmRSS of /proc/<pid>/status, ${memory.peak.samples} samples 200 ms apart)` +
       `${memory.peak.peakBytes >= RSS_GOAL_BYTES ? ' (>= 150 MB, the goal is < 150 MB)' : ', goal < 150 MB met'}; ` +
       `the process's high-water mark (VmHWM, start-up and seeding included) ${(memory.peak.highWaterBytes / 1e6).toFixed(1)} MB`,
+  );
+  out.push(
+    `engine peak RSS per workload (MB): ${rows
+      .filter((r) => r.connections === settings.connections[0])
+      .map((r) => `${r.workload.name} ${(r.peakRss / 1e6).toFixed(0)}`)
+      .join(', ')}`,
   );
   out.push(`engine plan compilations during the whole run: ${compilations} (plan cache hits for everything else)`);
   if (started.seeded) out.push(`BENCH_SCALE=${settings.scale}: ${started.seeded}`);
@@ -729,6 +748,7 @@ async function measureWorkload(w: Workload, s: Servers, scratch: Scratch): Promi
   const first = delta(p0, await s.plans());
   const targets: Target[] = settings.diagnose ? ['engine', 'floor', 'engine.run'] : ['engine', 'floor'];
   const rows: Row[] = [];
+  const rss = sampleRss(s.engine.pid);
   for (const connections of settings.connections) {
     const p1 = await s.plans();
     const results = new Map<Target, LoadResult[]>(targets.map((t) => [t, []]));
@@ -740,6 +760,7 @@ async function measureWorkload(w: Workload, s: Servers, scratch: Scratch): Promi
     const p2 = await s.plans();
     rows.push({
       workload: w,
+      peakRss: 0,
       label: settings.connections.length > 1 ? `${w.name} @${connections}` : w.name,
       connections,
       plans: { first, load: delta(p1, p2) },
@@ -748,6 +769,8 @@ async function measureWorkload(w: Workload, s: Servers, scratch: Scratch): Promi
       results: Object.fromEntries([...results].map(([t, rs]) => [t, merge(rs)])),
     });
   }
+  const peak = rss.stop().peakBytes;
+  for (const r of rows) r.peakRss = peak;
   return rows;
 }
 
