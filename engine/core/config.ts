@@ -15,6 +15,12 @@ export interface EngineConfig {
   databaseUrl?: string;
   /** DATABASE_URL reaches PostgreSQL through a pooler, and how (README "Scaling"). */
   pooler: PoolerConfig;
+  /**
+   * DATABASE_JIT: leave PostgreSQL's JIT as the server has it (true), or turn it off on the engine's
+   * connections (false, the default). The engine's large analytic statements were the only ones JIT
+   * came into, and each paid more to compile than it saved (`npm run bench -- v2`).
+   */
+  databaseJit: boolean;
   /** Where PGlite keeps its files (kept across restarts). */
   dataDir: string;
   /**
@@ -457,6 +463,7 @@ export function loadConfig(env: Env = process.env): EngineConfig {
     port,
     databaseUrl,
     pooler: poolerConfig(env),
+    databaseJit: bool(env, 'DATABASE_JIT', false),
     dataDir: env.DATA_DIR?.startsWith('memory://') ? env.DATA_DIR : path.resolve(root, env.DATA_DIR || 'data/pglite'),
     metadataDir: path.resolve(root, env.METADATA_DIR || 'metadata'),
     migrationsDir: path.resolve(root, env.MIGRATIONS_DIR || 'sql'),

@@ -35,7 +35,7 @@ export async function connectDatabase(
   }
   const url = config.databaseUrl;
   const { transactionMode: transactionPooler, preparedStatements, listenUrl } = config.pooler;
-  const pg = { statementTimeoutMs, connectTimeoutMs, transactionPooler, preparedStatements };
+  const pg = { statementTimeoutMs, connectTimeoutMs, transactionPooler, preparedStatements, jit: config.databaseJit };
   // Replicas behind the same kind of pooler take the same settings; only the primary listens.
   const open = (poolSize: number, reserved = 0, at = url) =>
     gated(
