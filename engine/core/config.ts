@@ -18,7 +18,8 @@ export interface EngineConfig {
   /**
    * DATABASE_JIT: leave PostgreSQL's JIT as the server has it (true), or turn it off on the engine's
    * connections (false, the default). The engine's large analytic statements were the only ones JIT
-   * came into, and each paid more to compile than it saved (`npm run bench -- v2`).
+   * came into; it compiles them on every call, and they ran faster without it (`npm run bench -- v2`,
+   * README "Configuration").
    */
   databaseJit: boolean;
   /** Where PGlite keeps its files (kept across restarts). */
