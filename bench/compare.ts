@@ -1,3 +1,5 @@
+import { isDeepStrictEqual } from 'node:util';
+
 /**
  * Two GraphQL `data` values compared by value, for floors that build their answer themselves: numbers
  * to a relative 1e-9 (sums may add in another order), the keys in `generated` (values the database
@@ -40,3 +42,57 @@ export function valueDifference(
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const key = (v: unknown) => JSON.stringify(v);
 const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+
+/** A hand-written floor's result column: its name and how its values are compared. */
+export interface FloorColumn {
+  name: string;
+  type: 'string' | 'float' | 'datetime' | 'json';
+}
+
+/**
+ * A floor's rows as the floor route writes them (floor-server.ts): the columns in order, dates as
+ * ISO text, undefined as null.
+ */
+export function floorRowsOf(
+  columns: readonly FloorColumn[],
+  rows: Record<string, unknown>[],
+): Record<string, unknown>[] {
+  return rows.map((row) =>
+    Object.fromEntries(
+      columns.map((c) => {
+        const v = row[c.name];
+        return [c.name, v instanceof Date ? v.toISOString() : (v ?? null)];
+      }),
+    ),
+  );
+}
+
+/**
+ * Rows of a hand-written floor against the engine's: the same rows in the same order with the same
+ * values (floats to a relative 1e-9, as sums may add in another order; date-times as instants, a
+ * time without zone read as UTC; json by value). Answers the first difference, or undefined.
+ */
+export function rowsDifference(
+  columns: readonly FloorColumn[],
+  a: Record<string, unknown>[],
+  b: Record<string, unknown>[],
+): string | undefined {
+  if (a.length !== b.length) return `engine has ${a.length} rows, floor ${b.length}`;
+  const instant = (v: unknown) => Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(String(v)) ? String(v) : `${v}Z`);
+  for (let i = 0; i < a.length; i++) {
+    for (const c of columns) {
+      const x = a[i][c.name];
+      const y = b[i][c.name];
+      const same =
+        c.type === 'float'
+          ? Math.abs(Number(x) - Number(y)) <= 1e-9 * Math.max(1, Math.abs(Number(x)))
+          : c.type === 'datetime'
+            ? instant(x) === instant(y)
+            : c.type === 'json'
+              ? isDeepStrictEqual(x, y)
+              : x === y;
+      if (!same) return `row ${i} ${c.name}: engine ${JSON.stringify(x)}, floor ${JSON.stringify(y)}`;
+    }
+  }
+  return undefined;
+}

@@ -129,3 +129,52 @@ CROSS JOIN LATERAL (SELECT timestamptz ${quote(LOG_SPAN.from)} + interval '1 mil
   ${byPercent('h.n', quoted(NAMESPACE_PERCENT))} AS namespace, ${byPercent('h.l', quoted(LEVEL_PERCENT))} AS level) AS c
 CROSS JOIN LATERAL (SELECT ${apps} AS app) AS x`;
 }
+
+/**
+ * The generated spends of `npm run bench -- size`: `rows` spend lines replacing the table's, over
+ * generated accounts of 40 resources each (accounts alternate between the two demo tenants, the first
+ * is Acme's), 250 days back from 2026-02-28, one line per resource and day. The table grows by
+ * accounts: 10,000 rows are one account, 10,000,000 are 1,000, and the first account holds the same
+ * 10,000 lines at every size. Lines are written day by day over all accounts, as a daily import
+ * appends them, so one account's lines are spread over the whole table.
+ */
+export const SIZE_SHAPE = { resources: 40, days: 250, lastDay: '2026-02-28' };
+const sizeAccountId = (a: string) => `('5e5e0000-0000-4000-a000-' || lpad(to_hex(${a}), 12, '0'))::uuid`;
+const sizeResourceId = (a: string, r: string) =>
+  `('5e5e0001-0000-4000-a000-' || lpad(to_hex(${a}), 6, '0') || lpad(to_hex(${r}), 6, '0'))::uuid`;
+
+/** The first generated account (Acme's), the one the size workload reads. */
+export const SIZE_ACCOUNT = '5e5e0000-0000-4000-a000-000000000001';
+
+export function sizeAccounts(rows: number): number {
+  if (!Number.isInteger(rows) || rows < 1) throw new Error(`size rows must be a positive integer, got ${rows}`);
+  return Math.ceil(rows / (SIZE_SHAPE.resources * SIZE_SHAPE.days));
+}
+
+/** The accounts and their resources, copied from the demo's Acme AWS account and its first resource. */
+export function sizeAccountsSql(rows: number): string[] {
+  const accounts = sizeAccounts(rows);
+  const tenant = (a: string) =>
+    `CASE WHEN ${a} % 2 = 1 THEN '${DEMO.tenants.acme.id}'::uuid ELSE '${DEMO.tenants.globex.id}'::uuid END`;
+  return [
+    `INSERT INTO cloud_accounts (id, tenant, account_name, account_type, account_env, cloud_provider, status, budget, created_by, updated_by)
+SELECT ${sizeAccountId('a')}, ${tenant('a')}, 'size-' || a, t.account_type, t.account_env, t.cloud_provider, t.status, t.budget, t.created_by, t.updated_by
+FROM generate_series(1, ${accounts}) AS a, (SELECT * FROM cloud_accounts WHERE id = '${DEMO.tenants.acme.cloudAccounts.aws}') AS t`,
+    `INSERT INTO cloud_resourses (id, tenant, account, cloud_provider, name, type, service_name, region)
+SELECT ${sizeResourceId('a', 'r')}, ${tenant('a')}, ${sizeAccountId('a')}, 'AWS', 'size-' || a || '-' || r,
+  (ARRAY['instance', 'volume', 'bucket', 'database'])[1 + r % 4], (ARRAY['EC2', 'EBS', 'S3', 'RDS'])[1 + r % 4], 'us-east-1'
+FROM generate_series(1, ${accounts}) AS a, generate_series(1, ${SIZE_SHAPE.resources}) AS r`,
+  ];
+}
+
+/** Spend lines lo..hi (0-based, inclusive) of `rows`: line g is day g / (accounts x 40), then account, then resource. */
+export function sizeSpendsSql(lo: number, hi: number, rows: number): string {
+  const perDay = sizeAccounts(rows) * SIZE_SHAPE.resources;
+  const tenant = `CASE WHEN x.a % 2 = 1 THEN '${DEMO.tenants.acme.id}'::uuid ELSE '${DEMO.tenants.globex.id}'::uuid END`;
+  return `INSERT INTO spends (tenant, cloud_account, cloud_resource_id, date, amount, unit, exclude_aggregate)
+SELECT ${tenant}, ${sizeAccountId('x.a')}, ${sizeResourceId('x.a', 'x.r')},
+  timestamp '${SIZE_SHAPE.lastDay}' - interval '1 day' * (g / ${perDay}),
+  round((abs(hashint8(g)) % 100000) / 100.0, 2)::float8, 'USD', false
+FROM generate_series(${lo}::bigint, ${hi}::bigint) AS g
+CROSS JOIN LATERAL (SELECT (g % ${perDay}) / ${SIZE_SHAPE.resources} + 1 AS a, g % ${SIZE_SHAPE.resources} + 1 AS r) AS x`;
+}

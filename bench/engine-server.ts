@@ -13,13 +13,39 @@ import { bindParams } from '../engine/compile/execute/params';
 import { startEngine, type Started } from '../engine/main';
 import postgres from 'postgres';
 import { buildQuery } from '../actions/analytics/builder';
-import { spendGroupings } from '../actions/cost';
+import { spendGroupings, spends } from '../actions/cost';
+import { anomalies, anomalyGroupings } from '../actions/anomalies';
+import { eventGroupings, events } from '../actions/events';
+import {
+  recommendationGroupings,
+  recommendationMissconfig,
+  recommendationMissconfigGroupings,
+  recommendationSecurity,
+  recommendationSecurityCisGroupings,
+  recommendationSecurityGroupings,
+} from '../actions/recommendations';
+import { cloudMetricGroupings } from '../actions/cloud';
+import {
+  k8sClusterGroupings,
+  k8sMetricsGroupings,
+  k8sNamespaceGroupings,
+  k8sNamespaces,
+  k8sPodGroupings,
+  k8sPods,
+  k8sWorkloadGroupings,
+  k8sWorkloadMonitoring,
+  k8sWorkloadMonitoringRecommendations,
+  k8sWorkloads,
+} from '../actions/kubernetes';
+import { playbookGroupings, playbooks } from '../actions/automation';
+import type { Dataset } from '../actions/analytics/dataset';
 import { parseSelector } from '../actions/logs/selector';
 import { logsStatement, rangeStatement } from '../actions/logs/store';
 import { copyTarget } from '../demo/load';
 import { seedDemoScale } from '../demo/seed';
 import { serveCalls } from './ipc';
-import { extraSpendsSql, logLinesSql } from './data';
+import { extraSpendsSql, logLinesSql, sizeAccountsSql, sizeSpendsSql } from './data';
+import { checkPlans, type PlanCheck, type StatementToCheck } from './plans';
 import { BENCH_ROLE, BENCH_TENANT, handParams, WORKLOADS, type Workload } from './workloads';
 
 /** The statement the engine runs for one workload, as its own modules compile and bind it. */
@@ -41,6 +67,8 @@ export interface EngineStart {
   logLines: number;
   /** The workloads to compile and explain. */
   workloads: string[];
+  /** The spends table replaced by this many generated rows (data.ts sizeSpendsSql), for `-- size`; 0: not. */
+  spendRows?: number;
   /** Also serve `Engine.run` on a bare node:http server (no Hono), to split the engine's cost. */
   direct: boolean;
   /** More engine environment (the subscriptions bench's settings). */
@@ -64,6 +92,10 @@ export interface EngineStarted {
   jwt: { key: string; issuer: string; audience: string };
   /** EXPLAIN (ANALYZE, BUFFERS) of the workloads with a hand-written floor: the engine's statement and the floor's. */
   explains: Explained[];
+  /** Custom against generic plans and JIT of each workload's engine statement (plans.ts). */
+  plans: PlanCheck[];
+  /** The generated spends of `-- size`, when asked for: a line for the report. */
+  sizeSeeded?: string;
 }
 
 export interface Explained {
@@ -163,9 +195,47 @@ function compileWorkloads(s: Started, names: string[]): CompiledWorkload[] {
 
 type Explain = (text: string, params: (string | null)[]) => Promise<string>;
 
+/** The analytic operations' datasets by operation name, for the workloads' `analytic.dataset`. */
+const DATASETS = new Map<string, Dataset>(
+  [
+    spendGroupings,
+    spends,
+    anomalies,
+    anomalyGroupings,
+    eventGroupings,
+    events,
+    recommendationGroupings,
+    recommendationMissconfig,
+    recommendationMissconfigGroupings,
+    recommendationSecurity,
+    recommendationSecurityCisGroupings,
+    recommendationSecurityGroupings,
+    cloudMetricGroupings,
+    k8sClusterGroupings,
+    k8sMetricsGroupings,
+    k8sNamespaceGroupings,
+    k8sNamespaces,
+    k8sPodGroupings,
+    k8sPods,
+    k8sWorkloadGroupings,
+    k8sWorkloadMonitoring,
+    k8sWorkloadMonitoringRecommendations,
+    k8sWorkloads,
+    playbookGroupings,
+    playbooks,
+  ].map((d) => [d.name, d]),
+);
+
+/** The statement the builder makes for an analytic workload's request (as actions/analytics/operation.ts does). */
+function buildAnalytic(w: Workload) {
+  const ds = DATASETS.get(w.analytic!.dataset ?? 'spend_groupings_v2');
+  if (!ds) throw new Error(`workload ${w.name}: no dataset ${w.analytic!.dataset}`);
+  return buildQuery(ds, w.analytic!.request, BENCH_TENANT, w.analytic!.columns);
+}
+
 /** EXPLAIN (ANALYZE, BUFFERS) of the engine's statement for an analytic workload (the builder's, for the same request) and of the floor's. */
 async function explainAnalytic(w: Workload, explain: Explain): Promise<Explained> {
-  const built = buildQuery(spendGroupings, w.analytic!.request, BENCH_TENANT, w.analytic!.columns);
+  const built = buildAnalytic(w);
   return {
     name: w.name,
     source: 'built by actions/analytics/builder.ts',
@@ -176,9 +246,10 @@ async function explainAnalytic(w: Workload, explain: Explain): Promise<Explained
 }
 
 /** The same for a logs_query workload (actions/logs/store.ts, for the request as actions/logs.ts reads it), with generic plans. */
-async function explainLogs(s: Started, w: Workload, explain: Explain): Promise<Explained> {
+/** A logs_query workload's request as actions/logs.ts reads it. */
+function logsQueryOf(w: Workload) {
   const r = w.logs!;
-  const query = {
+  return {
     tenant: BENCH_TENANT,
     account: r.account_id,
     selector: parseSelector(r.query),
@@ -186,6 +257,10 @@ async function explainLogs(s: Started, w: Workload, explain: Explain): Promise<E
     end: new Date(r.end).toISOString(),
     limit: r.limit,
   };
+}
+
+async function explainLogs(s: Started, w: Workload, explain: Explain): Promise<Explained> {
+  const query = logsQueryOf(w);
   // The newest lines first; the whole range only when they fall short (actions/logs.ts): both shown.
   const stmt = logsStatement(query);
   const range = rangeStatement(query);
@@ -268,6 +343,87 @@ async function seedLogLines(databaseUrl: string, n: number): Promise<string> {
   }
 }
 
+/**
+ * The engine's statement of each named workload, for the custom/generic comparison: the builder's
+ * (analytic), actions/logs/store.ts' newest-lines statement (which the engine plans anew each time),
+ * or the compiled GraphQL query; writes are left out (timing them would write rows).
+ */
+function statementsToCheck(s: Started, names: string[]): StatementToCheck[] {
+  const out: StatementToCheck[] = [];
+  for (const w of WORKLOADS) {
+    if (!names.includes(w.name) || w.writes || w.cleanup) continue;
+    if (w.analytic) {
+      const built = buildAnalytic(w);
+      out.push({ name: w.name, text: built.text, params: built.params, prepared: true });
+    } else if (w.logs) {
+      const stmt = logsStatement(logsQueryOf(w));
+      out.push({ name: w.name, text: stmt.text, params: stmt.params, prepared: false });
+    } else {
+      try {
+        const c = compileWorkload(s, w);
+        out.push({ name: w.name, text: c.text, params: c.params, prepared: true });
+      } catch (err) {
+        out.push({ name: w.name, text: '', params: [], prepared: true, skipped: (err as Error).message });
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * `rows` generated spend lines instead of the table's (data.ts sizeSpendsSql) for `-- size`, written
+ * fast and as a real table would hold them: the indexes are dropped and made again after the load
+ * (the same definitions), the foreign-key triggers are off while loading (the rows are valid by
+ * construction), then VACUUM (ANALYZE). A line of progress per batch.
+ */
+async function seedSizeSpends(databaseUrl: string, rows: number): Promise<string> {
+  const raw = postgres(databaseUrl, {
+    max: 1,
+    onnotice: () => undefined,
+    connection: { statement_timeout: 0, application_name: 'bench-seed' },
+  });
+  try {
+    const t0 = performance.now();
+    const indexes = await raw.unsafe(
+      `SELECT c.relname AS name, pg_get_indexdef(i.indexrelid) AS def, con.conname AS constraint_name
+       FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid LEFT JOIN pg_constraint con ON con.conindid = i.indexrelid
+       WHERE i.indrelid = 'spends'::regclass`,
+    );
+    await raw.unsafe(`SET maintenance_work_mem = '512MB'; SET session_replication_role = replica; TRUNCATE spends`);
+    for (const ix of indexes)
+      await raw.unsafe(
+        ix.constraint_name ? `ALTER TABLE spends DROP CONSTRAINT ${ix.constraint_name}` : `DROP INDEX ${ix.name}`,
+      );
+    for (const statement of sizeAccountsSql(rows)) await raw.unsafe(statement);
+    const batch = 2_000_000;
+    for (let lo = 0; lo < rows; lo += batch) {
+      const hi = Math.min(rows, lo + batch) - 1;
+      await raw.unsafe(sizeSpendsSql(lo, hi, rows));
+      process.stderr.write(
+        `bench: spends ${(hi + 1).toLocaleString('en-US')} of ${rows.toLocaleString('en-US')} (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`,
+      );
+    }
+    const written = (performance.now() - t0) / 1000;
+    for (const ix of indexes)
+      await raw.unsafe(
+        ix.constraint_name ? `ALTER TABLE spends ADD CONSTRAINT ${ix.constraint_name} PRIMARY KEY (id)` : ix.def,
+      );
+    await raw.unsafe('RESET session_replication_role');
+    const indexed = (performance.now() - t0) / 1000;
+    await raw.unsafe('VACUUM (ANALYZE) spends, cloud_accounts, cloud_resourses');
+    const [size] = await raw.unsafe(
+      `SELECT pg_size_pretty(pg_table_size('spends')) AS heap, pg_size_pretty(pg_indexes_size('spends')) AS indexes`,
+    );
+    return (
+      `${rows.toLocaleString('en-US')} generated spend lines written in ${written.toFixed(1)} s (INSERT ... SELECT generate_series, indexes dropped), ` +
+      `indexes made in ${(indexed - written).toFixed(1)} s, VACUUM (ANALYZE) in ${((performance.now() - t0) / 1000 - indexed).toFixed(1)} s; ` +
+      `spends: ${size.heap} of table, ${size.indexes} of indexes (${indexes.map((i) => i.name).join(', ')})`
+    );
+  } finally {
+    await raw.end({ timeout: 5 });
+  }
+}
+
 /** EXPLAIN (ANALYZE, BUFFERS) of the engine's and the floor's statements of the named workloads that ask for it. */
 async function explainWorkloads(s: Started, names: string[]): Promise<Explained[]> {
   const explain: Explain = async (text, params) =>
@@ -310,11 +466,13 @@ serveCalls({
       }
     }
     const logsSeeded = p.logLines > 0 ? await seedLogLines(p.databaseUrl, p.logLines) : undefined;
+    const sizeSeeded = p.spendRows ? await seedSizeSpends(p.databaseUrl, p.spendRows) : undefined;
     await started.db.exec('ANALYZE');
     const [count] = await started.db.query('SELECT count(*)::int AS n FROM spends');
     const [logCount] = await started.db.query('SELECT count(*)::int AS n FROM logs');
     const s = started;
     const explains = await explainWorkloads(s, p.workloads);
+    const plans = await checkPlans(s.db, statementsToCheck(s, p.workloads));
     server = serve({ fetch: started.app.fetch, createServer: started.createServer, ...LOOPBACK }) as Server;
     keepConnections(server, config.keepAliveSeconds);
     started.attachWebSockets(server);
@@ -330,7 +488,9 @@ serveCalls({
       workloads: compileWorkloads(started, p.workloads),
       seeded,
       logsSeeded,
+      sizeSeeded,
       explains,
+      plans,
       jwt: {
         key: Buffer.from(apiJwtKey(config.auth)).toString('base64url'),
         issuer: config.auth.jwtIssuer,

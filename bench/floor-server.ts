@@ -5,6 +5,7 @@ import postgres from 'postgres';
 import { HASURA_CLAIMS } from '../engine/serve/auth/jwt';
 import type { CompiledWorkload } from './engine-server';
 import { serveCalls } from './ipc';
+import { floorRowsOf } from './compare';
 import { floorAnswer, handParams, WORKLOADS, type Workload } from './workloads';
 
 /**
@@ -57,16 +58,7 @@ function sessionTenants(jwt: FloorStart['jwt']) {
 
 /** The JSON of a hand-written workload's rows, in the shape of the engine's answer (workloads.ts floorAnswer). */
 function handWrittenBody(w: Workload, rows: Record<string, unknown>[]): string {
-  const cols = w.floor!.columns;
-  const out = rows.map((row) =>
-    Object.fromEntries(
-      cols.map((c) => {
-        const v = row[c.name];
-        return [c.name, v instanceof Date ? v.toISOString() : (v ?? null)];
-      }),
-    ),
-  );
-  return floorAnswer(w, out);
+  return floorAnswer(w, floorRowsOf(w.floor!.columns, rows));
 }
 
 let sql: postgres.Sql | undefined;

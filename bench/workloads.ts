@@ -1,6 +1,7 @@
 import { DEMO } from '../demo/demo-data';
 import { EXAMPLES, withIds } from '../tests/support/examples';
-import { LOG_ACCOUNTS, LOG_SPAN } from './data';
+import { LOG_ACCOUNTS, LOG_SPAN, SIZE_ACCOUNT } from './data';
+import { V2_WORKLOADS } from './workloads-v2';
 
 /** One GraphQL request the bench sends over and over, as a tenant_admin of the first demo tenant. */
 export interface Workload {
@@ -26,7 +27,16 @@ export interface Workload {
     /** The field's value is the one row itself (a mutation's `{affected_rows}`). */
     single?: boolean;
   };
-  analytic?: { request: Record<string, unknown>; columns: string[] };
+  analytic?: {
+    request: Record<string, unknown>;
+    columns: string[];
+    /** The operation whose dataset builds the statement (engine-server.ts DATASETS; default spend_groupings_v2). */
+    dataset?: string;
+  };
+  /** One of the `_v2` operations' workloads (workloads-v2.ts): selected by `npm run bench -- v2`. */
+  v2?: boolean;
+  /** The flat-in-size workload: selected by `npm run bench -- size`, over generated spends (BENCH_SIZES). */
+  size?: boolean;
   /** A logs_query request (the engine's statement for EXPLAIN comes from actions/logs/store.ts). */
   logs?: LogsRequest;
   /** Only run on the large data (BENCH_SCALE), unless named in BENCH_WORKLOADS. */
@@ -127,6 +137,7 @@ WORKLOADS.push(
   {
     name: 'spend_by_service',
     large: true,
+    v2: true,
     description: 'spend_groupings_v2 grouped by resource_service_name, one month, one tenant; floor: hand-written SQL',
     query: `query SpendByService($from: Datetime!, $to: Datetime!) {
   spend_groupings_v2(group_by: ["resource_service_name"], where: {spend_date: {_gte: $from, _lt: $to}}, order_by: [{column: "spend_amount", order: desc}]) {
@@ -159,6 +170,7 @@ ORDER BY 2 DESC, 1 ASC NULLS LAST`,
   {
     name: 'spend_by_day',
     large: true,
+    v2: true,
     description:
       'spend_groupings_v2 grouped by date_trunc(day, spend_date), one month, one tenant; floor: hand-written SQL',
     query: `query SpendByDay($from: Datetime!, $to: Datetime!) {
@@ -274,6 +286,41 @@ WORKLOADS.push(
     `labels @> '{"namespace": "staging", "app": "web-frontend"}' AND message NOT LIKE '%health%'`,
   ),
 );
+
+/**
+ * Flat in size (`npm run bench -- size`): one account's spend lines of a month, newest first, a page
+ * of 20, against a spends table of 10,000 and of 10,000,000 generated rows (data.ts sizeSpendsSql:
+ * the table grows by accounts, each with the same 40 resources x 250 days, so the account read holds
+ * the same 10,000 lines at both sizes). The floor is the same page written by hand.
+ */
+const SIZE_MONTH = { from: '2026-01-01T00:00:00', to: '2026-02-01T00:00:00' };
+WORKLOADS.push({
+  name: 'spends_page',
+  size: true,
+  explain: true,
+  description:
+    'spends of one account in a month, order_by date desc, id asc, limit 20 (the generated spends of BENCH_SIZES); floor: hand-written SQL',
+  query: `query SpendsPage($account: uuid!, $from: timestamp!, $to: timestamp!) {
+  spends(where: {cloud_account: {_eq: $account}, date: {_gte: $from, _lt: $to}}, order_by: [{date: desc}, {id: asc}], limit: 20) {
+    id
+    date
+    amount
+    cloud_resource_id
+    unit
+  }
+}`,
+  variables: { account: SIZE_ACCOUNT, ...SIZE_MONTH },
+  handJson: {
+    sql: `SELECT json_build_object('spends', coalesce(json_agg(json_build_object('id', id, 'date', date, 'amount', amount,
+    'cloud_resource_id', cloud_resource_id, 'unit', unit) ORDER BY date DESC, id), '[]'))::text AS data
+FROM (SELECT id, date, amount, cloud_resource_id, unit FROM spends
+  WHERE tenant = $1::uuid AND cloud_account = $2::uuid AND date >= $3::timestamp AND date < $4::timestamp
+  ORDER BY date DESC, id LIMIT 20) s`,
+    variables: ['account', 'from', 'to'],
+  },
+});
+
+WORKLOADS.push(...V2_WORKLOADS);
 
 /**
  * A nested insert (Hasura's `<table>_arr_rel_insert_input`): 100 playbooks of 10 tasks each in one

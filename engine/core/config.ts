@@ -15,6 +15,13 @@ export interface EngineConfig {
   databaseUrl?: string;
   /** DATABASE_URL reaches PostgreSQL through a pooler, and how (README "Scaling"). */
   pooler: PoolerConfig;
+  /**
+   * DATABASE_JIT: leave PostgreSQL's JIT as the server has it (true), or turn it off on the engine's
+   * connections (false, the default). The engine's large analytic statements were the only ones JIT
+   * came into; it compiles them on every call, and they ran faster without it (`npm run bench -- v2`,
+   * README "Configuration").
+   */
+  databaseJit: boolean;
   /** Where PGlite keeps its files (kept across restarts). */
   dataDir: string;
   /**
@@ -460,6 +467,7 @@ export function loadConfig(env: Env = process.env): EngineConfig {
     port,
     databaseUrl,
     pooler: poolerConfig(env),
+    databaseJit: bool(env, 'DATABASE_JIT', false),
     dataDir: env.DATA_DIR?.startsWith('memory://') ? env.DATA_DIR : path.resolve(root, env.DATA_DIR || 'data/pglite'),
     metadataDir: path.resolve(root, env.METADATA_DIR || 'metadata'),
     migrationsDir: path.resolve(root, env.MIGRATIONS_DIR || 'sql'),

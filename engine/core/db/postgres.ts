@@ -46,6 +46,12 @@ export interface PostgresOptions {
   transactionPooler?: boolean;
   /** Named prepared statements (default true); off, every statement is an unnamed one, planned anew. */
   preparedStatements?: boolean;
+  /**
+   * false: JIT off on these connections (sent at connect time, like statement_timeout; behind a pooler
+   * in transaction mode it cannot be, and the role's or database's setting applies). Default: the
+   * server's own setting.
+   */
+  jit?: boolean;
   /** A direct URL for LISTEN (not through the pooler); default: the pool's own URL. */
   listenUrl?: string;
 }
@@ -59,6 +65,7 @@ const postgresJs = onFirstUse<typeof postgres>('postgres');
 function openSql(url: string, opts: PostgresOptions, max: number): postgres.Sql {
   const connection: Record<string, string | number> = { application_name: 'graphql-engine' };
   if (!opts.transactionPooler) connection.statement_timeout = opts.statementTimeoutMs;
+  if (!opts.transactionPooler && opts.jit === false) connection.jit = 'off';
   return postgresJs()(url, {
     max,
     // Seconds, fractions allowed: a server that does not answer is given up on quickly, so that a
