@@ -1,4 +1,4 @@
-import { createHook } from 'node:async_hooks';
+import { AsyncLocalStorage, createHook } from 'node:async_hooks';
 import { currentRequest, withRequest, type RequestRecord } from '../engine/core/request-context';
 
 /**
@@ -9,23 +9,30 @@ import { currentRequest, withRequest, type RequestRecord } from '../engine/core/
 const record = (id: string): RequestRecord => ({ id, rows: 0 });
 const tick = () => new Promise((r) => setImmediate(r));
 
-/** Promises whose creation ran the store's hook (counted by a hook of our own). */
-function promisesWithContext(): Promise<number> {
+/**
+ * The promises made in the next ticks that carry a store's symbol: `mine` names the store by a record
+ * it holds (any other AsyncLocalStorage of the process, a library's or an earlier test file's, has a
+ * symbol of its own and is not counted). Returns the symbols seen holding `marker`, and the count of
+ * promises with one of `symbols` (counted by a hook of our own, which runs after the store's hook).
+ */
+function promisesWith(marker: RequestRecord, symbols: Set<symbol>): Promise<{ found: Set<symbol>; count: number }> {
   return new Promise((resolve) => {
-    let seen = 0;
-    // Our own hook sees every promise after the store's hook (enabled before it) has run: while enabled,
-    // the store's hook copies the current store (undefined outside a request) onto each new promise
-    // under its kResourceStore symbol.
+    const found = new Set<symbol>();
+    let count = 0;
+    // While enabled, the store's hook copies the current store onto each new promise under its own
+    // kResourceStore symbol (undefined outside a request); disabled, it writes nothing.
     const hook = createHook({
       init(_id, type, _trigger, resource) {
         if (type !== 'PROMISE') return;
-        if (Object.getOwnPropertySymbols(resource).some((s) => s.description === 'kResourceStore')) seen++;
+        const own = Object.getOwnPropertySymbols(resource);
+        for (const s of own) if ((resource as Record<symbol, unknown>)[s] === marker) found.add(s);
+        if (own.some((s) => symbols.has(s))) count++;
       },
     }).enable();
     void (async () => {
       for (let i = 0; i < 20; i++) await tick();
       hook.disable();
-      resolve(seen);
+      resolve({ found, count });
     })();
   });
 }
@@ -54,12 +61,19 @@ describe('the request record of request-context', () => {
   });
 
   test('once no request is inside, new promises run no hook of the store (it is disabled)', async () => {
-    let inside = 0;
-    await withRequest(record('x'), async () => {
-      inside = await promisesWithContext();
+    // Another store of the process stays enabled (as a library's may): it keeps the process's hook
+    // running, but not for ours.
+    const other = new AsyncLocalStorage<object>();
+    other.run({}, () => undefined);
+    const marker = record('x');
+    let mine = new Set<symbol>();
+    await withRequest(marker, async () => {
+      mine = (await promisesWith(marker, new Set())).found;
     });
-    const after = await promisesWithContext();
-    expect(inside).toBeGreaterThan(0);
-    expect(after).toBe(0);
+    const after = await promisesWith(marker, mine);
+    // Inside, the store wrote its symbol on new promises; after, none.
+    other.disable();
+    expect(mine.size).toBe(1);
+    expect(after.count).toBe(0);
   });
 });
