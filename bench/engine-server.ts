@@ -13,32 +13,14 @@ import { bindParams } from '../engine/compile/execute/params';
 import { startEngine, type Started } from '../engine/main';
 import postgres from 'postgres';
 import { buildQuery } from '../actions/analytics/builder';
-import { spendGroupings, spends } from '../actions/cost';
-import { anomalies, anomalyGroupings } from '../actions/anomalies';
-import { eventGroupings, events } from '../actions/events';
-import {
-  recommendationGroupings,
-  recommendationMissconfig,
-  recommendationMissconfigGroupings,
-  recommendationSecurity,
-  recommendationSecurityCisGroupings,
-  recommendationSecurityGroupings,
-} from '../actions/recommendations';
-import { cloudMetricGroupings } from '../actions/cloud';
-import {
-  k8sClusterGroupings,
-  k8sMetricsGroupings,
-  k8sNamespaceGroupings,
-  k8sNamespaces,
-  k8sPodGroupings,
-  k8sPods,
-  k8sWorkloadGroupings,
-  k8sWorkloadMonitoring,
-  k8sWorkloadMonitoringRecommendations,
-  k8sWorkloads,
-} from '../actions/kubernetes';
-import { playbookGroupings, playbooks } from '../actions/automation';
 import type { Dataset } from '../actions/analytics/dataset';
+import * as anomalyActions from '../actions/anomalies';
+import * as automationActions from '../actions/automation';
+import * as cloudActions from '../actions/cloud';
+import * as costActions from '../actions/cost';
+import * as eventActions from '../actions/events';
+import * as kubernetesActions from '../actions/kubernetes';
+import * as recommendationActions from '../actions/recommendations';
 import { parseSelector } from '../actions/logs/selector';
 import { logsStatement, rangeStatement } from '../actions/logs/store';
 import { copyTarget } from '../demo/load';
@@ -195,35 +177,14 @@ function compileWorkloads(s: Started, names: string[]): CompiledWorkload[] {
 
 type Explain = (text: string, params: (string | null)[]) => Promise<string>;
 
-/** The analytic operations' datasets by operation name, for the workloads' `analytic.dataset`. */
+const isDataset = (x: unknown): x is Dataset =>
+  typeof x === 'object' && x !== null && 'name' in x && 'from' in x && 'fields' in x && 'where' in x && 'tenant' in x;
+
+/** The analytic operations' datasets by operation name (every dataset the action modules export), for the workloads' `analytic.dataset`. */
 const DATASETS = new Map<string, Dataset>(
-  [
-    spendGroupings,
-    spends,
-    anomalies,
-    anomalyGroupings,
-    eventGroupings,
-    events,
-    recommendationGroupings,
-    recommendationMissconfig,
-    recommendationMissconfigGroupings,
-    recommendationSecurity,
-    recommendationSecurityCisGroupings,
-    recommendationSecurityGroupings,
-    cloudMetricGroupings,
-    k8sClusterGroupings,
-    k8sMetricsGroupings,
-    k8sNamespaceGroupings,
-    k8sNamespaces,
-    k8sPodGroupings,
-    k8sPods,
-    k8sWorkloadGroupings,
-    k8sWorkloadMonitoring,
-    k8sWorkloadMonitoringRecommendations,
-    k8sWorkloads,
-    playbookGroupings,
-    playbooks,
-  ].map((d) => [d.name, d]),
+  [anomalyActions, automationActions, cloudActions, costActions, eventActions, kubernetesActions, recommendationActions]
+    .flatMap((m) => Object.values(m).filter(isDataset))
+    .map((d) => [d.name, d]),
 );
 
 /** The statement the builder makes for an analytic workload's request (as actions/analytics/operation.ts does). */
