@@ -41,7 +41,7 @@ const USUAL_WEIGHT = 0.2;
 
 interface Waiter {
   lane?: string;
-  start(pipelined: boolean): void;
+  start(light: boolean): void;
   timer: NodeJS.Timeout;
 }
 
