@@ -2,7 +2,7 @@ import type { Column } from '../model/model-types';
 import type { Field, JsonbOperator, MutationField, MutationOutput, UpdateField } from '../plan/ir';
 import { boolExpSql } from './bool-exp';
 import { NestedInsertWriter, onConflictSql } from './nested-insert';
-import { jsonObject, rowJson } from './select';
+import { joinedRowJson, jsonObject } from './select';
 import { ident, stringLiteral, tableName, SqlWriter, type JsonOutput } from './writer';
 
 export interface MutationStatement {
@@ -85,8 +85,8 @@ function outputSql(out: MutationOutput, one: boolean, w: SqlWriter, affected = '
   const a = w.alias();
   const visible = boolExpSql(out.visible, a, w);
   if (one) {
-    const fields = out.fields as Field[];
-    return `(SELECT ${rowJson(fields, a, w)} FROM "_m" AS ${a} WHERE ${visible} LIMIT 1)`;
+    const row = joinedRowJson(out.fields as Field[], a, w);
+    return `(SELECT ${row.json} FROM "_m" AS ${a}${row.joins} WHERE ${visible} LIMIT 1)`;
   }
   return jsonObject(
     out.fields.map((f): [string, string] => {
@@ -94,9 +94,10 @@ function outputSql(out: MutationOutput, one: boolean, w: SqlWriter, affected = '
       if (f.kind === 'affected_rows') return [f.alias, affected];
       if (f.kind === 'returning') {
         const r = w.alias();
+        const row = joinedRowJson(f.fields, r, w);
         return [
           f.alias,
-          `(SELECT coalesce(json_agg(${rowJson(f.fields, r, w)}), '[]'::json) FROM "_m" AS ${r} WHERE ${boolExpSql(out.visible, r, w)})`,
+          `(SELECT coalesce(json_agg(${row.json}), '[]'::json) FROM "_m" AS ${r}${row.joins} WHERE ${boolExpSql(out.visible, r, w)})`,
         ];
       }
       return [f.alias, 'NULL'];

@@ -1,4 +1,4 @@
-import type { Column } from '../model/model-types';
+import type { Column, Relationship } from '../model/model-types';
 import { geoType } from '../model/scalar-types';
 import type { AggregateField, AggregateItem, BoolExp, Field, OrderItem, OrderTarget, RowSource } from '../plan/ir';
 import { boolExpSql, countSql, joinCondition } from './bool-exp';
@@ -46,12 +46,47 @@ function jsonValue(sql: string, scalar: string, w: SqlWriter): string {
   return w.output.stringifyNumeric && WIDE_NUMERIC_SCALARS.has(scalar) ? `(${sql})::text` : sql;
 }
 
-/** The JSON object of one row, named `alias`, with the selected fields in order. */
-export function rowJson(fields: Field[], alias: string, w: SqlWriter): string {
-  return jsonObject(fields.map((f): [string, string] => [f.alias, fieldSql(f, alias, w)]));
+/**
+ * The JSON object of one row, named `alias`, with the selected fields in order, and the LEFT JOINs its
+ * object relationships read: the caller puts `joins` right after the row's own FROM item.
+ */
+export function joinedRowJson(fields: Field[], alias: string, w: SqlWriter): { json: string; joins: string } {
+  const joins: string[] = [];
+  const json = rowJson(fields, alias, w, joins);
+  return { json, joins: joins.join('') };
 }
 
-function fieldSql(f: Field, alias: string, w: SqlWriter): string {
+function rowJson(fields: Field[], alias: string, w: SqlWriter, joins: string[]): string {
+  return jsonObject(fields.map((f): [string, string] => [f.alias, fieldSql(f, alias, w, joins)]));
+}
+
+/**
+ * Whether at most one target row matches a source row: the relationship maps onto every column of the
+ * target's primary key or of one of its unique constraints (an equality never matches NULL).
+ */
+function toOneRow(rel: Relationship): boolean {
+  const mapped = new Set(rel.mapping.map(([, target]) => target.name));
+  return rel.target.constraints.some((k) => k.columns.length > 0 && k.columns.every((c) => mapped.has(c)));
+}
+
+/**
+ * An object relationship's JSON, or NULL. Where at most one row can match, the target is LEFT JOINed
+ * to the row (PostgreSQL may hash it, as hand-written SQL does, instead of running a subquery per
+ * row); otherwise, a subquery takes the first match, as before.
+ */
+function objectJson(f: Extract<Field, { kind: 'object' }>, alias: string, w: SqlWriter, joins: string[]): string {
+  const t = w.alias();
+  const on = `${joinCondition(f.rel, alias, t)}${f.where.kind === 'true' ? '' : ` AND ${boolExpSql(f.where, t, w)}`}`;
+  if (toOneRow(f.rel)) {
+    joins.push(` LEFT JOIN ${tableName(f.rel.target)} AS ${t} ON ${on}`);
+    // The join columns of a matched row are never NULL (they were equal to something).
+    return `CASE WHEN ${col(t, f.rel.mapping[0][1])} IS NOT NULL THEN ${rowJson(f.fields, t, w, joins)} END`;
+  }
+  const row = joinedRowJson(f.fields, t, w);
+  return `(SELECT ${row.json} FROM ${tableName(f.rel.target)} AS ${t}${row.joins} WHERE ${on} LIMIT 1)`;
+}
+
+function fieldSql(f: Field, alias: string, w: SqlWriter, joins: string[]): string {
   switch (f.kind) {
     case 'column':
       if (f.path) return `(${col(alias, f.column)} #> ${w.bind(f.path)})`;
@@ -59,10 +94,8 @@ function fieldSql(f: Field, alias: string, w: SqlWriter): string {
       return jsonValue(columnJson(alias, f.column), f.column.scalar, w);
     case 'typename':
       return stringLiteral(f.name);
-    case 'object': {
-      const t = w.alias();
-      return `(SELECT ${rowJson(f.fields, t, w)} FROM ${tableName(f.rel.target)} AS ${t} WHERE ${joinCondition(f.rel, alias, t)} AND ${boolExpSql(f.where, t, w)} LIMIT 1)`;
-    }
+    case 'object':
+      return objectJson(f, alias, w, joins);
     case 'array': {
       const t = w.alias();
       return listJson(f.rows, f.fields, t, w, joinCondition(f.rel, alias, t));
@@ -143,7 +176,8 @@ function baseRows(rows: RowSource, alias: string, w: SqlWriter, join?: string, c
 /** A JSON array of rows: `[]` when there are none. */
 export function listJson(rows: RowSource, fields: Field[], alias: string, w: SqlWriter, join?: string): string {
   const base = baseRows(rows, alias, w, join);
-  return `(SELECT coalesce(json_agg(${rowJson(fields, alias, w)}${base.outerOrder}), '[]'::json) FROM (${base.sql}) AS ${alias})`;
+  const row = joinedRowJson(fields, alias, w);
+  return `(SELECT coalesce(json_agg(${row.json}${base.outerOrder}), '[]'::json) FROM (${base.sql}) AS ${alias}${row.joins})`;
 }
 
 /** The JSON object of one row found by a condition, or NULL. */
@@ -154,7 +188,8 @@ export function singleRowJson(
   alias: string,
   w: SqlWriter,
 ): string {
-  return `(SELECT ${rowJson(fields, alias, w)} FROM ${tableName(table)} AS ${alias} WHERE ${boolExpSql(where, alias, w)} LIMIT 1)`;
+  const row = joinedRowJson(fields, alias, w);
+  return `(SELECT ${row.json} FROM ${tableName(table)} AS ${alias}${row.joins} WHERE ${boolExpSql(where, alias, w)} LIMIT 1)`;
 }
 
 function aggregateItemSql(item: AggregateItem, alias: string, w: SqlWriter): string {
@@ -191,12 +226,13 @@ export function aggregateJson(
   const cap = rows.maxRows;
   const capNodes = cap !== undefined && fields.some((f) => f.kind === 'nodes');
   const nodesFilter = capNodes ? ` FILTER (WHERE ${alias}."__n" <= ${cap})` : '';
+  const joins: string[] = [];
   const pairs = fields.map((f): [string, string] => {
     if (f.kind === 'typename') return [f.alias, stringLiteral(f.name)];
     if (f.kind === 'nodes')
       return [
         f.alias,
-        `coalesce(json_agg(${rowJson(f.fields, alias, w)}${base.outerOrder})${nodesFilter}, '[]'::json)`,
+        `coalesce(json_agg(${rowJson(f.fields, alias, w, joins)}${base.outerOrder})${nodesFilter}, '[]'::json)`,
       ];
     return [f.alias, jsonObject(f.items.map((i): [string, string] => [i.alias, aggregateItemSql(i, alias, w)]))];
   });
@@ -204,5 +240,5 @@ export function aggregateJson(
   const from = capNodes
     ? `SELECT ${alias}.*, row_number() OVER (${base.outerOrder.trim()}) AS "__n" FROM (${base.sql}) AS ${alias}`
     : base.sql;
-  return `(SELECT ${jsonObject(pairs)} FROM (${from}) AS ${alias})`;
+  return `(SELECT ${jsonObject(pairs)} FROM (${from}) AS ${alias}${joins.join('')})`;
 }
