@@ -19,7 +19,8 @@ export interface Statement {
 /** Where each response key's value comes from when the plan runs. */
 export type ResponseField =
   /** `statement`: which of the plan's query statements holds its column. */
-  | { alias: string; from: 'query'; statement: number; column: string; rows: RowShape }
+  /** `rowsColumn`: the statement's column holding the field's row count, when PostgreSQL counts them. */
+  | { alias: string; from: 'query'; statement: number; column: string; rows: RowShape; rowsColumn?: string }
   | { alias: string; from: 'graphql' };
 
 /** A mutation's second statement: the plan's values in `params`, the changed rows at `rowsParam`. */
@@ -171,9 +172,11 @@ export function compile(
   // An alias bomb (many capped lists) runs field by field and stops at the one past the limit.
   const split = reads.length > 1 && bound > (limits.maxTotalRows ?? Infinity);
   const groups = split ? reads.map((f) => [f]) : reads.length ? [reads] : [];
+  const rowsColumns: (string | undefined)[] = [];
   for (const group of groups) {
     const s = queryStatement(group, json);
     plan.queries.push({ text: s.text, params: s.writer.params, bytesParam: s.bytesParam });
+    rowsColumns.push(...s.rowsColumns);
   }
   const others = ir.fields.filter((f): f is GraphqlRootField => f.kind === 'graphql');
   if (others.length)
@@ -187,7 +190,8 @@ export function compile(
     if (!isRead(f)) return { alias: f.alias, from: 'graphql' };
     const i = read++;
     const at = split ? { statement: i, column: 'f0' } : { statement: 0, column: `f${i}` };
-    return { alias: f.alias, from: 'query', ...at, rows: rowShape(f) };
+    const rowsColumn = rowsColumns[i];
+    return { alias: f.alias, from: 'query', ...at, rows: rowShape(f), ...(rowsColumn ? { rowsColumn } : {}) };
   });
   return plan;
 }

@@ -625,7 +625,8 @@ export class Engine {
       });
       budget.checkTime();
       for (const f of plan.fields)
-        if (f.from === 'query' && f.statement === i) budget.addRows(countRows(String(row[f.column]), f.rows).rows);
+        if (f.from === 'query' && f.statement === i)
+          budget.addRows(f.rowsColumn ? Number(row[f.rowsColumn]) : countRows(String(row[f.column]), f.rows).rows);
       rows.push(row);
     }
     return rows;

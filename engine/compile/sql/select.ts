@@ -175,9 +175,31 @@ function baseRows(rows: RowSource, alias: string, w: SqlWriter, join?: string, c
 
 /** A JSON array of rows: `[]` when there are none. */
 export function listJson(rows: RowSource, fields: Field[], alias: string, w: SqlWriter, join?: string): string {
+  const list = listParts(rows, fields, alias, w, join);
+  return `(SELECT ${list.json} FROM ${list.from})`;
+}
+
+/** A list's JSON array (an aggregate over `from`) and its FROM clause, for a caller that reads more of them. */
+export function listParts(
+  rows: RowSource,
+  fields: Field[],
+  alias: string,
+  w: SqlWriter,
+  join?: string,
+): { json: string; from: string } {
   const base = baseRows(rows, alias, w, join);
   const row = joinedRowJson(fields, alias, w);
-  return `(SELECT coalesce(json_agg(${row.json}${base.outerOrder}), '[]'::json) FROM (${base.sql}) AS ${alias}${row.joins})`;
+  return {
+    json: `coalesce(json_agg(${row.json}${base.outerOrder}), '[]'::json)`,
+    from: `(${base.sql}) AS ${alias}${row.joins}`,
+  };
+}
+
+/** Whether rows of these fields hold lists (array relationships or their aggregates), at any depth. */
+export function holdsLists(fields: Field[]): boolean {
+  return fields.some(
+    (f) => f.kind === 'array' || f.kind === 'arrayAggregate' || (f.kind === 'object' && holdsLists(f.fields)),
+  );
 }
 
 /** The JSON object of one row found by a condition, or NULL. */
