@@ -188,6 +188,32 @@ describe(`request limits on ${backendName}`, () => {
       expect(res.text.length).toBeLessThan(500);
     });
 
+    test('a mutation of one change whose answer is too large is refused and changes nothing', async () => {
+      // One update alone runs as one statement outside a transaction: the statement itself refuses.
+      const label = `too-large-${Date.now()}`;
+      const fields = 'id date amount unit cloud_account cloud_resource_id tenant tags business_unit';
+      const res = await gql(
+        `mutation ($u: String) { update_spends(where: {}, _set: {unit: $u}) { affected_rows returning { ${fields} } } }`,
+        { u: label },
+      );
+      expectError(res, 'response-too-large', /larger than 12000 bytes \(MAX_RESPONSE_BYTES\)/, '$');
+      const [row] = await server.started.db.query('SELECT count(*)::int AS n FROM spends WHERE unit = $1', [label]);
+      expect(row.n).toBe(0);
+      // A small answer of a mutation of one change is given, and its change made (then undone here).
+      const [first] = await server.started.db.query(
+        'SELECT id, unit FROM spends WHERE tenant = $1 ORDER BY id LIMIT 1',
+        [acme.id],
+      );
+      const one = await gql(
+        'mutation ($id: uuid!, $u: String) { update_spends(where: {id: {_eq: $id}}, _set: {unit: $u}) { affected_rows } }',
+        { id: first.id, u: label },
+      );
+      expect(one.body).toEqual({ data: { update_spends: { affected_rows: 1 } } });
+      const [after] = await server.started.db.query('SELECT unit FROM spends WHERE id = $1', [first.id]);
+      expect(after.unit).toBe(label);
+      await server.started.db.query('UPDATE spends SET unit = $2 WHERE id = $1', [first.id, first.unit]);
+    });
+
     test('bytes add up over a batch, which stops as soon as the sum passes the limit', async () => {
       const op = { query: '{ spends(limit: 12) { id date amount unit cloud_account cloud_resource_id tenant tags } }' };
       const one = await batch([op]);

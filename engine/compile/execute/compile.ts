@@ -18,8 +18,10 @@ export interface Statement {
 
 /** Where each response key's value comes from when the plan runs. */
 export type ResponseField =
-  /** `statement`: which of the plan's query statements holds its column. */
-  /** `rowsColumn`: the statement's column holding the field's row count, when PostgreSQL counts them. */
+  /**
+   * `statement`: which of the plan's query statements holds its column; `rowsColumn`: the statement's
+   * column holding the field's row count, when PostgreSQL counts them.
+   */
   | { alias: string; from: 'query'; statement: number; column: string; rows: RowShape; rowsColumn?: string }
   | { alias: string; from: 'graphql' };
 
@@ -32,7 +34,8 @@ export interface OutputStatement extends Statement {
 
 /** Mutations run one step at a time, in document order, in one transaction. */
 export type MutationStep =
-  | { kind: 'sql'; alias: string; statement: Statement; output?: OutputStatement }
+  /** `lone`: the statement that may run outside a transaction when it is the mutation's only step. */
+  | { kind: 'sql'; alias: string; statement: Statement; output?: OutputStatement; lone?: Statement }
   /** update_T_many: its updates' statements, run in order; the answer is the list of their outputs. */
   | { kind: 'sqlList'; alias: string; items: { statement: Statement; output?: OutputStatement }[] }
   | { kind: 'graphql'; alias: string; document: DocumentNode };
@@ -132,11 +135,16 @@ function rowShape(f: Extract<RootField, { kind: 'select' | 'selectByPk' | 'aggre
 function sqlStep(
   f: Extract<RootField, { kind: 'insert' | 'update' | 'delete' }>,
   json: JsonOutput,
-): { statement: Statement; output?: OutputStatement } {
+): { statement: Statement; output?: OutputStatement; lone?: Statement } {
   const s = mutationStatement(f, json);
   const output = s.output && outputStatement(s.output);
   const generic = f.kind === 'insert' && !!f.nested;
-  return { statement: { text: s.text, params: s.writer.params, ...(generic ? { genericPlan: true } : {}) }, output };
+  const lone = s.lone && { text: s.lone.text, params: s.writer.params };
+  return {
+    statement: { text: s.text, params: s.writer.params, ...(generic ? { genericPlan: true } : {}) },
+    output,
+    ...(lone ? { lone } : {}),
+  };
 }
 
 /** GraphQL operation -> IR -> SQL text, once per (role, document, operation, variable shape). */

@@ -40,6 +40,7 @@ import {
   type ActionSetup,
 } from './actions';
 import { compile, type ExecutablePlan, type OutputStatement, type Statement } from './compile';
+import { LONE_REFUSAL } from '../sql/mutation';
 import { Lru } from '../../core/lru';
 import { bindOutputParams, bindParams, resolveSource } from './params';
 import { STREAM_CURSOR } from '../plan/plan-stream';
@@ -144,6 +145,20 @@ function expectedDbErrorCode(sqlState: string): ErrorCode | undefined {
   if (sqlState.startsWith('22')) return 'data-exception';
   return undefined;
 }
+
+/**
+ * Which refusal a lone mutation statement failed with (mutation.ts LONE_REFUSAL): 'check', or the
+ * answer's size in bytes; undefined for any other failure. The cast that fails names the text it got.
+ */
+function loneRefusal(err: unknown): 'check' | number | undefined {
+  const db = asDbError(err);
+  if (db?.code !== '22P02') return undefined;
+  if (db.message.includes(`"${LONE_REFUSAL.check} `)) return 'check';
+  const size = LONE_SIZE.exec(db.message);
+  return size ? Number(size[1]) : undefined;
+}
+
+const LONE_SIZE = new RegExp(`"${LONE_REFUSAL.size} (\\d+)"`);
 
 /**
  * Runs a statement with PostgreSQL's generic plan, planned once per connection and kept: a nested insert
@@ -699,6 +714,14 @@ export class Engine {
     session: Session,
     budget: RequestBudget,
   ): Promise<EngineResponse> {
+    // One change alone needs no transaction of the engine's: its statement is one (and refuses by
+    // failing), which saves the round trips of BEGIN and COMMIT. Not behind a pooler in transaction
+    // mode, where STATEMENT_TIMEOUT_MS holds only inside the engine's transactions (SET LOCAL).
+    const [only] = plan.steps;
+    if (plan.steps.length === 1 && only.kind === 'sql' && only.lone && !this.config.pooler.transactionMode) {
+      const part = await this.runLone(only.lone, only.alias, vars, session, budget);
+      if (part !== undefined) return { status: 200, body: `{"data":{${part}}}` };
+    }
     // Table changes and the actions beside them stand or fall together, in one transaction. Actions
     // alone need none of the engine's: each handler opens its own around its writes, so that a slow
     // call to another service holds no connection (on PGlite: the only one).
@@ -706,6 +729,39 @@ export class Engine {
       ? await this.runSteps(plan, vars, session, budget)
       : await this.db.transaction((tx: Queryable) => this.runSteps(plan, vars, session, budget, tx));
     return { status: 200, body: `{"data":{${parts.join(',')}}}` };
+  }
+
+  /**
+   * A mutation of one change as one statement outside a transaction (mutation.ts loneSql): a refusal
+   * (its check, its answer's size) comes as the statement's failure, which has undone the change. The
+   * deadline cancels the statement; once it has committed, its answer is given whatever the time.
+   * Undefined when its check refused: the caller runs the change again in a transaction, where a
+   * constraint the row breaks (checked as the statement ends, after the refusal) is told first, as
+   * it always was.
+   */
+  private async runLone(
+    lone: Statement,
+    alias: string,
+    vars: Variables,
+    session: Session,
+    budget: RequestBudget,
+  ): Promise<string | undefined> {
+    budget.checkTime();
+    const params = bindParams(lone.params, vars, session);
+    const out = await budget.answer(lone.text, async (allowed) => {
+      try {
+        const [row] = await this.query(this.db, lone.text, [...params, String(allowed)], budget);
+        const value = (row.out as string | null) ?? 'null';
+        return { row: value, bytes: Buffer.byteLength(value) };
+      } catch (err) {
+        const refusal = loneRefusal(err);
+        if (refusal === 'check') return { row: undefined, bytes: 0 };
+        // Counted as it would have been, so that the budget tells too large from busy.
+        if (refusal !== undefined) return { row: 'null', bytes: refusal };
+        throw err;
+      }
+    });
+    return out === undefined ? undefined : `${JSON.stringify(alias)}:${out}`;
   }
 
   /** One mutation statement (and its output statement): the field's JSON, or the refusal of its checks. */

@@ -15,6 +15,26 @@ export interface MutationStatement {
   writer: SqlWriter;
   /** The output, when a second statement computes it over the changed rows. */
   output?: OutputStatement;
+  /**
+   * The same change as a statement that may run alone, outside a transaction: it answers `out` only,
+   * and instead of answering a refusal it fails, so that PostgreSQL undoes the change (see loneSql).
+   * Its last placeholder is the bytes the answer may have.
+   */
+  lone?: { text: string; bytesParam: number };
+}
+
+/** The marks of the errors a lone mutation statement fails with: its check failed, its answer too large. */
+export const LONE_REFUSAL = { check: 'engine-refusal:check', size: 'engine-refusal:size' } as const;
+
+/**
+ * A mutation statement that refuses by failing. SQL has no RAISE: the refusal is a cast to integer of
+ * a text that says which (and the answer's size), made from a row value so that PostgreSQL cannot
+ * fold it into an error at planning. `_o` is materialized so that the answer is built once.
+ */
+function loneSql(change: string, out: string, check: string, bytesParam: number): string {
+  const refuse = (mark: string, value: string) => `('${mark} ' || ${value})::integer::text`;
+  const size = 'coalesce(octet_length("_o"."out"), 4)';
+  return `WITH "_m" AS (${change}), "_o" AS MATERIALIZED (SELECT (${out})::text AS "out", ${check} AS "ok") SELECT CASE WHEN NOT "_o"."ok" THEN ${refuse(LONE_REFUSAL.check, '"_o"."ok"')} WHEN ${size} > $${bytesParam}::bigint THEN ${refuse(LONE_REFUSAL.size, size)} ELSE "_o"."out" END AS "out" FROM "_o"`;
 }
 
 /**
@@ -121,10 +141,12 @@ export function mutationStatement(
     m.kind === 'delete' ? 'true' : `(SELECT coalesce(bool_and(${boolExpSql(m.check, c, w)}), true) FROM "_m" AS ${c})`;
   if (!readsRelationships(m.output)) {
     const out = outputSql(m.output, m.one, w);
+    const bytesParam = w.params.length + 1;
     return {
       alias: m.alias,
       text: `WITH "_m" AS (${change}) SELECT (${out})::text AS "out", ${check} AS "ok"`,
       writer: w,
+      lone: { text: loneSql(change, out, check, bytesParam), bytesParam },
     };
   }
   // As Hasura does: change and fetch the rows, then build the output in a statement that sees the change.
