@@ -5,7 +5,6 @@
  */
 import {
   execute,
-  getVariableValues,
   type GraphQLError,
   getNamedType,
   isListType,
@@ -41,6 +40,7 @@ import {
 } from './actions';
 import { compile, type ExecutablePlan, type OutputStatement, type Statement } from './compile';
 import { LONE_REFUSAL } from '../sql/mutation';
+import { coerceVariables } from './coerce-variables';
 import { Lru } from '../../core/lru';
 import { bindOutputParams, bindParams, resolveSource } from './params';
 import { STREAM_CURSOR } from '../plan/plan-stream';
@@ -538,7 +538,7 @@ export class Engine {
         '$.query',
         405,
       );
-    const coerced = getVariableValues(
+    const coerced = coerceVariables(
       role.schema,
       operation.node.variableDefinitions ?? [],
       (request.variables ?? {}) as Record<string, unknown>,

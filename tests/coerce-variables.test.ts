@@ -1,0 +1,120 @@
+import { getVariableValues, parse, type OperationDefinitionNode } from 'graphql';
+import { coerceVariables, fastCoerce } from '../engine/compile/execute/coerce-variables';
+import { DEMO } from '../demo/demo-data';
+import { as, startTestServer, type TestServer } from './support/server';
+
+/**
+ * The engine's variable coercion (engine/compile/execute/coerce-variables.ts) gives what graphql-js's
+ * getVariableValues gives, over the product's schema: the same values, with their keys in the same
+ * order, for valid variables; the same errors for the others. Then through HTTP: an insert with a list
+ * of input objects, and refusals.
+ */
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(() => t?.close());
+
+const ACCOUNT = '11111111-0000-4000-8000-000000000001';
+
+/** Variable definitions and the variables sent, valid or not. */
+const CASES: [string, Record<string, unknown>][] = [
+  ['$objects: [auto_playbook_insert_input!]!', { objects: [{ account_id: ACCOUNT, name: 'a', status: 'DRAFT' }] }],
+  // Keys given out of the type's order come back in its order.
+  ['$objects: [auto_playbook_insert_input!]!', { objects: [{ status: 'DRAFT', name: 'b', account_id: ACCOUNT }] }],
+  ['$objects: [auto_playbook_insert_input!]!', { objects: { name: 'one object as a list of one' } }],
+  ['$objects: [auto_playbook_insert_input!]!', { objects: [] }],
+  ['$objects: [auto_playbook_insert_input!]!', { objects: null }],
+  ['$objects: [auto_playbook_insert_input!]!', {}],
+  ['$objects: [auto_playbook_insert_input!]!', { objects: [null] }],
+  ['$objects: [auto_playbook_insert_input!]!', { objects: [{ no_such_column: 1 }] }],
+  ['$objects: [auto_playbook_insert_input!]!', { objects: [{ account_id: 'not-a-uuid' }] }],
+  ['$objects: [auto_playbook_insert_input!]!', { objects: ['a string'] }],
+  ['$objects: [auto_playbook_insert_input!]!', { objects: [[{ name: 'nested list' }]] }],
+  ['$objects: [auto_playbook_insert_input!]!', { objects: [{ trigger: { any: ['json', 1, null] } }] }],
+  ['$where: spends_bool_exp', { where: { _and: [{ amount: { _gt: 5 } }, { _or: [{ unit: { _eq: 'USD' } }] }] } }],
+  ['$where: spends_bool_exp', { where: { _not: { cloudAccountByCloudAccount: { status: { _in: ['a', 'b'] } } } } }],
+  ['$where: spends_bool_exp', { where: { amount: { _in: 5 } } }],
+  ['$where: spends_bool_exp', { where: { amount: { _gt: 'five' } } }],
+  ['$where: spends_bool_exp', { where: null }],
+  ['$where: spends_bool_exp', {}],
+  ['$where: spends_bool_exp', { where: { date: { _gte: '2026-01-01T00:00:00' } } }],
+  ['$order: [spends_order_by!]', { order: [{ date: 'desc', id: 'asc' }, { amount: 'asc_nulls_first' }] }],
+  ['$order: [spends_order_by!]', { order: { date: 'sideways' } }],
+  ['$limit: Int, $offset: Int!', { limit: 10, offset: 0 }],
+  ['$limit: Int, $offset: Int!', { limit: 1.5, offset: 0 }],
+  ['$limit: Int, $offset: Int!', { limit: 10 }],
+  ['$limit: Int = 5', {}],
+  ['$limit: Int = 5', { limit: null }],
+  ['$flag: Boolean, $name: String', { flag: 'true', name: 'x' }],
+  ['$name: String', { name: 5 }],
+  ['$id: uuid!', { id: ACCOUNT.toUpperCase() }],
+  ['$id: uuid!', { id: ACCOUNT }],
+  ['$tags: jsonb', { tags: { k: [1, { deep: true }] } }],
+  ['$set: spends_set_input', { set: { unit: 'EUR', amount: 2 } }],
+  ['$x: NoSuchType', { x: 1 }],
+  ['$x: spends', { x: {} }],
+];
+
+describe('coerced as graphql-js coerces them', () => {
+  test.each(CASES)('%s with %j', (definitions, inputs) => {
+    const schema = t.started.engine.schemaFor('admin').schema;
+    const op = parse(`query Q(${definitions}) { __typename }`).definitions[0] as OperationDefinitionNode;
+    const defs = op.variableDefinitions ?? [];
+    const ours = coerceVariables(schema, defs, inputs);
+    const theirs = getVariableValues(schema, defs, inputs);
+    // Only what getVariableValues refuses, and a variable left to its default, are left to it.
+    const fast = fastCoerce(schema, defs, inputs);
+    const defaulted = definitions.includes('=') && Object.keys(inputs).length === 0;
+    expect(fast === undefined).toBe(!!theirs.errors || defaulted);
+    if (theirs.errors) {
+      expect(ours.errors?.map((e) => e.message)).toEqual(theirs.errors.map((e) => e.message));
+    } else {
+      expect(ours.errors).toBeUndefined();
+      expect(ours.coerced).toEqual(theirs.coerced);
+      // The same keys in the same order, at every depth.
+      expect(JSON.stringify(ours.coerced)).toBe(JSON.stringify(theirs.coerced));
+    }
+  });
+});
+
+describe('through HTTP', () => {
+  const acme = DEMO.tenants.acme;
+  const session = as('tenant_admin', acme.id, acme.users.admin.id);
+
+  test('an insert of a list of input objects, keys in any order, read back with a where and an order as variables', async () => {
+    const unit = `coerce-${Date.now()}`;
+    const account = acme.cloudAccounts.aws;
+    const objects = [
+      { cloud_account: account, date: '2026-01-02', amount: 2, unit },
+      { unit, amount: 1, date: '2026-01-01', cloud_account: account },
+    ];
+    const ins = await t.gql(
+      'mutation ($objects: [spends_insert_input!]!) { insert_spends(objects: $objects) { affected_rows } }',
+      { objects },
+      session,
+    );
+    expect(ins.body).toEqual({ data: { insert_spends: { affected_rows: 2 } } });
+    const read = await t.gql(
+      'query ($where: spends_bool_exp, $order: [spends_order_by!]) { spends(where: $where, order_by: $order) { amount date } }',
+      { where: { unit: { _eq: unit } }, order: [{ date: 'asc' }] },
+      session,
+    );
+    expect(read.body).toEqual({
+      data: {
+        spends: [
+          { amount: 1, date: '2026-01-01T00:00:00' },
+          { amount: 2, date: '2026-01-02T00:00:00' },
+        ],
+      },
+    });
+  });
+
+  test('a variable of the wrong type is validation-failed, in graphql-js words', async () => {
+    const res = await t.gql('query ($where: spends_bool_exp) { spends(where: $where) { id } }', {
+      where: { amount: { _gt: 'five' } },
+    });
+    expect(res.body.errors[0].extensions.code).toBe('validation-failed');
+    expect(res.body.errors[0].message).toMatch(/^Variable "\$where" got invalid value "five" at "where.amount._gt"/);
+  });
+});
