@@ -175,6 +175,44 @@ describe('an object relationship onto a key is a LEFT JOIN', () => {
   });
 });
 
+describe('ordering through an object relationship onto a key joins it too', () => {
+  test("authors by their country's name, then by id; no country last", async () => {
+    const { data, routes } = await answerAndRoutes(
+      '{ authors(order_by: [{country: {name: desc}}, {id: asc}]) { name } }',
+      'countries',
+    );
+    expect(data).toEqual({
+      authors: [
+        // desc puts NULLs first (as Hasura: desc is desc_nulls_first).
+        { name: 'eve evans' },
+        { name: 'Bob Brown' },
+        { name: 'Carol Chen' },
+        { name: 'Alice Archer' },
+        { name: 'Dan Dubois' },
+      ],
+    });
+    expect(joined(routes)).toBe(true);
+  });
+
+  test('through two relationships, with a filter the role puts on the target', async () => {
+    const { data, routes } = await answerAndRoutes(
+      '{ books(order_by: [{author: {country: {code: asc}}}, {title: asc}], limit: 4) { title } }',
+      'countries',
+      viewer,
+    );
+    // The viewer does not see France: Dan Dubois's book sorts as if he had no country (NULLs last).
+    expect(data).toEqual({
+      books: [
+        { title: 'Second Thoughts' },
+        { title: 'The First Light' },
+        { title: 'Third Time' },
+        { title: 'Bright Nights' },
+      ],
+    });
+    expect(joined(routes)).toBe(true);
+  });
+});
+
 describe('an object relationship onto columns that are no key stays a subquery', () => {
   test('each country once, with one of its authors or null', async () => {
     const { data, routes } = await answerAndRoutes(

@@ -69,6 +69,11 @@ function toOneRow(rel: Relationship): boolean {
   return rel.target.constraints.some((k) => k.columns.length > 0 && k.columns.every((c) => mapped.has(c)));
 }
 
+/** The condition that joins `target` (the relationship's table, permission filter included) to `alias`. */
+function joinOn(rel: Relationship, where: BoolExp, alias: string, target: string, w: SqlWriter): string {
+  return `${joinCondition(rel, alias, target)}${where.kind === 'true' ? '' : ` AND ${boolExpSql(where, target, w)}`}`;
+}
+
 /**
  * An object relationship's JSON, or NULL. Where at most one row can match, the target is LEFT JOINed
  * to the row (PostgreSQL may hash it, as hand-written SQL does, instead of running a subquery per
@@ -76,7 +81,7 @@ function toOneRow(rel: Relationship): boolean {
  */
 function objectJson(f: Extract<Field, { kind: 'object' }>, alias: string, w: SqlWriter, joins: string[]): string {
   const t = w.alias();
-  const on = `${joinCondition(f.rel, alias, t)}${f.where.kind === 'true' ? '' : ` AND ${boolExpSql(f.where, t, w)}`}`;
+  const on = joinOn(f.rel, f.where, alias, t, w);
   if (toOneRow(f.rel)) {
     joins.push(` LEFT JOIN ${tableName(f.rel.target)} AS ${t} ON ${on}`);
     // The join columns of a matched row are never NULL (they were equal to something).
@@ -116,14 +121,25 @@ const DIRECTION_SQL: Record<string, string> = {
   desc_nulls_last: 'DESC NULLS LAST',
 };
 
-/** The value a row is sorted by: a column, a column through object relationships, or an aggregate. */
-function orderValue(target: OrderTarget, alias: string, w: SqlWriter): string {
+/**
+ * The value a row is sorted by: a column, a column through object relationships, or an aggregate. An
+ * object relationship onto a key is LEFT JOINed (`joins`, for the row's FROM), as in the row's JSON.
+ */
+function orderValue(target: OrderTarget, alias: string, w: SqlWriter, joins: string[]): string {
   if (target.kind === 'column') return col(alias, target.column);
   const t = w.alias();
-  const from = `FROM ${tableName(target.rel.target)} AS ${t} WHERE ${joinCondition(target.rel, alias, t)} AND ${boolExpSql(target.where, t, w)}`;
-  if (target.kind === 'object') return `(SELECT ${orderValue(target.next, t, w)} ${from} LIMIT 1)`;
+  const where = joinOn(target.rel, target.where, alias, t, w);
+  if (target.kind === 'object' && toOneRow(target.rel)) {
+    joins.push(` LEFT JOIN ${tableName(target.rel.target)} AS ${t} ON ${where}`);
+    return orderValue(target.next, t, w, joins);
+  }
+  if (target.kind === 'object') {
+    const inner: string[] = [];
+    const value = orderValue(target.next, t, w, inner);
+    return `(SELECT ${value} FROM ${tableName(target.rel.target)} AS ${t}${inner.join('')} WHERE ${where} LIMIT 1)`;
+  }
   const value = target.fn === 'count' ? 'count(*)' : `${target.fn}(${col(t, target.column!)})`;
-  return `(SELECT ${value} ${from})`;
+  return `(SELECT ${value} FROM ${tableName(target.rel.target)} AS ${t} WHERE ${where})`;
 }
 
 /** The relation a RowSource reads: a tracked table, or a native query as a subquery. */
@@ -146,6 +162,7 @@ function baseRows(rows: RowSource, alias: string, w: SqlWriter, join?: string, c
   const extra: string[] = [];
   const inner: string[] = [];
   const outer: string[] = [];
+  const joins: string[] = [];
   rows.orderBy.forEach((o: OrderItem, i) => {
     const dir = DIRECTION_SQL[o.direction];
     if (o.target.kind === 'column') {
@@ -153,7 +170,7 @@ function baseRows(rows: RowSource, alias: string, w: SqlWriter, join?: string, c
       outer.push(`${col(alias, o.target.column)} ${dir}`);
     } else {
       // Computed once, in the select list; ORDER BY may name an output column.
-      extra.push(`${orderValue(o.target, alias, w)} AS "__o${i}"`);
+      extra.push(`${orderValue(o.target, alias, w, joins)} AS "__o${i}"`);
       inner.push(`"__o${i}" ${dir}`);
       outer.push(`${alias}."__o${i}" ${dir}`);
     }
@@ -162,7 +179,7 @@ function baseRows(rows: RowSource, alias: string, w: SqlWriter, join?: string, c
     ? `DISTINCT ON (${rows.distinctOn.map((c) => col(alias, c)).join(', ')}) `
     : '';
   const where = [join, boolExpSql(rows.where, alias, w)].filter(Boolean).join(' AND ');
-  let sql = `SELECT ${distinct}${alias}.*${extra.map((e) => `, ${e}`).join('')} FROM ${relationSql(rows, w)} AS ${alias} WHERE ${where}`;
+  let sql = `SELECT ${distinct}${alias}.*${extra.map((e) => `, ${e}`).join('')} FROM ${relationSql(rows, w)} AS ${alias}${joins.join('')} WHERE ${where}`;
   if (inner.length) sql += ` ORDER BY ${inner.join(', ')}`;
   const limit = rows.limit ? w.bind(rows.limit) : undefined;
   const maxRows = capped ? rows.maxRows : undefined;
