@@ -142,6 +142,7 @@ const settings = {
     : WORKLOADS.filter(defaultWorkload).map((w) => w.name),
   cpuProfDir: env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : undefined,
   diagnose: /^(1|true|yes|on)$/i.test(env.BENCH_DIAGNOSE ?? ''),
+  engineNodeFlags: (env.BENCH_ENGINE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean),
 };
 
 type Target = 'engine' | 'floor' | 'engine.run';
@@ -634,7 +635,7 @@ async function startServers(scratch: Scratch, selected: Workload[], spendRows?: 
       string
     >;
   const profArgs = settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [];
-  const engine = forkChild('engine-server.js', [...profArgs, '--expose-gc']);
+  const engine = forkChild('engine-server.js', [...settings.engineNodeFlags, ...profArgs, '--expose-gc']);
   scratch.children.push(engine);
   const started = await engine.call<EngineStarted>('start', {
     databaseUrl,
