@@ -48,7 +48,7 @@ export const SORT_ORDERS: Record<string, string> = {
 export interface BuiltQuery extends Statement {
   /** The statement, for `query`; `text` and `params` are its rendering. */
   fragment: Sql;
-  /** The returned columns, in the order of the statement's c0, c1, ... */
+  /** The returned columns, in the order of the statement's JSON array `r` (c0, c1, ... inside). */
   columns: string[];
 }
 
@@ -254,8 +254,9 @@ function groupBy(groups: Resolved[] | undefined): Sql {
 
 /**
  * The statement: the returned columns (c0, c1, ...) and the requested order keys (o0, ...) of the
- * ordered, limited rows in a subquery, and only then each returned column as JSON text, so that
- * to_json runs for the rows returned, not for every row the ORDER BY reads. The outer ORDER BY
+ * ordered, limited rows in a subquery, and only then each row as the JSON text of an array of its
+ * columns (`r`), so that the JSON is made for the rows returned, not for every row the ORDER BY
+ * reads, and the client reads one value a row. The outer ORDER BY
  * repeats the inner one over its output columns (the same values, a few rows) because the order of
  * a subquery's rows is not one SQL promises to keep.
  */
@@ -273,10 +274,10 @@ function pagedJson(columns: Resolved[], requested: OrderKey[], rows: Sql, page: 
     ...requested.map((k, i) => ({ sql: sql`q.${o[i]}`, dir: k.dir })),
     ...tieBreakers(c.map((x) => sql`q.${x}`)),
   ];
-  return sql`SELECT ${sql.join(
-    c.map((x) => sql`to_json(q.${x})::text AS ${x}`),
+  return sql`SELECT json_build_array(${sql.join(
+    c.map((x) => sql`q.${x}`),
     ', ',
-  )} FROM (SELECT ${sql.join(inner, ', ')} ${rows}${orderBy(innerOrder)}${page}) AS q${orderBy(outerOrder)}`;
+  )})::text AS r FROM (SELECT ${sql.join(inner, ', ')} ${rows}${orderBy(innerOrder)}${page}) AS q${orderBy(outerOrder)}`;
 }
 
 /** ` ORDER BY ...`, or nothing without keys. */
@@ -289,14 +290,14 @@ function orderBy(keys: OrderKey[]): Sql {
     : EMPTY;
 }
 
-/** The rows of a built query, as objects of the returned columns. */
+/** The rows of a built query, as objects of the returned columns (an SQL null is null). */
 export function rowsOf(built: BuiltQuery, rows: Record<string, unknown>[]): Record<string, unknown>[] {
-  return rows.map((row) =>
-    Object.fromEntries(
-      built.columns.map((name, i) => {
-        const text = row[`c${i}`];
-        return [name, text === null || text === undefined ? null : JSON.parse(String(text))];
-      }),
-    ),
-  );
+  const names = built.columns;
+  if (!names.length) return rows.map(() => ({}));
+  return rows.map((row) => {
+    const values = JSON.parse(String(row.r)) as unknown[];
+    const out: Record<string, unknown> = {};
+    for (let i = 0; i < names.length; i++) out[names[i]] = values[i];
+    return out;
+  });
 }
