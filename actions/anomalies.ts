@@ -2,7 +2,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { ActionContext } from './context';
 import { analyticOperation } from './analytics/operation';
 import { buildQuery, rowsOf, type AnalyticRequest } from './analytics/builder';
-import { whereOf, type Dataset, type Field } from './analytics/dataset';
+import { whereOf, type Dataset, type Field, uuidText } from './analytics/dataset';
 import { selectedRowFields } from './analytics/selection';
 import { query, tenantOf } from './api';
 
@@ -14,14 +14,14 @@ import { query, tenantOf } from './api';
  */
 
 const fields: Record<string, Field> = {
-  account_id: { sql: 'a.account_id::text', type: 'string' },
+  account_id: uuidText('a.account_id'),
   anomaly_type: { sql: 'a.anomaly_type', type: 'string' },
-  config_id: { sql: 'a.config_id::text', type: 'string' },
+  config_id: uuidText('a.config_id'),
   // A number, sorted as one; String! in the API, which serialises it as its text.
   current_value: { sql: 'a.current_value', type: 'float' },
   // The reference statistics (jsonb), as JSON text.
   evaluated_at: { sql: 'a.evaluated_at', type: 'datetime' },
-  id: { sql: 'a.id::text', type: 'string' },
+  id: uuidText('a.id'),
   is_anomaly: { sql: 'a.is_anomaly', type: 'boolean' },
   name: { sql: 'a.name', type: 'string' },
   // namespace is String! in the API: an anomaly outside any namespace has ''.

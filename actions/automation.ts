@@ -1,7 +1,7 @@
 import type { ActionContext } from './context';
 import { isTenantAccount, isUuid, query, refuseReadOnly, RequestError, sql, tenantOf, uuidArg, type Sql } from './api';
 import { analyticOperation } from './analytics/operation';
-import { jsonbWhere, type Dataset, type Field, type WhereField } from './analytics/dataset';
+import { jsonbWhere, type Dataset, type Field, type WhereField, uuidText } from './analytics/dataset';
 import { invalid, unknownName } from './analytics/errors';
 import { ACTIONABLE_RECOMMENDATION_STATUSES, recommendationOnWorkload } from './kubernetes';
 
@@ -15,11 +15,11 @@ import { ACTIONABLE_RECOMMENDATION_STATUSES, recommendationOnWorkload } from './
 const FROM = 'auto_playbook p LEFT JOIN users cu ON cu.id = p.created_by LEFT JOIN users uu ON uu.id = p.updated_by';
 
 const fields: Record<string, Field> = {
-  account_id: { sql: 'p.account_id::text', type: 'string' },
+  account_id: uuidText('p.account_id'),
   attributes: { sql: 'p.attributes::text', type: 'string' },
   created_at: { sql: 'p.created_at', type: 'datetime' },
   display_name: { sql: 'cu.display_name', type: 'string' },
-  id: { sql: 'p.id::text', type: 'string' },
+  id: uuidText('p.id'),
   last_executed_time: { sql: 'p.last_executed_time', type: 'datetime' },
   name: { sql: 'p.name', type: 'string' },
   // The kind of resource the playbook acts on, when its resource filter names one.
@@ -27,21 +27,21 @@ const fields: Record<string, Field> = {
   resource_filter: { sql: 'p.resource_filter::text', type: 'string' },
   status: { sql: 'p.status', type: 'string' },
   tasks: { sql: 'p.tasks::text', type: 'string' },
-  tenant_id: { sql: 'p.tenant_id::text', type: 'string', constant: true },
+  tenant_id: { ...uuidText('p.tenant_id'), constant: true },
   trigger: { sql: 'p.trigger::text', type: 'string' },
-  updated_by: { sql: 'p.updated_by::text', type: 'string' },
+  updated_by: uuidText('p.updated_by'),
   updated_user_displayname: { sql: 'uu.display_name', type: 'string' },
   updated_username: { sql: 'uu.username', type: 'string' },
   username: { sql: 'cu.username', type: 'string' },
 };
 
 const where: Record<string, WhereField> = {
-  account_id: { sql: 'p.account_id::text', type: 'string' },
-  id: { sql: 'p.id::text', type: 'string' },
+  account_id: uuidText('p.account_id'),
+  id: uuidText('p.id'),
   name: { sql: 'p.name', type: 'string' },
   resource_filter: jsonbWhere('p.resource_filter'),
   status: { sql: 'p.status', type: 'string' },
-  tenant_id: { sql: 'p.tenant_id::text', type: 'string' },
+  tenant_id: uuidText('p.tenant_id'),
   trigger: jsonbWhere('p.trigger'),
 };
 

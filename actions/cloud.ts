@@ -1,15 +1,15 @@
 import { analyticOperation } from './analytics/operation';
-import { whereOf, type Dataset, type Field } from './analytics/dataset';
+import { whereOf, type Dataset, type Field, uuidText } from './analytics/dataset';
 
 /** Cloud Infrastructure: resource metric samples, with their resource's region, service and type. */
 
 const metricFields: Record<string, Field> = {
-  account_id: { sql: 'm.cloud_account_id::text', type: 'string' },
+  account_id: uuidText('m.cloud_account_id'),
   metric: { sql: 'm.metric', type: 'string' },
   region_name: { sql: 'r.region', type: 'string' },
-  resource_id: { sql: 'm.cloud_resource_id::text', type: 'string' },
+  resource_id: uuidText('m.cloud_resource_id'),
   service_name: { sql: 'r.service_name', type: 'string' },
-  tenant_id: { sql: 'm.tenant_id::text', type: 'string', constant: true },
+  tenant_id: { ...uuidText('m.tenant_id'), constant: true },
   timestamp: { sql: 'm."timestamp"', type: 'datetime' },
 };
 

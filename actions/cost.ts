@@ -1,19 +1,19 @@
 import { analyticOperation } from './analytics/operation';
-import { whereOf, type Dataset, type Field } from './analytics/dataset';
+import { whereOf, type Dataset, type Field, uuidText } from './analytics/dataset';
 
 /** Cost Management: spend lines (spends) with their resource's region, service and type. */
 
 const SPEND_FROM = 'spends s LEFT JOIN cloud_resourses r ON r.id = s.cloud_resource_id AND r.tenant = s.tenant';
 
 const groupingFields: Record<string, Field> = {
-  account_id: { sql: 's.cloud_account::text', type: 'string' },
+  account_id: uuidText('s.cloud_account'),
   currency_type: { sql: 's.unit', type: 'string' },
-  resource_id: { sql: 's.cloud_resource_id::text', type: 'string' },
+  resource_id: uuidText('s.cloud_resource_id'),
   resource_region: { sql: 'r.region', type: 'string' },
   resource_service_name: { sql: 'r.service_name', type: 'string' },
   resource_type: { sql: 'r.type', type: 'string' },
   spend_date: { sql: 's.date', type: 'datetime' },
-  tenant_id: { sql: 's.tenant::text', type: 'string', constant: true },
+  tenant_id: { ...uuidText('s.tenant'), constant: true },
 };
 
 export const spendGroupings: Dataset = {
@@ -46,17 +46,17 @@ export const spendGroupings: Dataset = {
 
 const spendFields: Record<string, Field> = {
   amount: { sql: 's.amount', type: 'float' },
-  business_unit: { sql: 's.business_unit::text', type: 'string' },
-  cloud_account: { sql: 's.cloud_account::text', type: 'string' },
-  cloud_resource_id: { sql: 's.cloud_resource_id::text', type: 'string' },
+  business_unit: uuidText('s.business_unit'),
+  cloud_account: uuidText('s.cloud_account'),
+  cloud_resource_id: uuidText('s.cloud_resource_id'),
   date: { sql: 's.date', type: 'datetime' },
   exclude_aggregate: { sql: 'coalesce(s.exclude_aggregate, false)', type: 'boolean' },
-  id: { sql: 's.id::text', type: 'string' },
+  id: uuidText('s.id'),
   resource_region: { sql: 'r.region', type: 'string' },
   resource_service_name: { sql: 'r.service_name', type: 'string' },
   resource_type: { sql: 'r.type', type: 'string' },
   tags: { sql: 's.tags', type: 'json' },
-  tenant: { sql: 's.tenant::text', type: 'string' },
+  tenant: uuidText('s.tenant'),
   unit: { sql: 's.unit', type: 'string' },
 };
 

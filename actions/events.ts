@@ -2,7 +2,7 @@ import type { ActionContext } from './context';
 import { analyticOperation } from './analytics/operation';
 import { invalid, unknownName } from './analytics/errors';
 import { query, sql, tenantOf, uuidArg, type Sql } from './api';
-import { jsonbWhere, whereOf, type Dataset, type Field } from './analytics/dataset';
+import { jsonbWhere, whereOf, type Dataset, type Field, uuidText } from './analytics/dataset';
 
 /**
  * Events and Incidents. Each event row carries what its fingerprint's history says: when the
@@ -16,7 +16,7 @@ const EVENT_FROM = `(SELECT ev.*,
   FROM events ev) e`;
 
 const common: Record<string, Field> = {
-  account_id: { sql: 'e.cloud_account_id::text', type: 'string' },
+  account_id: uuidText('e.cloud_account_id'),
   aggregation_key: { sql: 'e.aggregation_key', type: 'string' },
   category: { sql: 'e.category', type: 'string' },
   cluster: { sql: 'e.cluster', type: 'string' },
@@ -30,10 +30,10 @@ const common: Record<string, Field> = {
   labels: { sql: 'e.labels::text', type: 'string' },
   nb_status: { sql: 'e.nb_status', type: 'string' },
   nb_status_changed_at: { sql: 'e.nb_status_changed_at', type: 'datetime' },
-  nb_status_changed_by: { sql: 'e.nb_status_changed_by::text', type: 'string' },
+  nb_status_changed_by: uuidText('e.nb_status_changed_by'),
   principal: { sql: 'e.principal', type: 'string' },
   priority: { sql: 'e.priority', type: 'string' },
-  resource_id: { sql: 'e.cloud_resource_id::text', type: 'string' },
+  resource_id: uuidText('e.cloud_resource_id'),
   score_confidence: { sql: 'e.score_confidence::float8', type: 'float' },
   score_factors: { sql: 'e.score_factors', type: 'json' },
   service_key: { sql: 'e.service_key', type: 'string' },
@@ -44,7 +44,7 @@ const common: Record<string, Field> = {
   subject_node: { sql: 'e.subject_node', type: 'string' },
   subject_owner: { sql: 'e.subject_owner', type: 'string' },
   subject_type: { sql: 'e.subject_type', type: 'string' },
-  tenant_id: { sql: 'e.tenant::text', type: 'string', constant: true },
+  tenant_id: { ...uuidText('e.tenant'), constant: true },
   title: { sql: 'e.title', type: 'string' },
 };
 
@@ -77,7 +77,7 @@ const commonWhere = [
 const extraWhere = {
   ends_at: { sql: 'e.ends_at', type: 'datetime' as const },
   finding_id: { sql: 'e.finding_id', type: 'string' as const },
-  id: { sql: 'e.id::text', type: 'string' as const },
+  id: uuidText('e.id'),
   labels: jsonbWhere('e.labels'),
   starts_at: { sql: 'e.starts_at', type: 'datetime' as const },
 };
@@ -143,7 +143,7 @@ const eventFields: Record<string, Field> = {
   evidences: { sql: 'e.evidences::text', type: 'string' },
   failure: { sql: 'e.failure', type: 'string' },
   finding_id: { sql: 'e.finding_id', type: 'string' },
-  id: { sql: 'e.id::text', type: 'string' },
+  id: uuidText('e.id'),
   // Pull requests are linked from the labels that the remediation workflows set.
   pr_title: { sql: `(e.labels ->> 'pr_title')`, type: 'string' },
   pr_url: { sql: `(e.labels ->> 'pr_url')`, type: 'string' },

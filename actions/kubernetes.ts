@@ -1,7 +1,7 @@
 import type { ActionContext } from './context';
 import { analyticOperation } from './analytics/operation';
 import { sql, tenantOf, type Sql } from './api';
-import { jsonbWhere, whereOf, type Dataset, type Field } from './analytics/dataset';
+import { jsonbWhere, whereOf, type Dataset, type Field, uuidText } from './analytics/dataset';
 
 /**
  * Kubernetes: workloads, pods, namespaces and nodes of the clusters in cloud accounts. A workload's
@@ -11,14 +11,14 @@ import { jsonbWhere, whereOf, type Dataset, type Field } from './analytics/datas
 const WORKLOAD_FQDN = `(w.namespace || '/' || w.kind || '/' || w.name)`;
 
 const workloadCommon: Record<string, Field> = {
-  account_id: { sql: 'w.cloud_account_id::text', type: 'string' },
+  account_id: uuidText('w.cloud_account_id'),
   external_id: { sql: 'w.external_id', type: 'string' },
   is_active: { sql: 'w.is_active', type: 'boolean' },
   kind: { sql: 'w.kind', type: 'string' },
   name: { sql: 'w.name', type: 'string' },
   namespace: { sql: 'w.namespace', type: 'string' },
-  resource_id: { sql: 'w.cloud_resource_id::text', type: 'string' },
-  tenant_id: { sql: 'w.tenant_id::text', type: 'string', constant: true },
+  resource_id: uuidText('w.cloud_resource_id'),
+  tenant_id: { ...uuidText('w.tenant_id'), constant: true },
   workload_fqdn: { sql: WORKLOAD_FQDN, type: 'string' },
 };
 const workloadWhere = [
@@ -79,16 +79,16 @@ export const k8sWorkloads: Dataset = {
 };
 
 const podCommon: Record<string, Field> = {
-  account_id: { sql: 'p.cloud_account_id::text', type: 'string' },
+  account_id: uuidText('p.cloud_account_id'),
   external_id: { sql: 'p.external_id', type: 'string' },
   is_active: { sql: 'p.is_active', type: 'boolean' },
   name: { sql: 'p.name', type: 'string' },
   namespace: { sql: 'p.namespace', type: 'string' },
   node_name: { sql: 'p.node_name', type: 'string' },
   pod_fqdn: { sql: `(p.namespace || '/' || p.name)`, type: 'string' },
-  resource_id: { sql: 'p.cloud_resource_id::text', type: 'string' },
+  resource_id: uuidText('p.cloud_resource_id'),
   status: { sql: 'p.status', type: 'string' },
-  tenant_id: { sql: 'p.tenant_id::text', type: 'string', constant: true },
+  tenant_id: { ...uuidText('p.tenant_id'), constant: true },
   workload_name: { sql: 'p.workload_name', type: 'string' },
   workload_type: { sql: 'p.workload_type', type: 'string' },
 };
@@ -179,8 +179,8 @@ const countsIn = (table: string, key: string) => (tenant: Sql) =>
      WHERE t.tenant_id = ${tenant} AND t.cloud_account_id = ANY (array_agg(DISTINCT k.cloud_account_id)) GROUP BY t.${sql.ident(key)}) x)`;
 
 const clusterFields: Record<string, Field> = {
-  account_id: { sql: 'k.cloud_account_id::text', type: 'string' },
-  tenant_id: { sql: 'k.tenant_id::text', type: 'string', constant: true },
+  account_id: uuidText('k.cloud_account_id'),
+  tenant_id: { ...uuidText('k.tenant_id'), constant: true },
 };
 
 export const k8sClusterGroupings: Dataset = {
@@ -256,12 +256,12 @@ const EFFICIENCY = `((coalesce(${CPU_EFFICIENCY}, 0) + coalesce(${RAM_EFFICIENCY
   / NULLIF((${CPU_EFFICIENCY} IS NOT NULL)::int + (${RAM_EFFICIENCY} IS NOT NULL)::int, 0))`;
 
 const metricFields: Record<string, Field> = {
-  account_id: { sql: 'm.cloud_account_id::text', type: 'string' },
+  account_id: uuidText('m.cloud_account_id'),
   namespace_name: { sql: 'm.namespace', type: 'string' },
   node_name: { sql: 'm.node_name', type: 'string' },
   pod_fqdn: { sql: 'm.pod_fqdn', type: 'string' },
   pod_name: { sql: 'm.pod_name', type: 'string' },
-  tenant_id: { sql: 'm.tenant_id::text', type: 'string', constant: true },
+  tenant_id: { ...uuidText('m.tenant_id'), constant: true },
   timestamp: { sql: 'm."timestamp"', type: 'datetime' },
   workload_fqdn: { sql: 'm.workload_fqdn', type: 'string' },
   workload_name: { sql: 'm.workload_name', type: 'string' },
@@ -377,16 +377,16 @@ const MONITORING_FROM = (tenant: Sql) => sql`k8s_workloads w
   ) slo ON slo.cloud_account_id = w.cloud_account_id AND slo.namespace = w.namespace AND slo.workload = w.name`;
 
 const monitoringWhere = {
-  account_id: { sql: 'w.cloud_account_id::text', type: 'string' as const },
+  account_id: uuidText('w.cloud_account_id'),
   // A String in the API: the ISO text of the creation time (UTC), so _like '2026-01%' selects a month.
   creation_time: { sql: `to_char(w.creation_time, 'YYYY-MM-DD"T"HH24:MI:SS')`, type: 'string' as const },
   name: { sql: 'w.name', type: 'string' as const },
   namespace: { sql: 'w.namespace', type: 'string' as const },
-  tenant_id: { sql: 'w.tenant_id::text', type: 'string' as const },
+  tenant_id: uuidText('w.tenant_id'),
 };
 
 const monitoringFields: Record<string, Field> = {
-  account_id: { sql: 'w.cloud_account_id::text', type: 'string' },
+  account_id: uuidText('w.cloud_account_id'),
   account_name: { sql: 'a.account_name', type: 'string' },
   application_error_count: { sql: 'coalesce(le.n, 0)', type: 'int' },
   creation_time: { sql: monitoringWhere.creation_time.sql, type: 'string' },
@@ -398,7 +398,7 @@ const monitoringFields: Record<string, Field> = {
   ready_pods: { sql: 'w.ready_pods', type: 'int' },
   total_pods: { sql: 'w.total_pods', type: 'int' },
   total_slo_count: { sql: 'coalesce(slo.total, 0)', type: 'int' },
-  workload_id: { sql: 'w.id::text', type: 'string' },
+  workload_id: uuidText('w.id'),
 };
 
 export const k8sWorkloadMonitoring: Dataset = {
@@ -425,10 +425,10 @@ export const k8sWorkloadMonitoringRecommendations: Dataset = {
   filter: 'w.is_active',
   tenant: { sql: 'w.tenant_id', cast: 'uuid' },
   fields: {
-    account_id: { sql: 'w.cloud_account_id::text', type: 'string' },
+    account_id: uuidText('w.cloud_account_id'),
     namespace: { sql: 'w.namespace', type: 'string' },
     recommendation_count: { sql: 'r.n', type: 'int' },
-    tenant_id: { sql: 'w.tenant_id::text', type: 'string', constant: true },
+    tenant_id: { ...uuidText('w.tenant_id'), constant: true },
     workload_name: { sql: 'w.name', type: 'string' },
   },
   where: monitoringWhere,

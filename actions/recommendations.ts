@@ -1,21 +1,21 @@
 import { analyticOperation } from './analytics/operation';
-import { jsonbWhere, whereOf, type Dataset, type Field } from './analytics/dataset';
+import { jsonbWhere, whereOf, type Dataset, type Field, uuidText } from './analytics/dataset';
 
 /** Recommendations, with the name, type and service of the resource each is raised on. */
 
 const groupingFields: Record<string, Field> = {
-  account_id: { sql: 'rc.cloud_account_id::text', type: 'string' },
+  account_id: uuidText('rc.cloud_account_id'),
   account_object_id: { sql: 'rc.account_object_id', type: 'string' },
   category: { sql: 'rc.category', type: 'string' },
   resource_cloud_service: { sql: 'r.service_name', type: 'string' },
-  resource_id: { sql: 'rc.resource_id::text', type: 'string' },
+  resource_id: uuidText('rc.resource_id'),
   resource_k8s_namespace: { sql: `(rc.recommendation ->> 'namespace')`, type: 'string' },
   resource_name: { sql: 'r.name', type: 'string' },
   resource_type: { sql: 'r.type', type: 'string' },
   rule_name: { sql: 'rc.rule_name', type: 'string' },
   severity: { sql: 'rc.severity', type: 'string' },
   status: { sql: 'rc.status', type: 'string' },
-  tenant_id: { sql: 'rc.tenant_id::text', type: 'string', constant: true },
+  tenant_id: { ...uuidText('rc.tenant_id'), constant: true },
   timestamp: { sql: 'rc.created_at', type: 'datetime' },
 };
 
@@ -59,9 +59,9 @@ export const recommendation_groupings_v2 = analyticOperation(recommendationGroup
 
 /** Vulnerabilities in the images of Kubernetes workloads (recommendation_vulnerabilities). */
 const securityCommon: Record<string, Field> = {
-  account_id: { sql: 'v.cloud_account_id::text', type: 'string' },
+  account_id: uuidText('v.cloud_account_id'),
   created_at: { sql: 'v.created_at', type: 'datetime' },
-  id: { sql: 'v.id::text', type: 'string' },
+  id: uuidText('v.id'),
   image: { sql: 'v.image', type: 'string' },
   is_active: { sql: 'v.is_active', type: 'boolean' },
   namespace: { sql: 'v.namespace', type: 'string' },
@@ -69,7 +69,7 @@ const securityCommon: Record<string, Field> = {
   severity: { sql: 'v.severity', type: 'string' },
   severity_weight: { sql: 'v.severity_weight', type: 'int' },
   status: { sql: 'v.status', type: 'string' },
-  tenant_id: { sql: 'v.tenant_id::text', type: 'string', constant: true },
+  tenant_id: { ...uuidText('v.tenant_id'), constant: true },
   vulnerability_id: { sql: 'v.vulnerability_id', type: 'string' },
   workload_name: { sql: 'v.workload_name', type: 'string' },
   workload_type: { sql: 'v.workload_type', type: 'string' },
@@ -124,7 +124,7 @@ export const recommendation_security_v2 = analyticOperation(recommendationSecuri
  * `namespace`, `container`); the message falls back to the description.
  */
 const missconfigFields: Record<string, Field> = {
-  account_id: { sql: 'rc.cloud_account_id::text', type: 'string' },
+  account_id: uuidText('rc.cloud_account_id'),
   account_object_id: { sql: 'rc.account_object_id', type: 'string' },
   category: { sql: 'rc.category', type: 'string' },
   created_at: { sql: 'rc.created_at', type: 'datetime' },
@@ -135,14 +135,14 @@ const missconfigFields: Record<string, Field> = {
     sql: `coalesce(rc.recommendation ->> 'message', rc.recommendation ->> 'description')`,
     type: 'string',
   },
-  resource_id: { sql: 'rc.resource_id::text', type: 'string' },
+  resource_id: uuidText('rc.resource_id'),
   resource_k8s_container: { sql: `(rc.recommendation ->> 'container')`, type: 'string' },
   resource_k8s_namespace: { sql: `(rc.recommendation ->> 'namespace')`, type: 'string' },
   resource_name: { sql: 'r.name', type: 'string' },
   resource_type: { sql: 'r.type', type: 'string' },
   rule_name: { sql: 'rc.rule_name', type: 'string' },
   status: { sql: 'rc.status', type: 'string' },
-  tenant_id: { sql: 'rc.tenant_id::text', type: 'string', constant: true },
+  tenant_id: { ...uuidText('rc.tenant_id'), constant: true },
   updated_at: { sql: 'rc.updated_at', type: 'datetime' },
 };
 const MISSCONFIG_FROM = `recommendation rc LEFT JOIN cloud_resourses r ON r.id = rc.resource_id AND r.tenant = rc.tenant_id`;
@@ -186,15 +186,15 @@ export const recommendation_missconfig_v2 = analyticOperation(recommendationMiss
 
 /** CIS benchmark rule results per account (recommendation_security_cis). */
 const cisFields: Record<string, Field> = {
-  account_id: { sql: 'c.cloud_account_id::text', type: 'string' },
-  id: { sql: 'c.id::text', type: 'string' },
+  account_id: uuidText('c.cloud_account_id'),
+  id: uuidText('c.id'),
   rule_description: { sql: 'c.rule_description', type: 'string' },
   rule_id: { sql: 'c.rule_id', type: 'string' },
   rule_name: { sql: 'c.rule_name', type: 'string' },
   severity: { sql: 'c.severity', type: 'string' },
   severity_weight: { sql: 'c.severity_weight', type: 'int' },
   status: { sql: 'c.status', type: 'string' },
-  tenant_id: { sql: 'c.tenant_id::text', type: 'string', constant: true },
+  tenant_id: { ...uuidText('c.tenant_id'), constant: true },
   updated_at: { sql: 'c.updated_at', type: 'datetime' },
 };
 

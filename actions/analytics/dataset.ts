@@ -33,6 +33,8 @@ export interface Field {
    * any groups, without it having to be in group_by.
    */
   constant?: boolean;
+  /** For `<column>::text` of a uuid column (uuidText): the bare column, for where's equality filters. */
+  uuid?: string;
 }
 
 export interface WhereField {
@@ -43,6 +45,11 @@ export interface WhereField {
    * compare its text, `_contains` is jsonb containment and `_has_key` tests a top-level key.
    */
   jsonb?: string;
+  /**
+   * For a string where field that is the text of a uuid column (`sql` is `<uuid>::text`): the bare
+   * column. `_eq`, `_neq`, `_in` and `_not_in` then compare it as a uuid, which its indexes serve.
+   */
+  uuid?: string;
 }
 
 export interface Dataset {
@@ -79,10 +86,17 @@ export function whereOf(
     if (!f) throw new Error(`where field ${n} is not a row field`);
     if (f.type === 'json') throw new Error(`where field ${n} is json: declare it in extra with jsonb`);
     if (typeof f.sql !== 'string') throw new Error(`where field ${n} compares with the tenant: declare it in extra`);
-    out[n] = { sql: f.sql, type: f.type };
+    out[n] = f.uuid ? { sql: f.sql, type: f.type, uuid: f.uuid } : { sql: f.sql, type: f.type };
   }
   return { ...out, ...extra };
 }
 
 /** A string where field over a jsonb expression. */
 export const jsonbWhere = (sql: string): WhereField => ({ sql: `(${sql})::text`, type: 'string', jsonb: sql });
+
+/** A string row field that is the text of the uuid column `column` (where's equality filters compare the column). */
+export const uuidText = (column: string): Field & WhereField => ({
+  sql: `${column}::text`,
+  type: 'string',
+  uuid: column,
+});

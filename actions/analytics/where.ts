@@ -102,6 +102,7 @@ function operatorConditions(o: Operand, op: string, v: unknown, at: string): Sql
   const { type } = o.field;
   if (!OPERATORS[type].includes(op)) throw unknownName(`operator for ${o.name} (${type})`, op, OPERATORS[type], at);
   if (v === null || v === undefined) return [];
+  if (o.field.uuid && UUID_OPS.includes(op)) return [uuidCondition(o, o.field.uuid, op, v, at)];
   if (COMPARE[op]) return [sql`${o.sql} ${sql.text(COMPARE[op])} ${boundValue(type, v, at)}`];
   if (COMPARE_F[op]) return [sql`${o.sql} ${sql.text(COMPARE_F[op])} ${otherField(o, v, at, comparable(type))}`];
   if (LIKE[op]) return [sql`${o.sql} ${sql.text(LIKE[op])} ${boundValue(type, v, at)}`];
@@ -112,6 +113,32 @@ function operatorConditions(o: Operand, op: string, v: unknown, at: string): Sql
   if (op === '_has_key') return [hasKey(o, v, at)];
   if (op === '_between') return between(o, v, at);
   return [];
+}
+
+const UUID_OPS = ['_eq', '_neq', '_in', '_not_in'];
+/** The text form of a uuid: PostgreSQL writes every uuid this way (lowercase, hyphenated), no other text is one's. */
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * `_eq`, `_neq`, `_in`, `_not_in` on the text of a uuid column, as a comparison of the bare column
+ * (which its indexes serve) with the same meaning as comparing the text: a value that is not the
+ * text form of a uuid (invalid, uppercase, braced...) equals no row's text, so it is left out
+ * rather than cast, and bad input never becomes a database error. (Such a condition is FALSE where
+ * the text comparison was NULL for a null column; `_not` reads both as false, so rows are the same.)
+ */
+function uuidCondition(o: Operand, column: string, op: string, v: unknown, at: string): Sql {
+  const list = op === '_in' || op === '_not_in';
+  if (list && !Array.isArray(v)) throw invalid(`${op} takes a list`, at);
+  const values = (list ? (v as unknown[]) : [v]).map((x, i) => {
+    boundValue('string', x, list ? `${at}[${i}]` : at);
+    return x as string;
+  });
+  const items = values.filter((x) => UUID_TEXT.test(x)).map((x) => sql`${x}::uuid`);
+  const col = sql.text(column);
+  const positive = op === '_eq' || op === '_in';
+  if (!items.length) return values.length && !positive ? sql`${col} IS NOT NULL` : positive ? FALSE : TRUE;
+  if (!list) return sql`${col} ${sql.text(positive ? '=' : '<>')} ${items[0]}`;
+  return sql`${col} ${sql.text(positive ? 'IN' : 'NOT IN')} (${sql.join(items, ', ')})`;
 }
 
 const comparable = (type: WhereType): WhereType[] => (type === 'float' || type === 'int' ? ['float', 'int'] : [type]);

@@ -98,6 +98,16 @@ const linesJson = (
      'severity', l.severity, 'message', l.message, 'labels', l.labels) ORDER BY l.ts DESC, l.id DESC), '[]')::text FROM ${from} l)`;
 
 /**
+ * The selector's conditions as one the planner rates as matching half the lines (its default for a
+ * boolean expression it has no statistics for), which is this window's bet. Left to themselves, a
+ * label containment and a line filter are rated at a few lines in thousands; the planner then expects
+ * to read the whole window before `limit` lines match, and sorts it (a one-hour window of 9,400 lines:
+ * 11 ms) where walking logs_account_ts_id_idx newest first stops at the limit (3 ms). Same meaning:
+ * in a WHERE, false and null both drop the line.
+ */
+const often = (condition: Sql): Sql => sql`CASE WHEN ${condition} THEN true ELSE false END`;
+
+/**
  * First statement, one row: `owned` (the account is the tenant's: folded in to save a round trip),
  * `lines` (JSON text, newest first) of the selector over the RECENT_WINDOW newest lines, and
  * `complete`: whether they are the answer (`limit` found, or the window held every line of the
@@ -108,7 +118,7 @@ export function recentLines(q: StoreQuery): Sql {
   return sql`WITH recent AS (
   SELECT id, ts, severity, message, labels
     FROM (SELECT id, ts, severity, message, labels FROM logs WHERE ${and(b.scope)} ${NEWEST} LIMIT ${WINDOW}) r
-   WHERE ${and(b.selector)}
+   WHERE ${often(and(b.selector))}
    ${NEWEST} LIMIT ${b.limit})
 SELECT EXISTS (SELECT 1 FROM cloud_accounts a WHERE a.id = ${q.account}::uuid AND a.tenant = ${q.tenant}::uuid) AS owned,
   CASE WHEN (SELECT count(*) FROM recent) >= ${b.limit} THEN true

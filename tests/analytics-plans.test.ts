@@ -1,0 +1,151 @@
+import { buildQuery, rowsOf, type AnalyticRequest } from '../actions/analytics/builder';
+import { spends } from '../actions/cost';
+import { k8sWorkloads } from '../actions/kubernetes';
+import { DEMO } from '../demo/demo-data';
+import { backendName } from './support/database';
+import { as, startTestServer, type TestServer } from './support/server';
+
+/**
+ * What the analytic builder does for speed, with answers unchanged (issue 20):
+ * - equality filters on the text of a uuid column (account_id, cloud_account, ...) compare the bare
+ *   column, so its indexes serve them, with the meaning of the text comparison kept for any value,
+ *   a malformed one included (no rows, never a database error);
+ * - rows are ordered and limited before they become JSON text.
+ * Answers are checked through HTTP against SQL written here with the text comparison; plans are read
+ * with EXPLAIN (no timing).
+ */
+const acme = DEMO.tenants.acme;
+const AWS = acme.cloudAccounts.aws;
+const readonly = as('tenant_admin_readonly', acme.id, acme.users.readonly.id);
+
+type Row = Record<string, unknown>;
+
+describe(`analytic statements' plans and uuid filters on ${backendName}`, () => {
+  let server: TestServer;
+  const sql = (text: string, params: (string | null)[] = [acme.id]) => server.started.db.query(text, params);
+  /** The ids of spends_v2's rows for a where (GraphQL literal), newest first; fails on any error. */
+  const spendIds = async (where: string): Promise<string[]> => {
+    const res = await server.gql(
+      `{ spends_v2(where: ${where}, order_by: [{column: "date", order: desc}, {column: "id"}]) { rows { id } } }`,
+      {},
+      readonly,
+    );
+    if (res.body.errors) throw new Error(JSON.stringify(res.body.errors));
+    return (res.body.data.spends_v2.rows as Row[]).map((r) => String(r.id));
+  };
+  /** The same rows by the text comparison the builder used to write: `condition` over `t` (the account's text). */
+  const textIds = async (condition: string, params: (string | null)[]): Promise<string[]> =>
+    (
+      await sql(
+        `SELECT s.id::text AS id FROM spends s, LATERAL (SELECT s.cloud_account::text AS t) x
+          WHERE s.tenant = $1::uuid AND coalesce((${condition}), false) ORDER BY s.date DESC, s.id::text LIMIT 10000`,
+        [acme.id, ...params],
+      )
+    ).map((r) => String(r.id));
+
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  const BAD = 'not-a-uuid';
+  /** A spend line's id with hex letters in it, and its uppercase form (the account ids of the demo are all digits). */
+  let lettered: string;
+  let UPPER: string;
+  beforeAll(async () => {
+    const [row] = await sql(
+      `SELECT s.id::text AS id FROM spends s WHERE s.tenant = $1::uuid AND s.id::text ~ '[a-f]' ORDER BY s.id LIMIT 1`,
+    );
+    lettered = String(row.id);
+    UPPER = lettered.toUpperCase();
+  });
+
+  test('_eq on a uuid field: the canonical text matches, uppercase and malformed values match nothing, no error', async () => {
+    const aws = await spendIds(`{cloud_account: {_eq: "${AWS}"}}`);
+    expect(aws.length).toBeGreaterThan(0);
+    expect(aws).toEqual(await textIds('x.t = $2', [AWS]));
+    expect(await spendIds(`{id: {_eq: "${lettered}"}}`)).toEqual([lettered]);
+    // The text of a uuid is lowercase: the uppercase form never equalled it, and still does not.
+    expect(UPPER).not.toBe(lettered);
+    expect(await spendIds(`{id: {_eq: "${UPPER}"}}`)).toEqual([]);
+    expect(await spendIds(`{cloud_account: {_eq: "${BAD}"}}`)).toEqual([]);
+    expect(await spendIds(`{cloud_account: {_eq: "{${AWS}}"}}`)).toEqual([]);
+  });
+
+  test('_neq, _in, _not_in and _not with malformed values: the rows of the text comparison', async () => {
+    const cases: [string, string, (string | null)[]][] = [
+      [`{cloud_account: {_neq: "${BAD}"}}`, 'x.t <> $2', [BAD]],
+      [`{cloud_account: {_neq: "${AWS}"}}`, 'x.t <> $2', [AWS]],
+      [`{cloud_account: {_in: ["${AWS}", "${BAD}", "${UPPER}"]}}`, 'x.t IN ($2, $3, $4)', [AWS, BAD, UPPER]],
+      [`{cloud_account: {_in: ["${BAD}"]}}`, 'x.t IN ($2)', [BAD]],
+      [`{cloud_account: {_not_in: ["${AWS}", "${BAD}"]}}`, 'x.t NOT IN ($2, $3)', [AWS, BAD]],
+      [`{cloud_account: {_not_in: ["${BAD}"]}}`, 'x.t NOT IN ($2)', [BAD]],
+      [`{_not: {cloud_account: {_eq: "${BAD}"}}}`, 'NOT coalesce(x.t = $2, false)', [BAD]],
+      [
+        `{_or: [{cloud_account: {_eq: "${BAD}"}}, {cloud_account: {_eq: "${AWS}"}}]}`,
+        'x.t = $2 OR x.t = $3',
+        [BAD, AWS],
+      ],
+    ];
+    for (const [where, condition, params] of cases) {
+      const got = await spendIds(where);
+      expect({ where, rows: got }).toEqual({ where, rows: await textIds(condition, params) });
+    }
+  });
+
+  test('other operators on a uuid field keep comparing its text', async () => {
+    const prefix = AWS.slice(0, 8);
+    expect(await spendIds(`{cloud_account: {_like: "${prefix}%"}}`)).toEqual(
+      await textIds('x.t LIKE $2', [`${prefix}%`]),
+    );
+    expect(await spendIds(`{cloud_account: {_ilike: "${prefix.toUpperCase()}%"}}`)).toEqual(
+      await textIds('x.t ILIKE $2', [`${prefix.toUpperCase()}%`]),
+    );
+  });
+
+  test('a non-string value on a uuid field is still refused as a request error', async () => {
+    const res = await server.gql(`{ spends_v2(where: {cloud_account: {_eq: 5}}) { rows { id } } }`, {}, readonly);
+    expect(res.body.errors?.[0]?.message).toMatch(/String cannot represent/);
+    expect(() => buildQuery(spends, { where: { cloud_account: { _in: [AWS, 5] } } }, acme.id)).toThrow(
+      /expected a string at \$\.where\.cloud_account\._in\[1\]/,
+    );
+  });
+
+  /** The plan of a built statement (values inline), with sequential scans discouraged so that a usable index shows. */
+  const planOf = async (req: AnalyticRequest): Promise<string> => {
+    const built = buildQuery(spends, req, acme.id);
+    return server.started.db.transaction(async (tx) => {
+      await tx.exec('SET LOCAL enable_seqscan = off');
+      const lines = await tx.query(`EXPLAIN ${built.text}`, built.params, { prepare: false });
+      return lines.map((l) => String(l['QUERY PLAN'])).join('\n');
+    });
+  };
+
+  test("an account filter is answered through the account's index; a malformed value never reaches the database", async () => {
+    const plan = await planOf({ where: { cloud_account: { _eq: AWS } }, limit: 20 });
+    expect(plan).toMatch(/spends_cloud_account_date_idx/);
+    const built = buildQuery(spends, { where: { cloud_account: { _eq: BAD } } }, acme.id);
+    expect(built.params).not.toContain(BAD);
+  });
+
+  test('ordered, limited rows are the same as ordering all rows; JSON text only for those returned', async () => {
+    const req: AnalyticRequest = {
+      where: { is_active: { _eq: true } },
+      order_by: [{ column: 'kind', order: 'desc' }],
+      limit: 7,
+      offset: 3,
+    };
+    const built = buildQuery(k8sWorkloads, req, acme.id, ['name', 'namespace', 'total_pods']);
+    const got = rowsOf(built, await server.started.db.query(built.text, built.params));
+    const expected = await sql(
+      `SELECT name, namespace, total_pods FROM k8s_workloads WHERE tenant_id = $1::uuid AND is_active
+        ORDER BY kind DESC, name NULLS LAST, namespace NULLS LAST, total_pods NULLS LAST LIMIT 7 OFFSET 3`,
+    );
+    expect(got).toEqual(
+      expected.map((e) => ({ ...e, total_pods: e.total_pods === null ? null : Number(e.total_pods) })),
+    );
+    // The JSON is made only in the outer select, over the subquery's (ordered, limited) rows.
+    expect(built.text).toMatch(/^SELECT json_build_array\(q\.c0, q\.c1, q\.c2\)::text AS r FROM \(SELECT /);
+    expect(built.text.slice(built.text.indexOf('FROM (SELECT'))).not.toMatch(/json/);
+  });
+});
