@@ -1,4 +1,4 @@
-import { buildQuery, rowsOf, type AnalyticRequest } from '../actions/analytics/builder';
+import { buildQuery, roundedLimit, rowsOf, type AnalyticRequest } from '../actions/analytics/builder';
 import { spends } from '../actions/cost';
 import { k8sWorkloads } from '../actions/kubernetes';
 import { DEMO } from '../demo/demo-data';
@@ -147,5 +147,24 @@ describe(`analytic statements' plans and uuid filters on ${backendName}`, () => 
     // The JSON is made only in the outer select, over the subquery's (ordered, limited) rows.
     expect(built.text).toMatch(/^SELECT json_build_array\(q\.c0, q\.c1, q\.c2\)::text AS r FROM \(SELECT /);
     expect(built.text.slice(built.text.indexOf('FROM (SELECT'))).not.toMatch(/json/);
+  });
+  test('limits are written into the text rounded up to a power of two: few statements, exact answers', async () => {
+    const texts = new Set<string>();
+    for (const limit of [5, 6, 7, 8]) {
+      const req: AnalyticRequest = { order_by: [{ column: 'kind', order: 'desc' }], limit, offset: 2 };
+      const built = buildQuery(k8sWorkloads, req, acme.id, ['name']);
+      texts.add(built.text);
+      const got = rowsOf(built, await server.started.db.query(built.text, built.params));
+      const expected = await sql(
+        `SELECT name FROM k8s_workloads WHERE tenant_id = $1::uuid ORDER BY kind DESC, name NULLS LAST LIMIT ${limit} OFFSET 2`,
+      );
+      expect(got).toEqual(expected);
+    }
+    // Two forms: 5, 6 and 7 (LIMIT 8 in the subquery, the exact limit bound outside it) and 8 itself.
+    expect(texts.size).toBe(2);
+    expect(roundedLimit(0)).toBe(0);
+    expect(roundedLimit(1)).toBe(1);
+    expect(roundedLimit(100)).toBe(128);
+    expect(roundedLimit(9000)).toBe(10000);
   });
 });

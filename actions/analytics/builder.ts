@@ -226,8 +226,15 @@ function orderOf(
   return { keys, ordered: keys.length > 0 };
 }
 
-/** ` LIMIT n[ OFFSET m]`, checked. */
-function pageOf(req: AnalyticRequest, ordered: boolean): Sql {
+/**
+ * The page, checked: `inner` cuts the ordered rows (` LIMIT n[ OFFSET m]`), `outer` the rows it gave
+ * to the exact limit. The inner limit is written into the text, rounded up to a power of two (or
+ * MAX_ROWS): bound, it left a generic plan guessing that 10% of the rows are read, and that plan then
+ * preferred reading them in order through an index (a fast start) to a hash aggregate or a top-N
+ * sort, up to 2x slower. Rounded, a statement has at most 15 forms, whatever limits clients send (each
+ * form is a prepared statement on every connection). Offsets, one per page, stay bound.
+ */
+function pageOf(req: AnalyticRequest, ordered: boolean): { inner: Sql; outer: Sql } {
   const limit = req.limit ?? MAX_ROWS;
   if (!Number.isInteger(limit) || limit < 0 || limit > MAX_ROWS)
     throw invalid(`limit must be an integer from 0 to ${MAX_ROWS}`, '$.limit');
@@ -235,12 +242,15 @@ function pageOf(req: AnalyticRequest, ordered: boolean): Sql {
   if (!Number.isInteger(offset) || offset < 0) throw invalid('offset must be a non-negative integer', '$.offset');
   if (req.offset !== null && req.offset !== undefined && !ordered)
     throw invalid('"offset" can only be used together with "order_by"', '$.offset');
-  // The limit is written into the text (an integer checked above, so safe): bound, it leaves a
-  // generic plan guessing that 10% of the rows are read, and that plan then prefers reading them in
-  // order through an index (a fast start) to a hash aggregate or a top-N sort, up to 2x slower.
-  // A few limits are used, so a few statements; offsets, one per page, stay bound.
-  const text = sql.text(` LIMIT ${limit}`);
-  return offset ? sql`${text} OFFSET ${offset}::bigint` : text;
+  const rounded = sql.text(` LIMIT ${roundedLimit(limit)}`);
+  const inner = offset ? sql`${rounded} OFFSET ${offset}::bigint` : rounded;
+  return { inner, outer: limit === roundedLimit(limit) ? EMPTY : sql` LIMIT ${limit}::bigint` };
+}
+
+/** The smallest power of two at least `limit`, at most MAX_ROWS (0 stays 0). */
+export function roundedLimit(limit: number): number {
+  if (limit <= 1) return limit;
+  return Math.min(MAX_ROWS, 2 ** Math.ceil(Math.log2(limit)));
 }
 
 /** ` GROUP BY ...`, or nothing without groups. */
@@ -260,8 +270,9 @@ function groupBy(groups: Resolved[] | undefined): Sql {
  * repeats the inner one over its output columns (the same values, a few rows) because the order of
  * a subquery's rows is not one SQL promises to keep.
  */
-function pagedJson(columns: Resolved[], requested: OrderKey[], rows: Sql, page: Sql): Sql {
-  if (!columns.length) return sql`SELECT NULL AS c ${rows}${orderBy(requested)}${page}`;
+function pagedJson(columns: Resolved[], requested: OrderKey[], rows: Sql, page: { inner: Sql; outer: Sql }): Sql {
+  if (!columns.length)
+    return sql`SELECT NULL AS c FROM (SELECT 1 AS one ${rows}${orderBy(requested)}${page.inner}) AS q${page.outer}`;
   const c = columns.map((_, i) => sql.text(`c${i}`));
   const o = requested.map((_, i) => sql.text(`o${i}`));
   const inner = [
@@ -277,7 +288,7 @@ function pagedJson(columns: Resolved[], requested: OrderKey[], rows: Sql, page: 
   return sql`SELECT json_build_array(${sql.join(
     c.map((x) => sql`q.${x}`),
     ', ',
-  )})::text AS r FROM (SELECT ${sql.join(inner, ', ')} ${rows}${orderBy(innerOrder)}${page}) AS q${orderBy(outerOrder)}`;
+  )})::text AS r FROM (SELECT ${sql.join(inner, ', ')} ${rows}${orderBy(innerOrder)}${page.inner}) AS q${orderBy(outerOrder)}${page.outer}`;
 }
 
 /** ` ORDER BY ...`, or nothing without keys. */
