@@ -182,6 +182,27 @@ const freePort = () =>
     });
   });
 
+/** The Node.js flags before a `node ...` command's script: the heap's bounds (README "Memory"). */
+const nodeFlags = (words) => {
+  const end = words.findIndex((w, i) => i > 0 && !w.startsWith('--'));
+  return words.slice(1, end < 0 ? words.length : end).join(' ');
+};
+
+/** The image runs the engine with the flags `npm start` gives it (package.json), CMD and start script alike. */
+function sameNodeFlags(stage) {
+  const wanted = nodeFlags(
+    JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).scripts.start.split(/\s+/),
+  );
+  const imagePkg = JSON.parse(fs.readFileSync(path.join(stage.root, stage.workdir, 'package.json'), 'utf8'));
+  for (const [what, words] of [
+    ['CMD', stage.cmd],
+    ["the image's start script", imagePkg.scripts.start.split(/\s+/)],
+  ]) {
+    if (nodeFlags(words) !== wanted)
+      fail(`${what} runs node with "${nodeFlags(words)}", npm start with "${wanted}": give them the same flags`);
+  }
+}
+
 /** What the image is before it starts: maintained Node, not root, data in a volume, no compiler. */
 function staticChecks(stage, instructions, env) {
   for (const from of instructions.filter((i) => i.op === 'FROM')) {
@@ -195,6 +216,7 @@ function staticChecks(stage, instructions, env) {
   if (!stage.user || stage.user === 'root' || stage.user === '0') fail('the image runs as root: add USER');
   if (!stage.cmd) fail('no CMD');
   if (!stage.health) fail('no HEALTHCHECK');
+  sameNodeFlags(stage);
   const dataDir = stage.env.DATA_DIR;
   if (!dataDir || !stage.volumes.some((v) => dataDir === v || dataDir.startsWith(`${v}/`)))
     fail(`DATA_DIR (${dataDir}) is not inside a VOLUME (${stage.volumes.join(', ') || 'none'})`);
@@ -203,7 +225,7 @@ function staticChecks(stage, instructions, env) {
   if (fs.existsSync(path.join(app, 'node_modules', 'typescript')))
     fail('the image keeps its devDependencies (typescript)');
   say(
-    `static checks passed: ${stage.image}, USER ${stage.user}, VOLUME ${stage.volumes.join(' ')}, HEALTHCHECK, no devDependencies`,
+    `static checks passed: ${stage.image}, USER ${stage.user}, VOLUME ${stage.volumes.join(' ')}, HEALTHCHECK, no devDependencies, node ${nodeFlags(stage.cmd)}`,
   );
 }
 

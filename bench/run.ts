@@ -51,6 +51,8 @@
  * BENCH_DIAGNOSE=1 (also load `Engine.run` behind a bare node:http route, without Hono, to split
  * the engine's overhead into HTTP layer and engine), BENCH_CPU_PROF (a folder: the engine and floor
  * processes write V8 CPU profiles there when they stop; summarise with dist/bench/profile-top.js),
+ * BENCH_ENGINE_NODE_FLAGS (the engine process's Node.js flags; default those of `npm start`, '' for
+ * V8's defaults: bench/engine-flags.ts),
  * BENCH_SCALE (0; N > 0 adds the generated demo data of scale N, about 100,000 × N spend lines, through
  * COPY before loading, sets BENCH_EXTRA_SPEND_DAYS' default to 0, and selects by default the
  * large-data workloads spend_by_service and spend_by_day: spend_groupings_v2 against hand-written
@@ -83,6 +85,7 @@ import { cpuMicros, perRequest } from './cpu';
 import { bearer } from './soak';
 import type { PlanCheck } from './plans';
 import { sampleRss, type RssPeak } from './rss';
+import { engineNodeFlags } from './engine-flags';
 
 const env = process.env;
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -142,7 +145,7 @@ const settings = {
     : WORKLOADS.filter(defaultWorkload).map((w) => w.name),
   cpuProfDir: env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : undefined,
   diagnose: /^(1|true|yes|on)$/i.test(env.BENCH_DIAGNOSE ?? ''),
-  engineNodeFlags: (env.BENCH_ENGINE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean),
+  engineNodeFlags: engineNodeFlags(env),
 };
 
 type Target = 'engine' | 'floor' | 'engine.run';

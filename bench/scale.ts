@@ -35,6 +35,7 @@ import { createOwnCluster, createReplica, type OwnCluster } from '../tests/suppo
 import type { EngineStart, EngineStarted } from './engine-server';
 import { cpuMicros, perRequest } from './cpu';
 import { forkChild, type Child } from './ipc';
+import { engineNodeFlags } from './engine-flags';
 import type { LoadResult, LoadRun } from './load';
 import { requestBody, sessionHeaders, WORKLOADS, type Workload } from './workloads';
 
@@ -98,7 +99,7 @@ interface Parts {
  * first one (no replicas) migrates and seeds, and adds the extra spend lines, which must be added once.
  */
 async function startEngine(parts: Parts, primary: OwnCluster, replicas: OwnCluster[]): Promise<Engine> {
-  const child = forkChild('engine-server.js');
+  const child = forkChild('engine-server.js', engineNodeFlags());
   const engine = { child, port: 0 };
   parts.engines.push(engine);
   const env: Record<string, string> = { METRICS_TOKEN, NEXTAUTH_SECRET: SESSION_SECRET };

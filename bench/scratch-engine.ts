@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import type { EngineStart, EngineStarted } from './engine-server';
 import { forkChild, type Child } from './ipc';
+import { engineNodeFlags } from './engine-flags';
 
 /** An engine in a child process on a scratch database of its own, as the benches that load one use it. */
 export interface ScratchEngine {
@@ -24,7 +25,7 @@ export async function withScratchEngine(
   const admin = postgres(baseUrl, { max: 1, onnotice: () => undefined });
   const dbName = `bench_${randomBytes(6).toString('hex')}`;
   await admin.unsafe(`CREATE DATABASE ${dbName}`);
-  const engine = forkChild('engine-server.js', opts.execArgv);
+  const engine = forkChild('engine-server.js', [...engineNodeFlags(), ...(opts.execArgv ?? [])]);
   try {
     const u = new URL(baseUrl);
     u.pathname = `/${dbName}`;
