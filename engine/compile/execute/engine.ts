@@ -748,18 +748,24 @@ export class Engine {
   ): Promise<string | undefined> {
     budget.checkTime();
     const params = bindParams(lone.params, vars, session);
-    const out = await budget.answer(lone.text, async (allowed) => {
+    let checkRefused = false;
+    const run = budget.answer(lone.text, async (allowed) => {
       try {
         const [row] = await this.query(this.db, lone.text, [...params, String(allowed)], budget);
         const value = (row.out as string | null) ?? 'null';
         return { row: value, bytes: Buffer.byteLength(value) };
       } catch (err) {
         const refusal = loneRefusal(err);
-        if (refusal === 'check') return { row: undefined, bytes: 0 };
+        checkRefused = refusal === 'check';
         // Counted as it would have been, so that the budget tells too large from busy.
-        if (refusal !== undefined) return { row: 'null', bytes: refusal };
+        if (typeof refusal === 'number') return { row: 'null', bytes: refusal };
+        // Thrown, so that the budget neither counts nor remembers an answer that was not given.
         throw err;
       }
+    });
+    const out = await run.catch((err: unknown) => {
+      if (checkRefused) return undefined;
+      throw err;
     });
     return out === undefined ? undefined : `${JSON.stringify(alias)}:${out}`;
   }
