@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { jwtVerify } from 'jose';
-import postgres from 'postgres';
+import type postgres from 'postgres';
+import { postgresJs } from '../engine/core/db/postgres';
 import { HASURA_CLAIMS } from '../engine/serve/auth/jwt';
 import type { CompiledWorkload } from './engine-server';
 import { serveCalls } from './ipc';
@@ -75,7 +76,9 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 serveCalls({
   async start(p: FloorStart): Promise<{ port: number }> {
-    const db = postgres(p.databaseUrl, {
+    // postgres.js as the engine loads it, with its connection queue (engine/core/db/connection-queue.ts):
+    // the floor is to differ from the engine only by what the engine adds.
+    const db = postgresJs()(p.databaseUrl, {
       max: p.poolSize,
       prepare: true,
       onnotice: () => undefined,

@@ -2,6 +2,7 @@ import type postgres from 'postgres';
 import type { Database, Param, Queryable, QueryOptions, Row } from './database';
 import { isConnectionFailure } from './faults';
 import { onFirstUse } from '../on-first-use';
+import { replacePostgresJsQueue } from './connection-queue';
 
 /**
  * The engine binds every parameter as text and casts it in SQL. postgres.js would otherwise serialise
@@ -59,8 +60,15 @@ export interface PostgresOptions {
 const LISTEN_THROUGH_POOLER =
   'LISTEN does not work through a pooler in transaction mode (DATABASE_POOLER=transaction); set DATABASE_LISTEN_URL to a direct URL of the primary';
 
-/** postgres.js, loaded when DATABASE_URL is set: the embedded default never needs it. */
-const postgresJs = onFirstUse<typeof postgres>('postgres');
+/**
+ * postgres.js, loaded when DATABASE_URL is set: the embedded default never needs it. Its connection
+ * queue is ours (connection-queue.ts): its own grows without end under steady load.
+ */
+const loadPostgresJs = onFirstUse<typeof postgres>('postgres');
+export const postgresJs = (): typeof postgres => {
+  replacePostgresJsQueue();
+  return loadPostgresJs();
+};
 
 function openSql(url: string, opts: PostgresOptions, max: number): postgres.Sql {
   const connection: Record<string, string | number> = { application_name: 'graphql-engine' };
