@@ -11,7 +11,7 @@ import { keepConnections } from '../engine/serve/http/keep-alive';
 import { compile } from '../engine/compile/execute/compile';
 import { bindParams } from '../engine/compile/execute/params';
 import { startEngine, type Started } from '../engine/main';
-import postgres from 'postgres';
+import { postgresJs } from '../engine/core/db/postgres';
 import { buildQuery } from '../actions/analytics/builder';
 import type { Dataset } from '../actions/analytics/dataset';
 import * as anomalyActions from '../actions/anomalies';
@@ -274,7 +274,7 @@ async function explainGeneric(s: Started, text: string, params: (string | null)[
  * autovacuum would leave it.
  */
 async function seedLogLines(databaseUrl: string, n: number): Promise<string> {
-  const raw = postgres(databaseUrl, {
+  const raw = postgresJs()(databaseUrl, {
     max: 1,
     onnotice: () => undefined,
     connection: { statement_timeout: 0, application_name: 'bench-seed' },
@@ -338,7 +338,7 @@ function statementsToCheck(s: Started, names: string[]): StatementToCheck[] {
  * construction), then VACUUM (ANALYZE). A line of progress per batch.
  */
 async function seedSizeSpends(databaseUrl: string, rows: number): Promise<string> {
-  const raw = postgres(databaseUrl, {
+  const raw = postgresJs()(databaseUrl, {
     max: 1,
     onnotice: () => undefined,
     connection: { statement_timeout: 0, application_name: 'bench-seed' },
@@ -414,7 +414,7 @@ serveCalls({
     if (p.extraSpendDays > 0) await started.db.exec(extraSpendsSql(p.extraSpendDays));
     let seeded: string | undefined;
     if (p.scale > 0) {
-      const raw = postgres(p.databaseUrl, {
+      const raw = postgresJs()(p.databaseUrl, {
         max: 1,
         onnotice: () => undefined,
         connection: { statement_timeout: 0, application_name: 'bench-seed' },

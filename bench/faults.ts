@@ -16,7 +16,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
-import postgres from 'postgres';
+import { postgresJs } from '../engine/core/db/postgres';
 import { createTokenFor } from '../engine/cli/admin';
 import { loadConfig } from '../engine/core/config';
 import { connectDatabase } from '../engine/core/db/connect';
@@ -158,7 +158,7 @@ async function outage(engine: Engine, cluster: OwnCluster): Promise<string[]> {
 
 /** A lock on spends held for `holdMs`: statements on spends wait on it until their statement timeout. */
 async function lockSpends(url: string, holdMs: number): Promise<{ released: Promise<void> }> {
-  const sql = postgres(url, { max: 1, onnotice: () => undefined });
+  const sql = postgresJs()(url, { max: 1, onnotice: () => undefined });
   let locked: () => void = () => undefined;
   const isLocked = new Promise<void>((r) => (locked = r));
   const held = sql

@@ -68,7 +68,8 @@
 import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import postgres from 'postgres';
+import type postgres from 'postgres';
+import { postgresJs } from '../engine/core/db/postgres';
 import type { EngineStart, EngineStarted, Explained } from './engine-server';
 import type { FloorStart } from './floor-server';
 import { runFaults } from './faults';
@@ -545,7 +546,7 @@ interface Scratch {
 }
 
 function scratchDatabase(): Scratch {
-  const admin = postgres(settings.baseUrl, { max: 1, onnotice: () => undefined });
+  const admin = postgresJs()(settings.baseUrl, { max: 1, onnotice: () => undefined });
   const dbName = `bench_${randomBytes(6).toString('hex')}`;
   const children: Child[] = [];
   let created = false;
@@ -674,7 +675,7 @@ async function startServers(scratch: Scratch, selected: Workload[], spendRows?: 
   const base = `http://127.0.0.1:${started.port}`;
   const jwt = selected.some((w) => w.jwt) ? await bearer(databaseUrl, base) : '';
   const jwtHeaders = { 'content-type': 'application/json', authorization: `Bearer ${jwt}` };
-  const db = postgres(databaseUrl, { max: 1, onnotice: () => undefined });
+  const db = postgresJs()(databaseUrl, { max: 1, onnotice: () => undefined });
   const headersOf = (w: Workload) => (w.jwt ? jwtHeaders : headers);
   const plans = () => planCount(base, metricsToken);
   return { engine, floor, load, started, db, headersOf, urlOf, plans };

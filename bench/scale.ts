@@ -30,7 +30,7 @@ import { randomBytes } from 'node:crypto';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import type { AddressInfo } from 'node:net';
-import postgres from 'postgres';
+import { postgresJs } from '../engine/core/db/postgres';
 import { createOwnCluster, createReplica, type OwnCluster } from '../tests/support/own-cluster';
 import type { EngineStart, EngineStarted } from './engine-server';
 import { cpuMicros, perRequest } from './cpu';
@@ -168,7 +168,7 @@ async function startProxy(ports: number[]): Promise<http.Server> {
 
 /** Waits until every replica has replayed all the primary has written so far. */
 async function waitForReplay(primary: OwnCluster, replicas: OwnCluster[]): Promise<void> {
-  const sql = (c: OwnCluster) => postgres(c.url, { max: 1, onnotice: () => undefined });
+  const sql = (c: OwnCluster) => postgresJs()(c.url, { max: 1, onnotice: () => undefined });
   const p = sql(primary);
   try {
     const [{ lsn }] = await p`SELECT pg_current_wal_lsn()::text AS lsn`;
@@ -285,7 +285,7 @@ async function measure(load: Child, setUp: SetUp, workloads: Workload[]): Promis
 async function commits(clusters: OwnCluster[]): Promise<number[]> {
   return Promise.all(
     clusters.map(async (c) => {
-      const sql = postgres(c.url, { max: 1, onnotice: () => undefined });
+      const sql = postgresJs()(c.url, { max: 1, onnotice: () => undefined });
       try {
         const [{ n }] = await sql`SELECT xact_commit::float8 AS n FROM pg_stat_database WHERE datname = 'postgres'`;
         return Number(n);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import postgres from 'postgres';
+import { postgresJs } from '../engine/core/db/postgres';
 import type { EngineStart, EngineStarted } from './engine-server';
 import { forkChild, type Child } from './ipc';
 import { engineNodeFlags } from './engine-flags';
@@ -22,7 +22,7 @@ export async function withScratchEngine(
   opts: { extraSpendDays: number; env?: Record<string, string>; execArgv?: string[] },
   fn: (s: ScratchEngine) => Promise<number>,
 ): Promise<number> {
-  const admin = postgres(baseUrl, { max: 1, onnotice: () => undefined });
+  const admin = postgresJs()(baseUrl, { max: 1, onnotice: () => undefined });
   const dbName = `bench_${randomBytes(6).toString('hex')}`;
   await admin.unsafe(`CREATE DATABASE ${dbName}`);
   const engine = forkChild('engine-server.js', [...engineNodeFlags(), ...(opts.execArgv ?? [])]);

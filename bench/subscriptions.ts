@@ -11,7 +11,8 @@
  * and CPU. Settings: BENCH_DATABASE_URL or DATABASE_URL, LIVE_QUERIES_REFETCH_INTERVAL_MS (1000).
  */
 import * as fs from 'node:fs';
-import postgres from 'postgres';
+import type postgres from 'postgres';
+import { postgresJs } from '../engine/core/db/postgres';
 import WebSocket from 'ws';
 import { DEMO } from '../demo/demo-data';
 import { type Child } from './ipc';
@@ -170,7 +171,7 @@ export async function runSubscriptions(baseUrl: string): Promise<number> {
     baseUrl,
     { extraSpendDays: 30, env },
     async ({ engine, started, databaseUrl, adminSecret }) => {
-      const db = postgres(databaseUrl, { max: 1, onnotice: () => undefined });
+      const db = postgresJs()(databaseUrl, { max: 1, onnotice: () => undefined });
       try {
         log(`subscribing ${SUBSCRIBERS} over ${CONNECTIONS} connections`);
         return await measure(engine, started.port, adminSecret, db);
