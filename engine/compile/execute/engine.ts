@@ -632,10 +632,13 @@ export class Engine {
     reader: Queryable,
   ) {
     const rows: Record<string, unknown>[] = [];
-    for (const [i, query] of plan.queries.entries()) {
+    for (let i = 0; i < plan.queries.length; i++) {
+      const query = plan.queries[i];
       const bound = bindParams(query.params, vars, session);
       const row = await budget.answer(query.text, async (allowed) => {
-        const [r] = await this.query(reader, query.text, [...bound, String(allowed)], budget);
+        // Its last placeholder is the bytes its answer may have.
+        bound.push(String(allowed));
+        const r = (await this.query(reader, query.text, bound, budget))[0];
         return { row: r, bytes: Number(r.__bytes) };
       });
       budget.checkTime();
@@ -655,14 +658,17 @@ export class Engine {
     reader: Queryable,
     safeMethod = false,
   ): Promise<EngineResponse> {
-    const role = this.schemaFor(session.role);
-    const ctx = safeMethod ? this.safeActionContext(session) : this.actionContext(session);
-    const [rows, other] = await Promise.all([
-      this.runStatements(plan, vars, session, budget, reader),
-      plan.graphql
-        ? this.runGraphql(plan.graphql, role, vars, ctx, budget.record)
-        : Promise.resolve({} as Record<string, unknown>),
-    ]);
+    let rows: Record<string, unknown>[];
+    let other: Record<string, unknown> = {};
+    if (!plan.graphql) rows = await this.runStatements(plan, vars, session, budget, reader);
+    else {
+      const role = this.schemaFor(session.role);
+      const ctx = safeMethod ? this.safeActionContext(session) : this.actionContext(session);
+      [rows, other] = await Promise.all([
+        this.runStatements(plan, vars, session, budget, reader),
+        this.runGraphql(plan.graphql, role, vars, ctx, budget.record),
+      ]);
+    }
     budget.checkTime();
     const parts = plan.fields.map((f) => {
       let value: string;

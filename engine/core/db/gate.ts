@@ -95,8 +95,19 @@ export class Gate {
     return { inUse: this.running, waiting: this.waiting.length, size: this.permits };
   }
 
-  async run<T>(fn: () => Promise<T>, lane?: string): Promise<T> {
-    const light = await this.enter(lane);
+  run<T>(fn: () => Promise<T>, lane?: string): Promise<T> {
+    const light = this.isLight(lane);
+    // No waiter can start now (leave() starts every one that can), so a caller that may start
+    // passes no one who was first; and pipelining never passes a waiter. Started at once, without
+    // waiting a turn of the event loop for a promise that is already settled.
+    if (this.mayStart(lane, light, this.waiting.length === 0)) {
+      this.admit(light);
+      return this.runAdmitted(fn, lane, light);
+    }
+    return this.wait(lane).then((startedLight) => this.runAdmitted(fn, lane, startedLight));
+  }
+
+  private async runAdmitted<T>(fn: () => Promise<T>, lane: string | undefined, light: boolean): Promise<T> {
     const started = performance.now();
     let ok = false;
     try {
@@ -137,15 +148,8 @@ export class Gate {
     return pipelining && light && this.heavy === 0 && this.running < this.pipelined;
   }
 
-  /** Resolves once the caller may run; true when it was let in as a light (pipelinable) statement. */
-  private enter(lane: string | undefined): Promise<boolean> {
-    const light = this.isLight(lane);
-    // No waiter can start now (leave() starts every one that can), so a caller that may start
-    // passes no one who was first; and pipelining never passes a waiter.
-    if (this.mayStart(lane, light, this.waiting.length === 0)) {
-      this.admit(light);
-      return Promise.resolve(light);
-    }
+  /** Waits for a turn; resolves true when let in as a light (pipelinable) statement. */
+  private wait(lane: string | undefined): Promise<boolean> {
     return new Promise((resolve, reject) => {
       const entry: Waiter = {
         lane,

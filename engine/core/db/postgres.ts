@@ -90,6 +90,10 @@ function openSql(url: string, opts: PostgresOptions, max: number): postgres.Sql 
   });
 }
 
+// postgres.js's options of a statement: the same two objects for every statement.
+const PREPARE = { prepare: true };
+const DO_NOT_PREPARE = { prepare: false };
+
 /** PostgreSQL 15+ through postgres.js: a pool, prepared statements (unless turned off), parameters as text. */
 export function connectPostgres(url: string, opts: PostgresOptions): Database {
   surviveDroppedTypeFetch();
@@ -104,7 +108,11 @@ export function connectPostgres(url: string, opts: PostgresOptions): Database {
   };
   const wrap = (q: postgres.Sql | postgres.TransactionSql): Queryable => ({
     async query(text: string, params: readonly Param[] = [], options: QueryOptions = {}): Promise<Row[]> {
-      const pending = q.unsafe(text, params as Param[], { prepare: prepared && (options.prepare ?? true) });
+      const pending = q.unsafe(
+        text,
+        params as Param[],
+        prepared && options.prepare !== false ? PREPARE : DO_NOT_PREPARE,
+      );
       const signal = options.signal;
       if (!signal) return (await pending) as unknown as Row[];
       // Cancelling an already finished query is harmless; a cancelled one fails with 57014.
