@@ -160,6 +160,12 @@ describe(`request limits on ${backendName}`, () => {
       expect(countRows('[]', shape).rows).toBe(0);
       expect(countRows('null', shape).rows).toBe(0);
       expect(countRows('{"kids" : [{}, {}, {}]}', { list: false, children: shape.children }).rows).toBe(3);
+      // A string that ends in escaped backslashes ends at its quote; one with an escaped quote does not.
+      const escapes = String.raw`[{"id":"a\\","kids":[1,2]},{"id":"b\\\"],\\","kids":[3]},{"kid":"\"kids\":[4]","kids":[]}]`;
+      expect(JSON.parse(escapes)).toHaveLength(3);
+      expect(countRows(escapes, shape).rows).toBe(6);
+      // A key that only begins like a counted one is not it.
+      expect(countRows('[{"kidsx":[1,2],"kid":[3]}]', shape).rows).toBe(1);
     });
 
     test('a jsonb value that looks like a list is not counted as rows', async () => {

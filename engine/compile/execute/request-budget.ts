@@ -237,40 +237,53 @@ export interface RowShape {
 
 const QUOTE = 34;
 const BACKSLASH = 92;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+const COMMA = 44;
 
-/** Index just past the JSON string starting at `i` (a quote). */
+/**
+ * Index just past the JSON string starting at `i` (a quote): the next quote not escaped, found with
+ * indexOf (a string's characters are most of a row's text, and indexOf passes them fastest).
+ */
 function skipString(text: string, i: number): number {
-  let j = i + 1;
-  while (j < text.length) {
-    const c = text.charCodeAt(j);
-    if (c === BACKSLASH) j += 2;
-    else if (c === QUOTE) return j + 1;
-    else j++;
+  let from = i + 1;
+  for (;;) {
+    const q = text.indexOf('"', from);
+    if (q < 0) return text.length;
+    // Escaped when an odd number of backslashes comes before it; the opening quote stops the walk.
+    let b = q - 1;
+    while (text.charCodeAt(b) === BACKSLASH) b--;
+    if ((q - 1 - b) % 2 === 0) return q + 1;
+    from = q + 1;
   }
-  return j;
 }
 
 const isSpace = (c: number): boolean => c === 32 || c === 10 || c === 13 || c === 9;
 
 /** Index just past the JSON value starting at `i`, however deeply nested, without recursion. */
 function skipValue(text: string, i: number): number {
-  const first = text[i];
-  if (first === '"') return skipString(text, i);
+  const first = text.charCodeAt(i);
+  if (first === QUOTE) return skipString(text, i);
   let j = i;
-  if (first !== '{' && first !== '[') {
+  if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
     // A number, true, false or null.
-    while (j < text.length && !',}]'.includes(text[j]) && !isSpace(text.charCodeAt(j))) j++;
+    for (; j < text.length; j++) {
+      const c = text.charCodeAt(j);
+      if (c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || isSpace(c)) break;
+    }
     return j;
   }
   let depth = 0;
   while (j < text.length) {
-    const c = text[j];
-    if (c === '"') {
+    const c = text.charCodeAt(j);
+    if (c === QUOTE) {
       j = skipString(text, j);
       continue;
     }
-    if (c === '{' || c === '[') depth++;
-    else if (c === '}' || c === ']') {
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
+    else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
       depth--;
       if (depth === 0) return j + 1;
     }
@@ -285,6 +298,12 @@ const skipSpace = (text: string, i: number): number => {
   return j;
 };
 
+/** The shape under the key (a JSON string) at `i`..`end`, compared in place: no key is copied out. */
+function childAt(text: string, i: number, end: number, children: Map<string, RowShape>): RowShape | undefined {
+  for (const [key, child] of children) if (key.length === end - i && text.startsWith(key, i)) return child;
+  return undefined;
+}
+
 /**
  * Rows in the JSON text of one field, as PostgreSQL wrote it, read without parsing it into objects:
  * the elements of each array the shape marks as a list of rows, at any depth the shape reaches. Parts
@@ -294,23 +313,24 @@ export function countRows(text: string, shape: RowShape, start = 0): { rows: num
   // A shape without rows (a by-primary-key field without lists under it) needs no reading at all.
   if (start === 0 && !shape.list && shape.children.size === 0) return { rows: 0, end: text.length };
   let i = skipSpace(text, start);
-  if (text[i] === '[' && shape.list) {
+  if (text.charCodeAt(i) === OPEN_BRACKET && shape.list) {
     let rows = 0;
+    const row = { list: false, children: shape.children };
     i = skipSpace(text, i + 1);
-    while (i < text.length && text[i] !== ']') {
-      const item = countRows(text, { list: false, children: shape.children }, i);
+    while (i < text.length && text.charCodeAt(i) !== CLOSE_BRACKET) {
+      const item = countRows(text, row, i);
       rows += 1 + item.rows;
       i = skipSpace(text, item.end);
-      if (text[i] === ',') i = skipSpace(text, i + 1);
+      if (text.charCodeAt(i) === COMMA) i = skipSpace(text, i + 1);
     }
     return { rows, end: i + 1 };
   }
-  if (text[i] !== '{' || shape.children.size === 0) return { rows: 0, end: skipValue(text, i) };
+  if (text.charCodeAt(i) !== OPEN_BRACE || shape.children.size === 0) return { rows: 0, end: skipValue(text, i) };
   let rows = 0;
   i = skipSpace(text, i + 1);
-  while (i < text.length && text[i] !== '}') {
+  while (i < text.length && text.charCodeAt(i) !== CLOSE_BRACE) {
     const keyEnd = skipString(text, i);
-    const child = shape.children.get(text.slice(i, keyEnd));
+    const child = childAt(text, i, keyEnd, shape.children);
     i = skipSpace(text, keyEnd);
     i = skipSpace(text, i + 1); // the colon
     if (child) {
@@ -319,7 +339,7 @@ export function countRows(text: string, shape: RowShape, start = 0): { rows: num
       i = inner.end;
     } else i = skipValue(text, i);
     i = skipSpace(text, i);
-    if (text[i] === ',') i = skipSpace(text, i + 1);
+    if (text.charCodeAt(i) === COMMA) i = skipSpace(text, i + 1);
   }
   return { rows, end: i + 1 };
 }
