@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { KeptCounter, KeptHistogram } from './kept-metrics';
 import type { ReadReplicas } from './db/database';
 
 /** Connections of a pool in use and callers waiting for one (core/db/gate.ts). */
@@ -18,42 +19,47 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
  */
 export class Metrics {
   readonly registry = new Registry();
-  private readonly requests: Counter<'operation_type' | 'outcome'>;
-  private readonly graphqlSeconds: Histogram<'operation_type'>;
-  private readonly httpSeconds: Histogram<'route' | 'method' | 'status'>;
-  private readonly planCache: Counter<'result'>;
+  // Counted on every request: kept by the engine (kept-metrics.ts).
+  private readonly requests: KeptCounter;
+  private readonly graphqlSeconds: KeptHistogram;
+  private readonly httpSeconds: KeptHistogram;
+  private readonly planCache: KeptCounter;
   private readonly dbErrors: Counter<'code'>;
   private readonly authFailures: Counter<'reason'>;
 
   constructor(pools: () => Record<string, PoolStats | undefined> = () => ({})) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.requests = new Counter({
-      name: 'graphql_requests_total',
-      help: 'GraphQL requests by operation type and outcome (ok, or the error code answered)',
-      labelNames: ['operation_type', 'outcome'],
-      registers,
-    });
-    this.graphqlSeconds = new Histogram({
-      name: 'graphql_request_duration_seconds',
-      help: 'Time to answer a GraphQL request, by operation type',
-      labelNames: ['operation_type'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.httpSeconds = new Histogram({
-      name: 'http_request_duration_seconds',
-      help: 'Time to answer an HTTP request, by route, method and status',
-      labelNames: ['route', 'method', 'status'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
-    this.planCache = new Counter({
-      name: 'graphql_plan_cache_total',
-      help: 'Plan cache look-ups: hit (a plan compiled before) or miss (parsed, validated and compiled)',
-      labelNames: ['result'],
-      registers,
-    });
+    this.requests = new KeptCounter(
+      {
+        name: 'graphql_requests_total',
+        help: 'GraphQL requests by operation type and outcome (ok, or the error code answered)',
+      },
+      this.registry,
+    );
+    this.graphqlSeconds = new KeptHistogram(
+      {
+        name: 'graphql_request_duration_seconds',
+        help: 'Time to answer a GraphQL request, by operation type',
+        buckets: LATENCY_BUCKETS,
+      },
+      this.registry,
+    );
+    this.httpSeconds = new KeptHistogram(
+      {
+        name: 'http_request_duration_seconds',
+        help: 'Time to answer an HTTP request, by route, method and status',
+        buckets: LATENCY_BUCKETS,
+      },
+      this.registry,
+    );
+    this.planCache = new KeptCounter(
+      {
+        name: 'graphql_plan_cache_total',
+        help: 'Plan cache look-ups: hit (a plan compiled before) or miss (parsed, validated and compiled)',
+      },
+      this.registry,
+    );
     this.dbErrors = new Counter({
       name: 'database_errors_total',
       help: 'Database errors by SQLSTATE (constraint and data errors included), and database-unavailable and busy',
@@ -69,25 +75,18 @@ export class Metrics {
     poolGauges(this.registry, pools);
   }
 
-  // prom-client finds a label set's series by hashing its labels (keys sorted, joined) at every call:
-  // the series of the per-request metrics are kept here by a plain key instead.
-  private readonly series = new Map<string, { inc(): void } | { observe(v: number): void }>();
-  private seriesOf<T extends { inc(): void } | { observe(v: number): void }>(key: string, make: () => T): T {
-    let s = this.series.get(key) as T | undefined;
-    if (!s) this.series.set(key, (s = make()));
-    return s;
-  }
-
   request(operationType: string, outcome: string, seconds: number): void {
-    this.seriesOf(`r ${operationType} ${outcome}`, () => this.requests.labels(operationType, outcome)).inc();
-    this.seriesOf(`g ${operationType}`, () => this.graphqlSeconds.labels(operationType)).observe(seconds);
+    const labels = () => ({ operation_type: operationType, outcome });
+    this.requests.series(`${operationType} ${outcome}`, labels).inc();
+    this.graphqlSeconds.series(operationType, () => ({ operation_type: operationType })).observe(seconds);
   }
   http(route: string, method: string, status: number, seconds: number): void {
-    const make = () => this.httpSeconds.labels({ route, method, status: String(status) });
-    this.seriesOf(`h ${route} ${method} ${status}`, make).observe(seconds);
+    const labels = () => ({ route, method, status: String(status) });
+    this.httpSeconds.series(`${route} ${method} ${status}`, labels).observe(seconds);
   }
   planCacheLookup(hit: boolean): void {
-    this.seriesOf(hit ? 'p hit' : 'p miss', () => this.planCache.labels(hit ? 'hit' : 'miss')).inc();
+    const result = hit ? 'hit' : 'miss';
+    this.planCache.series(result, () => ({ result })).inc();
   }
   databaseError(code: string): void {
     this.dbErrors.inc({ code });
