@@ -20,6 +20,7 @@ const DATABASE_INDEPENDENT = [
   'sign-in-providers-config',
   'request-context',
   'lru',
+  'kept-metrics',
   'admin-lock',
   'session-secret',
 ];
