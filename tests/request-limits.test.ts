@@ -33,8 +33,16 @@ describe(`request limits on ${backendName}`, () => {
   const gql = (query: string, variables?: Record<string, unknown>) => server.gql(query, variables, session);
   const batch = (ops: unknown[]) => server.post('/api/graphql', JSON.stringify(ops), AUTH);
 
+  /** The access lines' `rows`, and the statements compiled, in order. */
+  const rowsLogged: number[] = [];
+  const compiledSql: string[] = [];
+
   beforeAll(async () => {
     server = await startTestServer({
+      log: (entry) => {
+        if (entry.msg === 'request' && typeof entry.rows === 'number') rowsLogged.push(entry.rows);
+        if (entry.msg === 'compiled') compiledSql.push(...(entry.sql as string[]));
+      },
       env: {
         MAX_NODES: '40',
         MAX_ALIASES: '6',
@@ -124,6 +132,38 @@ describe(`request limits on ${backendName}`, () => {
       expectError(agg, 'too-many-rows', /more than 60 rows/);
       const counted = await gql('{ spends_aggregate { aggregate { count } } }');
       expect(counted.body.data.spends_aggregate.aggregate.count).toBe(spendCount);
+    });
+
+    test('rows are counted exactly through nested lists and joined objects, in SQL or from the text', async () => {
+      // Rows in an answer: every element of every list of objects, at any depth.
+      const rowsIn = (v: unknown): number =>
+        Array.isArray(v)
+          ? v.reduce((n: number, x) => n + (x !== null && typeof x === 'object' ? 1 : 0) + rowsIn(x), 0)
+          : v !== null && typeof v === 'object'
+            ? Object.values(v).reduce((n: number, x) => n + rowsIn(x), 0)
+            : 0;
+      const queries = [
+        // Lists under lists and under an object joined onto its key: counted by PostgreSQL.
+        `{ cloud_accounts(order_by: {id: asc}) { id
+            spends(limit: 3, order_by: {id: asc}) { id cloudAccountByCloudAccount { recommendations(limit: 2, order_by: {id: asc}) { id } } }
+            recommendations(limit: 2, order_by: {id: asc}) { id } } }`,
+        '{ cloud_accounts(where: {id: {_is_null: true}}) { id spends { id } } }',
+        // By primary key and aggregate nodes: counted from the answer's text.
+        `{ cloud_accounts_by_pk(id: "${acme.cloudAccounts.aws}") { spends(limit: 4) { id } }
+           spends_aggregate(limit: 5) { nodes { id } } }`,
+      ];
+      for (const query of queries) {
+        rowsLogged.length = 0;
+        compiledSql.length = 0;
+        const res = await gql(query);
+        expect(res.body.errors).toBeUndefined();
+        expect(rowsLogged).toEqual([rowsIn(res.body.data)]);
+      }
+      expect(rowsIn((await gql(queries[0])).body.data)).toBeGreaterThan(10);
+      // The first is counted in its statement: the engine does not read its text.
+      compiledSql.length = 0;
+      await gql(queries[0].replace('limit: 3', 'limit: 2'));
+      expect(compiledSql.join('\n')).toMatch(/count\(\*\) \+ coalesce\(sum\(/);
     });
 
     test('fields that together may pass the limit run one by one: the answer is whole and in order when they do not', async () => {

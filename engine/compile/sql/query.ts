@@ -4,12 +4,12 @@
  * compile/plan, compile/model and engine/core.
  */
 import type { RootField } from '../plan/ir';
-import { aggregateJson, holdsLists, listJson, listParts, singleRowJson } from './select';
+import { aggregateJson, countableRows, countedListParts, listJson, singleRowJson } from './select';
 import { SqlWriter, type JsonOutput } from './writer';
 
 type ReadField = Extract<RootField, { kind: 'select' | 'selectByPk' | 'aggregate' }>;
 
-/** One field's output: its JSON text as `f<i>`, and for a flat list its row count as `r<i>`. */
+/** One field's output: its JSON text as `f<i>`, and for a list its row count as `r<i>`. */
 interface FieldOutput {
   /** The field's JSON as text. */
   json: string;
@@ -20,15 +20,16 @@ interface FieldOutput {
 }
 
 /**
- * A read field's output. A list whose rows hold no lists is counted by PostgreSQL in the aggregate that
- * builds it (count(*) beside json_agg costs next to nothing there), so that the engine need not read
- * its text to count its rows; other fields are counted from their text (request-budget.ts countRows).
+ * A read field's output. A list is counted by PostgreSQL as it builds it, with the rows of the lists
+ * under it (select.ts countedListParts), so that the engine need not read its text to count its rows;
+ * other fields (by primary key, aggregates, lists under aggregates' nodes or under objects found by a
+ * subquery) are counted from their text (request-budget.ts countRows).
  */
 function fieldOutput(f: ReadField, i: number, w: SqlWriter): FieldOutput {
   const alias = w.alias();
-  if (f.kind === 'select' && !holdsLists(f.fields)) {
-    const list = listParts(f.rows, f.fields, alias, w);
-    const from = `(SELECT (${list.json})::text AS f, count(*) AS n FROM ${list.from}) AS _l${i}`;
+  if (f.kind === 'select' && countableRows(f.fields)) {
+    const list = countedListParts(f.rows, f.fields, alias, w);
+    const from = `(SELECT (${list.json})::text AS f, ${list.rows} AS n FROM ${list.from}) AS _l${i}`;
     return { json: `_l${i}.f`, rows: `_l${i}.n`, from };
   }
   const json =

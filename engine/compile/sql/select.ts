@@ -50,14 +50,23 @@ function jsonValue(sql: string, scalar: string, w: SqlWriter): string {
  * The JSON object of one row, named `alias`, with the selected fields in order, and the LEFT JOINs its
  * object relationships read: the caller puts `joins` right after the row's own FROM item.
  */
-export function joinedRowJson(fields: Field[], alias: string, w: SqlWriter): { json: string; joins: string } {
+export function joinedRowJson(
+  fields: Field[],
+  alias: string,
+  w: SqlWriter,
+  counts?: string[],
+): { json: string; joins: string } {
   const joins: string[] = [];
-  const json = rowJson(fields, alias, w, joins);
+  const json = rowJson(fields, alias, w, joins, counts);
   return { json, joins: joins.join('') };
 }
 
-function rowJson(fields: Field[], alias: string, w: SqlWriter, joins: string[]): string {
-  return jsonObject(fields.map((f): [string, string] => [f.alias, fieldSql(f, alias, w, joins)]));
+/**
+ * `counts`, when given, asks for the row's lists to be counted too: each list is then a LATERAL join
+ * beside the row (`joins`) that gives its JSON and its rows, and the rows' expressions go into `counts`.
+ */
+function rowJson(fields: Field[], alias: string, w: SqlWriter, joins: string[], counts?: string[]): string {
+  return jsonObject(fields.map((f): [string, string] => [f.alias, fieldSql(f, alias, w, joins, counts)]));
 }
 
 /**
@@ -79,19 +88,25 @@ function joinOn(rel: Relationship, where: BoolExp, alias: string, target: string
  * to the row (PostgreSQL may hash it, as hand-written SQL does, instead of running a subquery per
  * row); otherwise, a subquery takes the first match, as before.
  */
-function objectJson(f: Extract<Field, { kind: 'object' }>, alias: string, w: SqlWriter, joins: string[]): string {
+function objectJson(
+  f: Extract<Field, { kind: 'object' }>,
+  alias: string,
+  w: SqlWriter,
+  joins: string[],
+  counts?: string[],
+): string {
   const t = w.alias();
   const on = joinOn(f.rel, f.where, alias, t, w);
   if (toOneRow(f.rel)) {
     joins.push(` LEFT JOIN ${tableName(f.rel.target)} AS ${t} ON ${on}`);
     // The join columns of a matched row are never NULL (they were equal to something).
-    return `CASE WHEN ${col(t, f.rel.mapping[0][1])} IS NOT NULL THEN ${rowJson(f.fields, t, w, joins)} END`;
+    return `CASE WHEN ${col(t, f.rel.mapping[0][1])} IS NOT NULL THEN ${rowJson(f.fields, t, w, joins, counts)} END`;
   }
   const row = joinedRowJson(f.fields, t, w);
   return `(SELECT ${row.json} FROM ${tableName(f.rel.target)} AS ${t}${row.joins} WHERE ${on} LIMIT 1)`;
 }
 
-function fieldSql(f: Field, alias: string, w: SqlWriter, joins: string[]): string {
+function fieldSql(f: Field, alias: string, w: SqlWriter, joins: string[], counts?: string[]): string {
   switch (f.kind) {
     case 'column':
       if (f.path) return `(${col(alias, f.column)} #> ${w.bind(f.path)})`;
@@ -100,10 +115,16 @@ function fieldSql(f: Field, alias: string, w: SqlWriter, joins: string[]): strin
     case 'typename':
       return stringLiteral(f.name);
     case 'object':
-      return objectJson(f, alias, w, joins);
+      return objectJson(f, alias, w, joins, counts);
     case 'array': {
       const t = w.alias();
-      return listJson(f.rows, f.fields, t, w, joinCondition(f.rel, alias, t));
+      const join = joinCondition(f.rel, alias, t);
+      if (!counts) return listJson(f.rows, f.fields, t, w, join);
+      const list = countedListParts(f.rows, f.fields, t, w, join);
+      const l = w.alias();
+      joins.push(` LEFT JOIN LATERAL (SELECT ${list.json} AS j, ${list.rows} AS n FROM ${list.from}) AS ${l} ON true`);
+      counts.push(`${l}.n`);
+      return `${l}.j`;
     }
     case 'arrayAggregate': {
       const t = w.alias();
@@ -197,7 +218,7 @@ export function listJson(rows: RowSource, fields: Field[], alias: string, w: Sql
 }
 
 /** A list's JSON array (an aggregate over `from`) and its FROM clause, for a caller that reads more of them. */
-export function listParts(
+function listParts(
   rows: RowSource,
   fields: Field[],
   alias: string,
@@ -213,10 +234,47 @@ export function listParts(
 }
 
 /** Whether rows of these fields hold lists (array relationships or their aggregates), at any depth. */
-export function holdsLists(fields: Field[]): boolean {
+function holdsLists(fields: Field[]): boolean {
   return fields.some(
     (f) => f.kind === 'array' || f.kind === 'arrayAggregate' || (f.kind === 'object' && holdsLists(f.fields)),
   );
+}
+
+/**
+ * Whether PostgreSQL can count the rows of a list of these fields as it builds it (countedListParts):
+ * the lists under them are array relationships, reached through other lists or through object
+ * relationships that are joined (onto a key). An aggregate's nodes, or a list under an object found
+ * by a subquery, are counted by the engine from the answer's text instead.
+ */
+export function countableRows(fields: Field[]): boolean {
+  return fields.every((f) => {
+    if (f.kind === 'array') return countableRows(f.fields);
+    if (f.kind === 'arrayAggregate') return false;
+    if (f.kind === 'object') return toOneRow(f.rel) ? countableRows(f.fields) : !holdsLists(f.fields);
+    return true;
+  });
+}
+
+/**
+ * A list's JSON array, its FROM clause, and its rows counted with the rows of the lists under it
+ * (`rows`): each list under a row is a LATERAL join that carries its own count up (for fields that
+ * pass countableRows). count(*) and sum() beside json_agg cost next to nothing there.
+ */
+export function countedListParts(
+  rows: RowSource,
+  fields: Field[],
+  alias: string,
+  w: SqlWriter,
+  join?: string,
+): { json: string; from: string; rows: string } {
+  const base = baseRows(rows, alias, w, join);
+  const counts: string[] = [];
+  const row = joinedRowJson(fields, alias, w, counts);
+  return {
+    json: `coalesce(json_agg(${row.json}${base.outerOrder}), '[]'::json)`,
+    from: `(${base.sql}) AS ${alias}${row.joins}`,
+    rows: counts.length ? `count(*) + coalesce(sum(${counts.join(' + ')}), 0)` : 'count(*)',
+  };
 }
 
 /** The JSON object of one row found by a condition, or NULL. */
