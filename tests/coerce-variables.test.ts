@@ -1,5 +1,20 @@
-import { getVariableValues, parse, type OperationDefinitionNode } from 'graphql';
+import {
+  getNamedType,
+  getVariableValues,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isScalarType,
+  parse,
+  typeFromAST,
+  type GraphQLInputType,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { coerceVariables, fastCoerce } from '../engine/compile/execute/coerce-variables';
+import { isColumnOperator } from '../engine/compile/model/operators';
+import { variableShape } from '../engine/compile/plan/values';
+import { isEnumTableType } from '../engine/compile/schema/scalars';
 import { DEMO } from '../demo/demo-data';
 import { as, startTestServer, type TestServer } from './support/server';
 
@@ -74,6 +89,49 @@ describe('coerced as graphql-js coerces them', () => {
       expect(ours.coerced).toEqual(theirs.coerced);
       // The same keys in the same order, at every depth.
       expect(JSON.stringify(ours.coerced)).toBe(JSON.stringify(theirs.coerced));
+    }
+  });
+});
+
+/** The plan's cache key of a value as it was first written: asking the type what it is at every value. */
+function shapeByType(value: unknown, type: GraphQLInputType): string {
+  const bound = (x: unknown) => isScalarType(x) || isEnumTableType(x);
+  if (value === null || value === undefined) return 'n';
+  if (isNonNullType(type)) return shapeByType(value, type.ofType);
+  if (bound(type)) return isScalarType(type) && type.name === 'Boolean' ? String(value) : '?';
+  if (isListType(type) && bound(getNamedType(type))) return '?';
+  if (isListType(type))
+    return `[${(Array.isArray(value) ? value : [value]).map((v) => shapeByType(v, type.ofType)).join(',')}]`;
+  if (isEnumType(type)) return JSON.stringify(value);
+  if (isInputObjectType(type)) {
+    const defs = type.getFields();
+    return `{${Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => `${k}:${isColumnOperator(k) ? JSON.stringify(v) : defs[k] ? shapeByType(v, defs[k].type) : '?'}`)
+      .join(',')}}`;
+  }
+  return '?';
+}
+
+describe("plans' cache keys (variableShape)", () => {
+  const SHAPES: [string, Record<string, unknown>][] = [
+    ...CASES,
+    ['$where: spends_bool_exp', { where: { amount: { _ceq: 'budget' }, _or: [{ id: { _is_null: false } }, {}] } }],
+    ['$flag: Boolean!, $order: order_by', { flag: false, order: 'desc_nulls_last' }],
+    ['$objects: [spends_insert_input!]!', { objects: [{ amount: 1 }, { unit: 'x', amount: 2, tags: { a: [1] } }] }],
+  ];
+  test.each(SHAPES)('%s with %j', (definitions, inputs) => {
+    const schema = t.started.engine.schemaFor('admin').schema;
+    const op = parse(`query Q(${definitions}) { __typename }`).definitions[0] as OperationDefinitionNode;
+    const coerced = getVariableValues(schema, op.variableDefinitions ?? [], inputs);
+    // The cases added here are valid; those of CASES that are not have no plan to key.
+    if (!CASES.some(([d, i]) => d === definitions && i === inputs)) expect(coerced.errors).toBeUndefined();
+    if (coerced.errors) return;
+    for (const d of op.variableDefinitions ?? []) {
+      const type = typeFromAST(schema, d.type as never) as GraphQLInputType;
+      const value = coerced.coerced[d.variable.name.value];
+      expect(variableShape(value, type)).toBe(shapeByType(value, type));
+      // Made once per type, the shaper gives the same again.
+      expect(variableShape(value, type)).toBe(shapeByType(value, type));
     }
   });
 });

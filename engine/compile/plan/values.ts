@@ -132,26 +132,80 @@ function jsonSource(node: ValueNode, type: GraphQLInputType, vars: Variables): V
 const columnOperand = (key: string, value: unknown): string | undefined =>
   isColumnOperator(key) ? JSON.stringify(value) : undefined;
 
+type Shaper = (value: unknown) => string;
+
+/** Each input type's shaper, made on first use (the schema's types live as long as its role's schema). */
+const shapers = new WeakMap<GraphQLInputType, Shaper>();
+
 /**
  * The part of a variable's value that changes the SQL: object keys, list lengths, enum values,
  * booleans (they may drive @include/@skip) and the column names of column operators (`_ceq`); other
- * scalars stand as `?`. Plans are cached per shape.
+ * scalars stand as `?`. Plans are cached per shape, so every request with a structured variable (an
+ * insert's objects, a filter) computes one: each type's shaper is made once and reads only the keys
+ * given, rather than asking the type what it is at every value.
  */
 export function variableShape(value: unknown, type: GraphQLInputType): string {
-  if (value === null || value === undefined) return 'n';
-  if (isNonNullType(type)) return variableShape(value, type.ofType);
-  if (isBound(type)) return isScalarType(type) && type.name === 'Boolean' ? String(value) : '?';
-  if (isScalarList(type)) return '?';
+  return shaperOf(type)(value);
+}
+
+function shaperOf(type: GraphQLInputType): Shaper {
+  let shaper = shapers.get(type);
+  if (!shaper) {
+    shaper = makeShaper(type);
+    shapers.set(type, shaper);
+  }
+  return shaper;
+}
+
+function makeShaper(type: GraphQLInputType): Shaper {
+  if (isNonNullType(type)) {
+    // Made on first call: input types may refer to themselves (a bool_exp's _and).
+    let inner: Shaper | undefined;
+    return (v) => (v === null || v === undefined ? 'n' : (inner ??= shaperOf(type.ofType))(v));
+  }
+  const orNull =
+    (f: Shaper): Shaper =>
+    (v) =>
+      v === null || v === undefined ? 'n' : f(v);
+  if (isBound(type)) return orNull(isScalarType(type) && type.name === 'Boolean' ? String : () => '?');
+  if (isScalarList(type)) return orNull(() => '?');
   if (isListType(type)) {
-    const items = Array.isArray(value) ? value : [value];
-    return `[${items.map((v) => variableShape(v, type.ofType)).join(',')}]`;
+    let item: Shaper | undefined;
+    return orNull((v) => {
+      item ??= shaperOf(type.ofType);
+      if (!Array.isArray(v)) return `[${item(v)}]`;
+      let out = '[';
+      for (let i = 0; i < v.length; i++) out += (i ? ',' : '') + item(v[i]);
+      return `${out}]`;
+    });
   }
-  if (isEnumType(type)) return JSON.stringify(value);
-  if (isInputObjectType(type)) {
-    const defs = type.getFields();
-    return `{${Object.entries(value as Record<string, unknown>)
-      .map(([k, v]) => `${k}:${columnOperand(k, v) ?? (defs[k] ? variableShape(v, defs[k].type) : '?')}`)
-      .join(',')}}`;
-  }
-  return '?';
+  if (isEnumType(type)) return orNull((v) => JSON.stringify(v));
+  if (isInputObjectType(type)) return orNull(objectShaper(type));
+  return orNull(() => '?');
+}
+
+/** `{key:shape,...}` in the value's own key order; a key the type does not have stands as `?`. */
+function objectShaper(type: GraphQLInputObjectType): Shaper {
+  const fields = new Map<string, Shaper>();
+  const fieldShaper = (key: string): Shaper | undefined => {
+    let f = fields.get(key);
+    if (!f) {
+      const def = type.getFields()[key];
+      if (!def) return undefined;
+      fields.set(key, (f = shaperOf(def.type)));
+    }
+    return f;
+  };
+  return (value) => {
+    const object = value as Record<string, unknown>;
+    let out = '{';
+    let first = true;
+    for (const k of Object.keys(object)) {
+      const v = object[k];
+      const shape = columnOperand(k, v) ?? fieldShaper(k)?.(v) ?? '?';
+      out += `${first ? '' : ','}${k}:${shape}`;
+      first = false;
+    }
+    return `${out}}`;
+  };
 }
