@@ -3,6 +3,7 @@ import type { Database, Param, Queryable, QueryOptions, Row } from './database';
 import { isConnectionFailure } from './faults';
 import { onFirstUse } from '../on-first-use';
 import { replacePostgresJsQueue } from './connection-queue';
+import { beginSafely, type TransactionState } from './postgres-transaction';
 
 /**
  * The engine binds every parameter as text and casts it in SQL. postgres.js would otherwise serialise
@@ -94,6 +95,16 @@ function openSql(url: string, opts: PostgresOptions, max: number): postgres.Sql 
 const PREPARE = { prepare: true };
 const DO_NOT_PREPARE = { prepare: false };
 
+/**
+ * The rows without holes. postgres.js 3.4.9 counts a statement's rows on the connection and resets the
+ * count only when a statement completes: when a backend ends after sending a row but before completing
+ * (pg_terminate_backend of its own statement), the next statement on the reconnected connection put
+ * its first row at index 1, and row 0 read as undefined.
+ */
+function whole(rows: Row[]): Row[] {
+  return rows.length > 0 && !(0 in rows) ? rows.filter(() => true) : rows;
+}
+
 /** PostgreSQL 15+ through postgres.js: a pool, prepared statements (unless turned off), parameters as text. */
 export function connectPostgres(url: string, opts: PostgresOptions): Database {
   surviveDroppedTypeFetch();
@@ -106,27 +117,33 @@ export function connectPostgres(url: string, opts: PostgresOptions): Database {
     listener ??= openSql(opts.listenUrl, { ...opts, transactionPooler: false }, 1);
     return listener;
   };
-  const wrap = (q: postgres.Sql | postgres.TransactionSql): Queryable => ({
-    async query(text: string, params: readonly Param[] = [], options: QueryOptions = {}): Promise<Row[]> {
-      const pending = q.unsafe(
-        text,
-        params as Param[],
-        prepared && options.prepare !== false ? PREPARE : DO_NOT_PREPARE,
-      );
-      const signal = options.signal;
-      if (!signal) return (await pending) as unknown as Row[];
-      // Cancelling an already finished query is harmless; a cancelled one fails with 57014.
-      const cancel = () => void pending.cancel();
-      if (signal.aborted) cancel();
-      else signal.addEventListener('abort', cancel, { once: true });
-      try {
-        return (await pending) as unknown as Row[];
-      } finally {
-        signal.removeEventListener('abort', cancel);
-      }
-    },
-    async exec(script: string): Promise<void> {
-      await q.unsafe(script).simple();
+  const run = async (
+    q: postgres.Sql | postgres.TransactionSql,
+    text: string,
+    params: readonly Param[],
+    options: QueryOptions,
+  ): Promise<Row[]> => {
+    const pending = q.unsafe(text, params as Param[], prepared && options.prepare !== false ? PREPARE : DO_NOT_PREPARE);
+    const signal = options.signal;
+    if (!signal) return whole((await pending) as unknown as Row[]);
+    // Cancelling an already finished query is harmless; a cancelled one fails with 57014.
+    const cancel = () => void pending.cancel();
+    if (signal.aborted) cancel();
+    else signal.addEventListener('abort', cancel, { once: true });
+    try {
+      return whole((await pending) as unknown as Row[]);
+    } finally {
+      signal.removeEventListener('abort', cancel);
+    }
+  };
+  // Inside a transaction each statement passes its watch (postgres-transaction.ts).
+  const wrap = (q: postgres.Sql | postgres.TransactionSql, tx?: TransactionState): Queryable => ({
+    query: tx
+      ? (text, params = [], options = {}) => tx.watch(() => run(q, text, params, options))
+      : (text, params = [], options = {}) => run(q, text, params, options),
+    exec: async (script: string) => {
+      const simple = async () => void (await q.unsafe(script).simple());
+      await (tx ? tx.watch(simple) : simple());
     },
   });
   const base = wrap(sql);
@@ -135,11 +152,11 @@ export function connectPostgres(url: string, opts: PostgresOptions): Database {
     query: base.query,
     exec: base.exec,
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) =>
-      sql.begin(async (tx) => {
+      beginSafely(sql, async (tx, state) => {
         if (opts.transactionPooler)
-          await tx.unsafe(`SET LOCAL statement_timeout = ${Math.trunc(opts.statementTimeoutMs)}`);
-        return fn(wrap(tx));
-      }) as Promise<T>,
+          await state.watch(() => tx.unsafe(`SET LOCAL statement_timeout = ${Math.trunc(opts.statementTimeoutMs)}`));
+        return fn(wrap(tx, state));
+      }),
     // postgres.js reconnects the LISTEN connection by itself; onListen runs each time.
     async listen(channel, onNotify, onListen) {
       // Through the pooler LISTEN would succeed and then hear nothing: its server connection goes back
