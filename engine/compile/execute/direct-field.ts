@@ -118,7 +118,8 @@ function completionOf(
     return of && { kind: 'list', of, parent, field };
   }
   if (isLeafType(type)) return set ? undefined : { kind: 'leaf', type };
-  if (isAbstractType(type) || !isObjectType(type) || !set) return undefined;
+  // A type with isTypeOf is checked by graphql-js before its fields are read.
+  if (isAbstractType(type) || !isObjectType(type) || type.isTypeOf || !set) return undefined;
   const fields: SubField[] = [];
   const defs = type.getFields();
   for (const s of set.selections) {
