@@ -1,10 +1,11 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { ActionContext } from './context';
 import { analyticOperation } from './analytics/operation';
-import { buildQuery, rowsOf, type AnalyticRequest } from './analytics/builder';
+import { rowsOf, type AnalyticRequest } from './analytics/builder';
 import { whereOf, type Dataset, type Field, uuidText } from './analytics/dataset';
 import { selectedRowFields } from './analytics/selection';
-import { query, tenantOf } from './api';
+import { analyticStatement } from './analytics/statements';
+import { tenantOf } from './api';
 
 /**
  * Anomalies: what the detector found per workload and metric (table anomaly). anomaly_v2 lists the
@@ -85,11 +86,11 @@ export async function anomaly_v3(args: Record<string, unknown>, ctx: ActionConte
     order_by: [{ column: 'evaluated_at', order: 'desc' }, ...V3_GROUPS.map((column) => ({ column }))],
   };
   const selected = selectedRowFields(info);
-  const built = buildQuery(
+  const s = analyticStatement(
     anomaliesV3,
     req,
     tenantOf(ctx).toLowerCase(),
     selected ?? [...V3_GROUPS, 'anomaly_count', 'count', 'evaluated_at'],
   );
-  return { rows: rowsOf(built, await query(ctx.db, built.fragment)) };
+  return { rows: rowsOf(s, await ctx.db.query(s.text, s.params)) };
 }

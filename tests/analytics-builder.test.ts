@@ -1,5 +1,6 @@
-import { buildQuery, rowsOf, type AnalyticRequest } from '../actions/analytics/builder';
+import { buildQuery, roundedLimit, rowsOf, type AnalyticRequest } from '../actions/analytics/builder';
 import type { Dataset } from '../actions/analytics/dataset';
+import { analyticStatement } from '../actions/analytics/statements';
 import { spendGroupings, spends } from '../actions/cost';
 import { k8sWorkloads } from '../actions/kubernetes';
 import { recommendationGroupings } from '../actions/recommendations';
@@ -449,6 +450,7 @@ describe(`analytic query builder on ${backendName}`, () => {
       for (let i = 0; i < 60; i++) {
         const { req, sql } = draw(o, r, samples.get(o)!);
         const built = buildQuery(o.ds, req, acme);
+        expectCachedAsBuilt(o.ds, req);
         const actual = rowsOf(built, await server.started.db.query(built.text, built.params));
         const oracleRows = await server.started.db.query(sql);
         const expected = oracleRows.map((row) =>
@@ -709,3 +711,46 @@ describe(`analytic query builder on ${backendName}`, () => {
     );
   });
 });
+
+/**
+ * The statements cache (actions/analytics/statements.ts) against the builder: the request, then
+ * the request with other values in the same places (its shape, so bound from the cache), each
+ * through the cache and built afresh: the same text and parameters, or the same error.
+ */
+function expectCachedAsBuilt(ds: Dataset, req: AnalyticRequest) {
+  const other: AnalyticRequest = { ...req, where: otherValues(req.where) };
+  if (typeof req.limit === 'number' && req.limit > 2 && req.limit !== roundedLimit(req.limit)) {
+    const below = req.limit - 1;
+    if (below !== roundedLimit(below)) other.limit = below;
+  }
+  if (req.offset) other.offset = req.offset + 1;
+  for (const [r, tenant] of [
+    [req, acme],
+    [other, DEMO.tenants.globex.id],
+    [req, acme],
+  ] as const) {
+    const outcome = (f: () => { text: string; params: unknown[] }) => {
+      try {
+        const s = f();
+        return { text: s.text, params: s.params };
+      } catch (err) {
+        return { error: (err as Error).message };
+      }
+    };
+    expect(outcome(() => analyticStatement(ds, r, tenant))).toEqual(outcome(() => buildQuery(ds, r, tenant)));
+  }
+}
+
+/** A where value with other values of the same kinds (booleans, where field names and uuids' kinds kept). */
+function otherValues(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(otherValues);
+  if (v !== null && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k.endsWith('_f') ? x : otherValues(x)]));
+  if (typeof v === 'number') return Number.isInteger(v) ? v + 1 : v * 1.5;
+  if (typeof v !== 'string') return v;
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(v))
+    return `${v.slice(0, 35)}${v[35] === '0' ? '1' : '0'}`;
+  if (/^\d{4}-\d{2}-\d{2}/.test(v)) return `2025${v.slice(4)}`;
+  if (v.startsWith('{')) return v;
+  return `${v}x`;
+}

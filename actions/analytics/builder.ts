@@ -1,6 +1,7 @@
 import { render, sql, type Sql, type Statement } from '../api';
 import { definitionSql, type Dataset, type FieldType } from './dataset';
 import { invalid, unknownName } from './errors';
+import { slot, TENANT } from './slots';
 import { parseTransformations, type Transformation, type TransformationRequest } from './transformations';
 import { whereSql } from './where';
 
@@ -50,6 +51,8 @@ export interface BuiltQuery extends Statement {
   fragment: Sql;
   /** The returned columns, in the order of the statement's JSON array `r` (c0, c1, ... inside). */
   columns: string[];
+  /** Whether the request gave an order (which `offset` needs). */
+  ordered: boolean;
 }
 
 /** A name of a request resolved: a row field, a transformation or an aggregate, with its SQL. */
@@ -67,7 +70,7 @@ export function buildQuery(
   tenant: string,
   selected?: readonly string[],
 ): BuiltQuery {
-  const tenantValue = sql`${tenant}::${sql.text(ds.tenant.cast)}`;
+  const tenantValue = sql`${slot(tenant, TENANT)}::${sql.text(ds.tenant.cast)}`;
   const names = new Names(ds, parseTransformations(ds, req.column_transformations, tenantValue), tenantValue);
   const grouping = !!ds.aggregates || (!!ds.groupable && !!req.group_by);
   const requested = requestedGroups(ds, req, grouping, names);
@@ -81,7 +84,7 @@ export function buildQuery(
   const filter = ds.filter ? sql` AND (${sql.text(ds.filter)})` : EMPTY;
   const rows = sql`FROM ${from} WHERE ${sql.text(ds.tenant.sql)} = ${tenantValue}${filter} AND ${where}${groupBy(groups)}`;
   const fragment = pagedJson(columns, order.keys, rows, page);
-  return { ...render(fragment), fragment, columns: columns.map((c) => c.name) };
+  return { ...render(fragment), fragment, columns: columns.map((c) => c.name), ordered: order.ordered };
 }
 
 const EMPTY = sql.text('');
@@ -235,6 +238,14 @@ function orderOf(
  * form is a prepared statement on every connection). Offsets, one per page, stay bound.
  */
 function pageOf(req: AnalyticRequest, ordered: boolean): { inner: Sql; outer: Sql } {
+  const { limit, offset } = checkedPage(req, ordered);
+  const rounded = sql.text(` LIMIT ${roundedLimit(limit)}`);
+  const inner = offset ? sql`${rounded} OFFSET ${slot(offset, '$.offset')}::bigint` : rounded;
+  return { inner, outer: limit === roundedLimit(limit) ? EMPTY : sql` LIMIT ${slot(limit, '$.limit')}::bigint` };
+}
+
+/** The request's limit and offset (their defaults when absent), checked. */
+export function checkedPage(req: AnalyticRequest, ordered: boolean): { limit: number; offset: number } {
   const limit = req.limit ?? MAX_ROWS;
   if (!Number.isInteger(limit) || limit < 0 || limit > MAX_ROWS)
     throw invalid(`limit must be an integer from 0 to ${MAX_ROWS}`, '$.limit');
@@ -242,9 +253,7 @@ function pageOf(req: AnalyticRequest, ordered: boolean): { inner: Sql; outer: Sq
   if (!Number.isInteger(offset) || offset < 0) throw invalid('offset must be a non-negative integer', '$.offset');
   if (req.offset !== null && req.offset !== undefined && !ordered)
     throw invalid('"offset" can only be used together with "order_by"', '$.offset');
-  const rounded = sql.text(` LIMIT ${roundedLimit(limit)}`);
-  const inner = offset ? sql`${rounded} OFFSET ${offset}::bigint` : rounded;
-  return { inner, outer: limit === roundedLimit(limit) ? EMPTY : sql` LIMIT ${limit}::bigint` };
+  return { limit, offset };
 }
 
 /** The smallest power of two at least `limit`, at most MAX_ROWS (0 stays 0). */
@@ -302,7 +311,7 @@ function orderBy(keys: OrderKey[]): Sql {
 }
 
 /** The rows of a built query, as objects of the returned columns (an SQL null is null). */
-export function rowsOf(built: BuiltQuery, rows: Record<string, unknown>[]): Record<string, unknown>[] {
+export function rowsOf(built: Pick<BuiltQuery, 'columns'>, rows: Record<string, unknown>[]): Record<string, unknown>[] {
   const names = built.columns;
   if (!names.length) return rows.map(() => ({}));
   return rows.map((row) => {

@@ -1,6 +1,7 @@
 import { sql, type Sql } from '../api';
 import { definitionSql, type Dataset, type Field, type FieldType } from './dataset';
 import { invalid, unknownName } from './errors';
+import { slot } from './slots';
 import { boundValue } from './values';
 
 /**
@@ -86,7 +87,10 @@ function transformation(r: Request): Transformation {
       };
     case 'json_key':
       arity(r, 2, 'field, key');
-      return { sql: sql`(${field(r, 0, ['json'])} ->> ${args(r)[1]}::text)`, type: 'string' };
+      return {
+        sql: sql`(${field(r, 0, ['json'])} ->> ${slot(args(r)[1], `${r.path}.args[1]`)}::text)`,
+        type: 'string',
+      };
     case 'coalesce':
       return coalesce(r);
     default:

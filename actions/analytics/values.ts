@@ -1,36 +1,57 @@
-import { sql, type Sql } from '../api';
+import { sql, type Sql, type SqlValue } from '../api';
 import type { FieldType } from './dataset';
 import { invalid } from './errors';
+import { slot } from './slots';
 
 const TIMESTAMP =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,6})?)?)?\s*([Zz]|[+-]\d{2}(?::?\d{2})?)?$/;
 
 /**
  * A request value checked against a field type, as a bound value with its SQL cast. Datetimes
- * without a zone are UTC; they compare with the datasets' `timestamp` columns (UTC).
+ * without a zone are UTC; they compare with the datasets' `timestamp` columns (UTC). The value is a
+ * slot (slots.ts) read at `path`, so that a cached statement binds another request's value there.
  */
 export function boundValue(type: FieldType, value: unknown, path: string): Sql {
+  const bound = slot(checkedValue(type, value, path), path, (v) => checkedValue(type, v, path));
+  switch (type) {
+    case 'string':
+      return sql`${bound}::text`;
+    case 'float':
+      return sql`${bound}::float8`;
+    case 'int':
+      return sql`${bound}::bigint`;
+    case 'boolean':
+      return sql`${bound}::boolean`;
+    case 'datetime':
+      return sql`(${bound}::timestamptz AT TIME ZONE 'UTC')`;
+    case 'json':
+      return sql`${bound}::jsonb`;
+  }
+}
+
+/** A request value checked against a field type, as the value bound for it. */
+export function checkedValue(type: FieldType, value: unknown, path: string): SqlValue {
   switch (type) {
     case 'string':
       if (typeof value !== 'string') throw invalid(`expected a string at ${path}, got ${JSON.stringify(value)}`, path);
-      return sql`${value}::text`;
+      return value;
     case 'float':
       if (typeof value !== 'number' || !Number.isFinite(value))
         throw invalid(`expected a number at ${path}, got ${JSON.stringify(value)}`, path);
-      return sql`${value}::float8`;
+      return value;
     case 'int':
       if (typeof value !== 'number' || !Number.isInteger(value))
         throw invalid(`expected an integer at ${path}, got ${JSON.stringify(value)}`, path);
-      return sql`${value}::bigint`;
+      return value;
     case 'boolean':
       if (typeof value !== 'boolean')
         throw invalid(`expected a boolean at ${path}, got ${JSON.stringify(value)}`, path);
-      return sql`${value}::boolean`;
+      return value;
     case 'datetime':
-      return sql`(${utcTimestamp(value, path)}::timestamptz AT TIME ZONE 'UTC')`;
+      return utcTimestamp(value, path);
     case 'json':
       if (value === undefined) throw invalid(`expected a JSON value at ${path}`, path);
-      return sql`${typeof value === 'string' ? safeJson(value) : JSON.stringify(value)}::jsonb`;
+      return typeof value === 'string' ? safeJson(value) : JSON.stringify(value);
   }
 }
 

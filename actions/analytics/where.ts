@@ -1,7 +1,8 @@
 import { sql, type Sql } from '../api';
 import type { Dataset, WhereField, WhereType } from './dataset';
 import { invalid, unknownName } from './errors';
-import { boundValue } from './values';
+import { slot } from './slots';
+import { boundValue, checkedValue } from './values';
 
 /**
  * `where`: QueryWhere{String,Float,Int,Boolean,Datetime}Request per field, combined with `_and`,
@@ -117,7 +118,7 @@ function operatorConditions(o: Operand, op: string, v: unknown, at: string): Sql
 
 const UUID_OPS = ['_eq', '_neq', '_in', '_not_in'];
 /** The text form of a uuid: PostgreSQL writes every uuid this way (lowercase, hyphenated), no other text is one's. */
-const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
  * `_eq`, `_neq`, `_in`, `_not_in` on the text of a uuid column, as a comparison of the bare column
@@ -130,10 +131,12 @@ function uuidCondition(o: Operand, column: string, op: string, v: unknown, at: s
   const list = op === '_in' || op === '_not_in';
   if (list && !Array.isArray(v)) throw invalid(`${op} takes a list`, at);
   const values = (list ? (v as unknown[]) : [v]).map((x, i) => {
-    boundValue('string', x, list ? `${at}[${i}]` : at);
-    return x as string;
+    const path = list ? `${at}[${i}]` : at;
+    return { text: checkedValue('string', x, path) as string, path };
   });
-  const items = values.filter((x) => UUID_TEXT.test(x)).map((x) => sql`${x}::uuid`);
+  const items = values
+    .filter((x) => UUID_TEXT.test(x.text))
+    .map((x) => sql`${slot(x.text, x.path, (y) => checkedValue('string', y, x.path))}::uuid`);
   const col = sql.text(column);
   const positive = op === '_eq' || op === '_in';
   if (!items.length) return values.length && !positive ? sql`${col} IS NOT NULL` : positive ? FALSE : TRUE;
@@ -175,14 +178,18 @@ function isNull(o: Operand, v: unknown, at: string): Sql {
 function contains(o: Operand, v: unknown, at: string): Sql {
   const { jsonb } = o.field;
   if (!jsonb) return sql`strpos(${o.sql}, ${boundValue(o.field.type, v, at)}) > 0`;
+  const doc = (x: unknown) => jsonDocument(o, x, at);
+  return sql`${sql.text(jsonb)} @> ${slot(doc(v), at, doc)}::jsonb`;
+}
+
+/** The JSON text `_contains` takes on a jsonb field, normalised. */
+function jsonDocument(o: Operand, v: unknown, at: string): string {
   if (typeof v !== 'string') throw invalid(`expected a string (JSON text) at ${at}`, at);
-  let doc: string;
   try {
-    doc = JSON.stringify(JSON.parse(v));
+    return JSON.stringify(JSON.parse(v));
   } catch {
     throw invalid(`_contains on ${o.name} takes JSON text, e.g. {"app":"api"}; got ${JSON.stringify(v)}`, at);
   }
-  return sql`${sql.text(jsonb)} @> ${doc}::jsonb`;
 }
 
 function hasKey(o: Operand, v: unknown, at: string): Sql {

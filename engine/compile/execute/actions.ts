@@ -83,9 +83,17 @@ function webhook(action: ActionJson, url: string): ActionHandler {
   };
 }
 
+/**
+ * A root value holding an action's answer already resolved (direct-field.ts ran the handler but
+ * leaves the answer to graphql-js): the resolver answers it instead of calling the handler again.
+ */
+export const RESOLVED = Symbol('resolved action answer');
+
 /** The one resolver of every action field: look up the handler by field name and call it. */
 export function actionResolver(handlers: Map<string, ActionHandler>): GraphQLFieldResolver<unknown, ActionContext> {
-  return (_root, args, ctx, info) => {
+  return (root, args, ctx, info) => {
+    if (typeof root === 'object' && root !== null && RESOLVED in root)
+      return (root as { [RESOLVED]: unknown })[RESOLVED];
     const handler = handlers.get(info.fieldName);
     if (!handler) throw new RequestError('unexpected', `no handler for action ${info.fieldName}`);
     return handler(args, ctx, info);

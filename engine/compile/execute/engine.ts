@@ -5,6 +5,7 @@
  */
 import {
   execute,
+  type ExecutionResult,
   type GraphQLError,
   getNamedType,
   isListType,
@@ -33,11 +34,13 @@ import { buildRoleSchema, type RoleSchema } from '../schema/role-schema';
 import {
   actionResolver,
   loadHandler,
+  RESOLVED,
   NO_ACTIONS,
   type ActionContext,
   type ActionHandler,
   type ActionSetup,
 } from './actions';
+import { directField, runDirect } from './direct-field';
 import { compile, type ExecutablePlan, type OutputStatement, type Statement } from './compile';
 import { LONE_REFUSAL } from '../sql/mutation';
 import { coerceVariables } from './coerce-variables';
@@ -217,6 +220,8 @@ export class Engine {
   /** Parsed and validated documents of each role, by query text. */
   private documents = new Map<string, Lru<string, DocumentEntry>>();
   private handlers = new Map<string, ActionHandler>();
+  /** The resolver of every action field of every role's schema (direct-field.ts runs the fields it resolves). */
+  private readonly resolveAction = actionResolver(this.handlers);
   private actionTypes;
   /** The roles that may write on a tenant's behalf (role-permissions.ts). */
   private readonly writers: string[];
@@ -282,7 +287,7 @@ export class Engine {
     if (!s) {
       if (!this.model.roles.includes(role))
         throw new RequestError('access-denied', `role "${role}" is not defined in the metadata`, '$', 400);
-      s = buildRoleSchema(this.model, role, this.actionTypes, actionResolver(this.handlers) as never);
+      s = buildRoleSchema(this.model, role, this.actionTypes, this.resolveAction as never);
       this.schemas.set(role, s);
     }
     return s;
@@ -606,7 +611,14 @@ export class Engine {
     record: RequestRecord | undefined,
   ): Promise<Record<string, unknown>> {
     // Handlers' audit events and spans find the request through request-context (they are not handed it).
-    const run = async () => execute({ schema: role.schema, document, variableValues: vars, contextValue: ctx });
+    const direct = directField(role.schema, document, this.resolveAction as never);
+    const run = async (): Promise<ExecutionResult> => {
+      const args = { schema: role.schema, document, variableValues: vars, contextValue: ctx };
+      if (!direct) return execute(args);
+      const out = await runDirect(direct, vars, ctx);
+      // An answer only graphql-js completes: it gets the handler's answer, not another call.
+      return 'resolved' in out ? execute({ ...args, rootValue: { [RESOLVED]: out.resolved } }) : out;
+    };
     const result = record ? await withRequest(record, run) : await run();
     const original = result.errors?.[0]?.originalError;
     if (original instanceof RequestError || isInternalDbError(original)) throw original;

@@ -96,7 +96,7 @@ export function arrayLiteral(items: readonly unknown[]): string {
 }
 
 /** A bound value as text: arrays as array literals (`${ids}::uuid[]`), objects as JSON. */
-function paramText(value: Exclude<SqlValue, Sql>): Param {
+export function paramText(value: Exclude<SqlValue, Sql>): Param {
   if (value === null || value === undefined) return null;
   if (Array.isArray(value)) return arrayLiteral(value);
   return scalarText(value);
