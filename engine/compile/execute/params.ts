@@ -66,8 +66,30 @@ export function toParam(value: unknown, slot: ParamSlot): Param {
   return json ? JSON.stringify(value) : scalarText(value);
 }
 
+/** A source written in the document itself: a literal, or a list of them. */
+const isConstant = (s: ValueSource): boolean =>
+  s.from === 'literal' || (s.from === 'list' && s.items.every(isConstant));
+
+/**
+ * Each slot's text when its source is constant (null: it is not): a literal list such as
+ * `_in: ["Open", "Assigned"]` was written as an array literal on every request.
+ */
+const constants = new WeakMap<ParamSlot, { param: Param } | null>();
+
+function constantParam(slot: ParamSlot, session: Session): { param: Param } | null {
+  let c = constants.get(slot);
+  if (c === undefined) {
+    c = isConstant(slot.source) ? { param: toParam(resolveSource(slot.source, {}, session), slot) } : null;
+    constants.set(slot, c);
+  }
+  return c;
+}
+
 export function bindParams(slots: readonly ParamSlot[], vars: Record<string, unknown>, session: Session): Param[] {
-  return slots.map((s) => toParam(resolveSource(s.source, vars, session), s));
+  return slots.map((s) => {
+    const constant = constantParam(s, session);
+    return constant ? constant.param : toParam(resolveSource(s.source, vars, session), s);
+  });
 }
 
 /**
