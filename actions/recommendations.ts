@@ -179,6 +179,8 @@ export const recommendationMissconfig: Dataset = {
   fields: missconfigFields,
   groupable: true,
   where: missconfigWhere,
+  // Its generic plan (every tenant alike) took 1.86 ms where custom plans took 0.87 at scale 100.
+  planEachRun: true,
 };
 
 export const recommendation_missconfig_groupings_v2 = analyticOperation(recommendationMissconfigGroupings);

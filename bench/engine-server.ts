@@ -315,7 +315,8 @@ function statementsToCheck(s: Started, names: string[]): StatementToCheck[] {
     if (!names.includes(w.name) || w.writes || w.cleanup) continue;
     if (w.analytic) {
       const built = buildAnalytic(w);
-      out.push({ name: w.name, text: built.text, params: built.params, prepared: true });
+      const prepared = !DATASETS.get(w.analytic.dataset ?? 'spend_groupings_v2')?.planEachRun;
+      out.push({ name: w.name, text: built.text, params: built.params, prepared });
     } else if (w.logs) {
       const stmt = logsStatement(logsQueryOf(w));
       out.push({ name: w.name, text: stmt.text, params: stmt.params, prepared: false });

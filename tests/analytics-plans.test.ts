@@ -1,6 +1,9 @@
 import { buildQuery, roundedLimit, rowsOf, type AnalyticRequest } from '../actions/analytics/builder';
 import { spends } from '../actions/cost';
 import { k8sWorkloads } from '../actions/kubernetes';
+import { recommendation_missconfig_v2 } from '../actions/recommendations';
+import type { ActionContext } from '../actions/context';
+import type { Queryable } from '../engine/core/db/database';
 import { DEMO } from '../demo/demo-data';
 import { backendName } from './support/database';
 import { as, startTestServer, type TestServer } from './support/server';
@@ -166,5 +169,25 @@ describe(`analytic statements' plans and uuid filters on ${backendName}`, () => 
     expect(roundedLimit(1)).toBe(1);
     expect(roundedLimit(100)).toBe(128);
     expect(roundedLimit(9000)).toBe(10000);
+  });
+  test('a dataset whose generic plan was measured slow is planned with its values on every run', async () => {
+    // The engine's own database, watched: what each statement was run with.
+    const asked: (boolean | undefined)[] = [];
+    const real = server.started.db;
+    const db: Queryable = {
+      query: (text, params, options) => {
+        asked.push(options?.prepare);
+        return real.query(text, params, options);
+      },
+      exec: (script) => real.exec(script),
+    };
+    const session = { role: 'tenant_admin', vars: { 'x-hasura-tenant-id': acme.id }, isAdmin: false, via: 'jwt' };
+    const ctx = { db, session } as unknown as ActionContext;
+    const answer = (await recommendation_missconfig_v2({ limit: 3 }, ctx)) as { rows: Row[] };
+    expect(asked).toEqual([false]);
+    const [count] = await sql(
+      `SELECT count(*)::int AS n FROM recommendation WHERE tenant_id = $1::uuid AND category = 'Configuration'`,
+    );
+    expect(answer.rows).toHaveLength(Math.min(3, Number(count.n)));
   });
 });

@@ -72,6 +72,11 @@ export interface Dataset {
   groupable?: boolean;
   /** The fields `where` accepts, each with its operator family. */
   where: Record<string, WhereField>;
+  /**
+   * Planned with its values on every run, never from a prepared statement's generic plan: for a
+   * dataset whose generic plan `npm run bench -- v2` measured much slower than its custom ones.
+   */
+  planEachRun?: boolean;
 }
 
 /** Where fields that are row fields of the same name (the common case), plus any others. */

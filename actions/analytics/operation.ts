@@ -6,10 +6,12 @@ import type { Dataset } from './dataset';
 import { selectedRowFields } from './selection';
 import { analyticStatement } from './statements';
 
+const PLAN_EACH_RUN = { prepare: false };
+
 /** The handler of an analytic operation over a dataset: `{rows: [...]}`. */
 export function analyticOperation(ds: Dataset) {
   return async (args: Record<string, unknown>, ctx: ActionContext, info?: GraphQLResolveInfo) => {
     const s = analyticStatement(ds, args as AnalyticRequest, tenantOf(ctx).toLowerCase(), selectedRowFields(info));
-    return { rows: rowsOf(s, await ctx.db.query(s.text, s.params)) };
+    return { rows: rowsOf(s, await ctx.db.query(s.text, s.params, ds.planEachRun ? PLAN_EACH_RUN : undefined)) };
   };
 }
