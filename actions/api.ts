@@ -12,7 +12,18 @@ import { isUuid } from '../engine/core/uuid';
 
 export type { ActionHandler, ActionModules } from '../engine/compile/execute/actions';
 export type { Param, QueryOptions, Queryable, Row } from '../engine/core/db/database';
-export { arrayLiteral, paramText, query, render, sql, Sql, type SqlValue, type Statement } from '../engine/core/db/sql';
+export {
+  arrayLiteral,
+  INSIDE,
+  paramText,
+  query,
+  render,
+  renderWith,
+  sql,
+  Sql,
+  type SqlValue,
+  type Statement,
+} from '../engine/core/db/sql';
 export { Lru } from '../engine/core/lru';
 export { RequestError, type ErrorCode } from '../engine/core/errors';
 export { httpUrl, int, positive, type Env } from '../engine/core/env';

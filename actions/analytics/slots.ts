@@ -1,4 +1,4 @@
-import { paramText, sql, Sql, type Param, type SqlValue } from '../api';
+import { INSIDE, paramText, renderWith, sql, Sql, type Param, type SqlValue } from '../api';
 
 /**
  * Where each bound value of an analytic statement comes from, so that a statement built once can be
@@ -7,7 +7,7 @@ import { paramText, sql, Sql, type Param, type SqlValue } from '../api';
  * The builder binds every value through `slot`: a fragment of the one value, remembered with the
  * request path it was read at (`$.where.date._gte`, `$.limit`, TENANT) and how that path's value
  * becomes the bound one (the same check and conversion the builder ran, so that a bad value fails
- * alike). `templateOf` then writes the statement's text as `render` does and notes, for each
+ * alike). `templateOf` then writes the statement's text with `render`'s own writer and notes, for each
  * placeholder, the slot behind it. A value bound without a slot makes the statement uncacheable, so
  * a value source added later and not told here costs speed, never a wrong answer.
  */
@@ -47,31 +47,20 @@ export interface Template {
  * Undefined when a placeholder's source is unknown.
  */
 export function templateOf(fragment: Sql, sources: Map<string, number>, constantUnder: string): Template | undefined {
-  const slots: TemplateSlot[] = [];
   let known = true;
-  const write = (f: Sql): string => {
-    let out = f.strings[0];
-    f.values.forEach((value, i) => {
-      if (value instanceof Sql) {
-        const s = SLOTS.get(value);
-        if (!s) out += write(value);
-        else {
-          const source = sources.get(s.path);
-          if (source !== undefined && source >= 0) slots.push({ source, convert: s.convert });
-          else if (s.path.startsWith(constantUnder))
-            slots.push({ value: paramText(value.values[0] as Exclude<SqlValue, Sql>) });
-          else known = false;
-          out += `$${slots.length}`;
-        }
-      } else {
-        known = false;
-        out += `$${slots.push({ value: null })}`;
-      }
-      out += f.strings[i + 1];
-    });
-    return out;
+  const unknown = (): TemplateSlot => {
+    known = false;
+    return { value: null };
   };
-  const text = write(fragment);
+  const { text, params: slots } = renderWith(fragment, (value): TemplateSlot | typeof INSIDE => {
+    if (!(value instanceof Sql)) return unknown();
+    const s = SLOTS.get(value);
+    if (!s) return INSIDE;
+    const source = sources.get(s.path);
+    if (source !== undefined && source >= 0) return { source, convert: s.convert };
+    if (s.path.startsWith(constantUnder)) return { value: paramText(value.values[0] as Exclude<SqlValue, Sql>) };
+    return unknown();
+  });
   return known ? { text, slots } : undefined;
 }
 

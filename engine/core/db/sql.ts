@@ -53,22 +53,33 @@ const EMPTY = new Sql([''], []);
 
 /** Numbers the placeholders of a fragment: `$1`, `$2`, ... in order of appearance. */
 export function render(fragment: Sql): Statement {
-  const params: Param[] = [];
-  const text = write(fragment, params);
-  return { text, params };
+  return renderWith(fragment, (value) => (value instanceof Sql ? INSIDE : paramText(value)));
 }
 
-function write(fragment: Sql, params: Param[]): string {
-  let out = fragment.strings[0];
-  fragment.values.forEach((value, i) => {
-    if (value instanceof Sql) out += write(value, params);
-    else {
-      params.push(paramText(value));
-      out += `$${params.length}`;
-    }
-    out += fragment.strings[i + 1];
-  });
-  return out;
+/** What `renderWith`'s `place` answers for a fragment whose own text and values are to be written in place. */
+export const INSIDE: unique symbol = Symbol('inside');
+
+/**
+ * A fragment's text with `$1`, `$2`, ... as `render` numbers them, where `place` says what each value
+ * stands for: its parameter (one placeholder), or INSIDE for a fragment written in place. For callers
+ * that note more than the value of a placeholder (actions/analytics/slots.ts).
+ */
+export function renderWith<P>(
+  fragment: Sql,
+  place: (value: SqlValue) => P | typeof INSIDE,
+): { text: string; params: P[] } {
+  const params: P[] = [];
+  const write = (f: Sql): string => {
+    let out = f.strings[0];
+    f.values.forEach((value, i) => {
+      const placed = place(value);
+      if (placed === INSIDE) out += write(value as Sql);
+      else out += `$${params.push(placed)}`;
+      out += f.strings[i + 1];
+    });
+    return out;
+  };
+  return { text: write(fragment), params };
 }
 
 /** Runs a fragment on a database or transaction. */
