@@ -175,7 +175,10 @@ describe(`many subscribers share one statement per interval (${backendName})`, (
       expect(counts.pollers).toBe(1);
       expect(counts.cohorts).toBe(10);
       expect(statements).toBeGreaterThan(0);
-      expect(statements).toBeLessThanOrEqual(refetches);
+      // One a refetch, and at most one more: the first run of cohorts that joined last, which may
+      // still be queued behind an interval's run when every subscriber has its first result (one CI
+      // run counted 12 for 11 refetches). Per subscriber it would be 30 a refetch.
+      expect(statements).toBeLessThanOrEqual(refetches + 1);
     } finally {
       for (const c of clients) await c.dispose();
     }
