@@ -147,6 +147,9 @@ describe(`request limits on ${backendName}`, () => {
         `{ cloud_accounts(order_by: {id: asc}) { id
             spends(limit: 3, order_by: {id: asc}) { id cloudAccountByCloudAccount { recommendations(limit: 2, order_by: {id: asc}) { id } } }
             recommendations(limit: 2, order_by: {id: asc}) { id } } }`,
+        // An aggregate without nodes beside a list holds no rows: still counted by PostgreSQL.
+        `{ cloud_accounts(order_by: {id: asc}) { id spends_aggregate { aggregate { count } }
+            recommendations(limit: 2, order_by: {id: asc}) { id } } }`,
         '{ cloud_accounts(where: {id: {_is_null: true}}) { id spends { id } } }',
         // By primary key and aggregate nodes: counted from the answer's text.
         `{ cloud_accounts_by_pk(id: "${acme.cloudAccounts.aws}") { spends(limit: 4) { id } }
@@ -163,6 +166,9 @@ describe(`request limits on ${backendName}`, () => {
       // The first is counted in its statement: the engine does not read its text.
       compiledSql.length = 0;
       await gql(queries[0].replace('limit: 3', 'limit: 2'));
+      expect(compiledSql.join('\n')).toMatch(/count\(\*\) \+ coalesce\(sum\(/);
+      compiledSql.length = 0;
+      await gql(queries[1].replace('limit: 2', 'limit: 3'));
       expect(compiledSql.join('\n')).toMatch(/count\(\*\) \+ coalesce\(sum\(/);
     });
 
@@ -401,6 +407,22 @@ describe(`request limits on ${backendName}`, () => {
         );
       },
     );
+
+    test("a variable's NUL is named by its path, through lists and objects", async () => {
+      const query = 'query ($t: jsonb) { spends(where: {tags: {_contains: $t}}) { id } }';
+      expectError(
+        await gql(query, { t: { a: [1, { b: NUL }] } }),
+        'validation-failed',
+        /NUL/,
+        '$.variableValues.t.a[1].b',
+      );
+      expectError(
+        await gql(query, { t: { a: [{ [NUL]: 1 }] } }),
+        'validation-failed',
+        /NUL/,
+        '$.variableValues.t.a[0]',
+      );
+    });
 
     test('nothing was written by any of them', async () => {
       const res = await gql('{ spends_aggregate { aggregate { count } } }');

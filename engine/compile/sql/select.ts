@@ -243,13 +243,15 @@ function holdsLists(fields: Field[]): boolean {
 /**
  * Whether PostgreSQL can count the rows of a list of these fields as it builds it (countedListParts):
  * the lists under them are array relationships, reached through other lists or through object
- * relationships that are joined (onto a key). An aggregate's nodes, or a list under an object found
- * by a subquery, are counted by the engine from the answer's text instead.
+ * relationships that are joined (onto a key); aggregates beside them hold no rows unless they select
+ * `nodes`. An aggregate's nodes, or a list under an object found by a subquery, are counted by the
+ * engine from the answer's text instead.
  */
 export function countableRows(fields: Field[]): boolean {
   return fields.every((f) => {
     if (f.kind === 'array') return countableRows(f.fields);
-    if (f.kind === 'arrayAggregate') return false;
+    // An aggregate's rows are its nodes: without them it holds none (nested's spends_aggregate).
+    if (f.kind === 'arrayAggregate') return !f.fields.some((a) => a.kind === 'nodes');
     if (f.kind === 'object') return toOneRow(f.rel) ? countableRows(f.fields) : !holdsLists(f.fields);
     return true;
   });
