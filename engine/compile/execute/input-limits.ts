@@ -127,23 +127,36 @@ export function checkLiterals(node: ASTNode, maxDepth: number): void {
  * itself is bounded by it.
  */
 export function checkVariables(vars: unknown, maxDepth: number): void {
-  const walk = (value: unknown, path: string, depth: number): void => {
+  if (!vars || typeof vars !== 'object') return;
+  // The keys from the variables down to the value being read: the path is written only for an error.
+  const keys: (string | number)[] = [];
+  const where = () =>
+    keys.reduce<string>((p, k) => (typeof k === 'number' ? `${p}[${k}]` : `${p}.${k}`), '$.variableValues');
+  const walk = (value: unknown, depth: number): void => {
     if (typeof value === 'string') {
-      if (value.includes('\0')) throw nulChar(path);
+      if (value.includes('\0')) throw nulChar(where());
       return;
     }
     if (!value || typeof value !== 'object') return;
-    if (depth > maxDepth) throw tooDeep(maxDepth, path);
-    if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${path}[${i}]`, depth + 1));
+    if (depth > maxDepth) throw tooDeep(maxDepth, where());
+    if (Array.isArray(value))
+      for (let i = 0; i < value.length; i++) {
+        keys.push(i);
+        walk(value[i], depth + 1);
+        keys.pop();
+      }
     else
-      for (const [k, v] of Object.entries(value)) {
-        if (k.includes('\0')) throw nulChar(path);
-        walk(v, `${path}.${k}`, depth + 1);
+      for (const k of Object.keys(value)) {
+        if (k.includes('\0')) throw nulChar(where());
+        keys.push(k);
+        walk((value as Record<string, unknown>)[k], depth + 1);
+        keys.pop();
       }
   };
-  if (vars && typeof vars === 'object')
-    for (const [k, v] of Object.entries(vars)) {
-      if (k.includes('\0')) throw nulChar('$.variableValues');
-      walk(v, `$.variableValues.${k}`, 1);
-    }
+  for (const k of Object.keys(vars)) {
+    if (k.includes('\0')) throw nulChar('$.variableValues');
+    keys.push(k);
+    walk((vars as Record<string, unknown>)[k], 1);
+    keys.pop();
+  }
 }

@@ -15,10 +15,9 @@ export function adminSession(headers: HeaderBag, adminSecret: string | undefined
   if (!adminSecret || !sameSecret(given, adminSecret))
     throw new RequestError('access-denied', 'invalid admin secret', '$', 401);
   const vars: Record<string, string> = {};
-  for (const name of Object.keys(headers)) {
-    const n = name.toLowerCase();
-    if (n.startsWith('x-hasura-') && n !== 'x-hasura-admin-secret') vars[n] = header(headers, name)!;
-  }
+  // A HeaderBag's names are lower-case already (core/headers.ts).
+  for (const name of Object.keys(headers))
+    if (name.startsWith('x-hasura-') && name !== 'x-hasura-admin-secret') vars[name] = header(headers, name)!;
   const role = vars['x-hasura-role'] || ADMIN_ROLE;
   return { role, vars, isAdmin: true, via: 'admin-secret' };
 }
