@@ -229,6 +229,45 @@ describe(`logs_query on ${backendName}`, () => {
       expect([...times].sort().reverse()).toEqual(times);
     });
 
+    test('the lines as PostgreSQL wrote them when all four fields are selected; any other selection alike by value', async () => {
+      const request = { account_id: ACCOUNT, ...DAY, query: '{namespace="lq", app="apix"}' };
+      const all = await server.gql(FETCH, { request }, admin);
+      // The store's JSON text as it is (PostgreSQL writes "key" : value), not parsed and written again.
+      expect(all.text).toContain('"severity" : "info"');
+      const [line] = all.body.data.logs_query;
+      expect(line).toEqual({
+        timestamp: tsOf(7),
+        severity: 'info',
+        message: 'line\nwith a newline',
+        labels: { namespace: 'lq', app: 'apix', level: 'info' },
+      });
+      const labels = line.labels;
+      const selections: [string, Record<string, unknown>][] = [
+        ['message timestamp severity labels', { message: line.message, timestamp: tsOf(7), severity: 'info', labels }],
+        ['timestamp severity message', { timestamp: tsOf(7), severity: 'info', message: line.message }],
+        [
+          'timestamp severity message labels __typename',
+          { timestamp: tsOf(7), severity: 'info', message: line.message, labels, __typename: 'FetchLogResponse' },
+        ],
+        [
+          'timestamp severity text: message labels',
+          { timestamp: tsOf(7), severity: 'info', text: line.message, labels },
+        ],
+      ];
+      // A fragment: graphql-js runs the document (direct-field.ts takes fields only) and reads the rows too.
+      const fragment = ' fragment L on FetchLogResponse { timestamp severity message labels }';
+      selections.push(['...L', { timestamp: tsOf(7), severity: 'info', message: line.message, labels }]);
+      for (const [fields, want] of selections) {
+        const doc = FETCH.replace('timestamp severity message labels', fields) + (fields === '...L' ? fragment : '');
+        const res = await server.gql(doc, { request }, admin);
+        expect(res.body.errors).toBeUndefined();
+        const [got] = res.body.data.logs_query;
+        // Same values, in the order the selection asks for.
+        expect(got).toEqual(want);
+        expect(Object.keys(got)).toEqual(Object.keys(want));
+      }
+    });
+
     test('=~ is anchored, != and !~ exclude, a missing label reads as empty', async () => {
       expect((await lines('{namespace="lq", app=~"api.*"}')).map((l) => l.message)).toEqual(
         expected((l) => l.app.startsWith('api')),

@@ -1,5 +1,5 @@
 import type { ActionContext } from '../context';
-import { isTenantAccount, query, RequestError, tenantOf, uuidArg } from '../api';
+import { isTenantAccount, JsonRows, query, RequestError, tenantOf, uuidArg } from '../api';
 import { queryLoki, type LogLine } from './loki';
 import { parseSelector } from './selector';
 import { rangeLines, recentLines, type StoreQuery } from './store';
@@ -41,7 +41,10 @@ function instant(value: unknown, name: 'start' | 'end'): string | undefined {
   return new Date(ms).toISOString();
 }
 
-export async function logs_query(args: Record<string, unknown>, ctx: ActionContext): Promise<LogLine[]> {
+/** The keys of each line of the store's JSON (store.ts linesJson), in FetchLogResponse's order. */
+const LINE_KEYS = ['timestamp', 'severity', 'message', 'labels'];
+
+export async function logs_query(args: Record<string, unknown>, ctx: ActionContext): Promise<LogLine[] | JsonRows> {
   const req = (args.request ?? {}) as LogsQueryInput;
   const tenant = tenantOf(ctx);
   const account = uuidArg(req.account_id, 'request.account_id');
@@ -78,7 +81,8 @@ export async function logs_query(args: Record<string, unknown>, ctx: ActionConte
   const q: StoreQuery = { tenant, account, selector, start, end, limit };
   const [row] = await query(ctx.db, recentLines(q), { prepare: false });
   if (row.owned !== true && row.owned !== 't') throw notOwned();
-  if (row.complete === true || row.complete === 't') return JSON.parse(String(row.lines)) as LogLine[];
+  // The lines' JSON as PostgreSQL wrote it: put into the answer as it is where the selection is all four.
+  if (row.complete === true || row.complete === 't') return new JsonRows(String(row.lines), LINE_KEYS);
   const [all] = await query(ctx.db, rangeLines(q), { prepare: false });
-  return JSON.parse(String(all.lines)) as LogLine[];
+  return new JsonRows(String(all.lines), LINE_KEYS);
 }

@@ -91,7 +91,11 @@ function build(q: StoreQuery): Built {
 const and = (conds: Sql[]): Sql => (conds.length ? sql.join(conds, '\n     AND ') : sql`true`);
 const NEWEST = sql`ORDER BY ts DESC, id DESC`;
 const WINDOW = sql.text(String(RECENT_WINDOW));
-/** The lines of `from` as the answer's JSON text, newest first. */
+/**
+ * The lines of `from` as the answer's JSON text, newest first, each with the keys of index.ts's
+ * LINE_KEYS in that order. None is null: the columns are NOT NULL, and labels is an object, since a
+ * selector has a matcher that needs a label (selector.ts refuses one whose matchers all match empty).
+ */
 const linesJson = (
   from: Sql,
 ) => sql`(SELECT coalesce(json_agg(json_build_object('timestamp', to_char(l.ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),

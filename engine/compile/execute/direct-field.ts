@@ -23,6 +23,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Variables } from '../plan/values';
+import { JsonRows } from '../../core/json-rows';
 
 /**
  * One action field run without graphql-js's `execute`, with the same answer: its arguments read by
@@ -181,12 +182,41 @@ export async function runDirect(
       variableValues,
     };
     value = await d.field.resolve!(undefined, args, context, info);
+    if (value instanceof JsonRows && fitsAsIs(d.complete, value.keys)) return { data: { [d.alias]: value } };
     return { data: { [d.alias]: complete(d.complete, value, [d.alias]) } };
   } catch (err) {
     if (err === NOT_DIRECT) return { resolved: value };
     const at = err instanceof FieldError ? err : new FieldError(err, [d.alias]);
     return { data: { [d.alias]: null }, errors: [locatedError(at.error, [d.node], at.path)] };
   }
+}
+
+/** Leaf types whose `serialize` gives a JSON value back as it is. */
+const AS_IS = new Set(['String', 'json', 'jsonb']);
+
+const unwrap = (c: Completion): Completion => (c.kind === 'nonNull' ? c.of : c);
+
+/**
+ * Whether rows of `keys` (JsonRows: no row or value null) complete to themselves: a list of objects
+ * selecting exactly those fields, in that order, unaliased, each a leaf answered as it is.
+ */
+function fitsAsIs(c: Completion, keys: readonly string[]): boolean {
+  const list = unwrap(c);
+  if (list.kind !== 'list') return false;
+  const row = unwrap(list.of);
+  return (
+    row.kind === 'object' &&
+    row.fields.length === keys.length &&
+    row.fields.every((f, i) => {
+      const leaf = f.complete && unwrap(f.complete);
+      return f.key === keys[i] && f.name === keys[i] && leaf?.kind === 'leaf' && AS_IS.has(leaf.type.name);
+    })
+  );
+}
+
+/** A field's value as JSON in the answer: JsonRows that fit the selection are their own text. */
+export function answerJson(value: unknown): string {
+  return value instanceof JsonRows ? value.text : JSON.stringify(value ?? null);
 }
 
 /** graphql-js's completeValue for the completions above; the first error thrown with its path. */

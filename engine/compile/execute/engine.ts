@@ -40,7 +40,7 @@ import {
   type ActionHandler,
   type ActionSetup,
 } from './actions';
-import { directField, runDirect } from './direct-field';
+import { answerJson, directField, runDirect } from './direct-field';
 import { compile, type ExecutablePlan, type OutputStatement, type Statement } from './compile';
 import { LONE_REFUSAL } from '../sql/mutation';
 import { coerceVariables } from './coerce-variables';
@@ -686,7 +686,7 @@ export class Engine {
       let value: string;
       if (f.from === 'query') value = (rows[f.statement][f.column] as string | null) ?? 'null';
       else {
-        value = JSON.stringify(other[f.alias] ?? null);
+        value = answerJson(other[f.alias]);
         budget.addBytes(Buffer.byteLength(value));
       }
       return `${JSON.stringify(f.alias)}:${value}`;
@@ -849,7 +849,7 @@ export class Engine {
       } else {
         const ctx = this.actionContext(session, tx);
         const data = await this.runGraphql(step.document, role, vars, ctx, budget.record);
-        value = JSON.stringify(data[step.alias] ?? null);
+        value = answerJson(data[step.alias]);
       }
       // Actions alone commit as each handler ends: their answer is given whatever the time or size.
       if (tx) {
