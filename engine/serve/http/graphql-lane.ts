@@ -37,20 +37,17 @@ export function graphqlLane(opts: AppOptions, next: RequestListener): RequestLis
       crossSiteSafe: () => false,
       record,
     };
+    const write = (a: PostAnswer) => {
+      const body = a.response.body;
+      const bytes = Buffer.byteLength(body);
+      const status = statusFor(a.response, a.media);
+      const extra = { ...a.extra, ...vary, 'x-request-id': record.id, 'content-length': String(bytes) };
+      res.writeHead(status, answerHeaders(a.media, a.response, extra));
+      res.end(body);
+      finishRequest(observe, record, { route, method: 'POST', status, bytes });
+    };
     answerPost(opts.engine, resolveSession, opts.bodyBytes, post)
-      .catch((err): PostAnswer => ({
-        media: 'application/json',
-        response: opts.engine.failure(err, undefined, record),
-      }))
-      .then((a) => {
-        const body = a.response.body;
-        const bytes = Buffer.byteLength(body);
-        const status = statusFor(a.response, a.media);
-        const extra = { ...a.extra, ...vary, 'x-request-id': record.id, 'content-length': String(bytes) };
-        res.writeHead(status, answerHeaders(a.media, a.response, extra));
-        res.end(body);
-        finishRequest(observe, record, { route, method: 'POST', status, bytes });
-      })
+      .then(write, (err) => write({ media: 'application/json', response: opts.engine.failure(err, undefined, record) }))
       .catch((err: Error) => {
         // Writing the answer failed (the engine's own errors are answers above): the connection goes.
         observe.log({

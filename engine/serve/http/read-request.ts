@@ -46,9 +46,14 @@ export function readIncomingBody(incoming: IncomingMessage, maxBytes: number): P
         resolve({ ok: false });
       } else chunks.push(chunk);
     };
+    // `on`, not `once`: each is emitted once per request, and the listeners go with it.
     incoming.on('data', onData);
-    incoming.once('end', () => resolve({ ok: true, text: Buffer.concat(chunks, size).toString('utf8') }));
-    incoming.once('error', reject);
+    incoming.on('end', () => {
+      // Most bodies come in one chunk: read as it is, not copied first.
+      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+      resolve({ ok: true, text: body.toString('utf8') });
+    });
+    incoming.on('error', reject);
   });
 }
 

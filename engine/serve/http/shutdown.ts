@@ -35,11 +35,13 @@ export function trackRequests(server: Server, draining: () => boolean): RequestT
   let count = 0;
   let open = 0;
   let last = 0;
+  // One function for every response's close (emitted once each): no closure or once-wrapper per request.
+  const closed = () => count--;
   server.prependListener('request', (_req, res) => {
     count++;
     last = Date.now();
     if (draining()) res.setHeader('connection', 'close');
-    res.once('close', () => count--);
+    res.on('close', closed);
   });
   server.on('connection', (socket) => {
     open++;
