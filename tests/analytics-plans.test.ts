@@ -1,7 +1,8 @@
 import { buildQuery, roundedLimit, rowsOf, type AnalyticRequest } from '../actions/analytics/builder';
 import { spends } from '../actions/cost';
 import { k8sWorkloads } from '../actions/kubernetes';
-import { recommendation_missconfig_v2 } from '../actions/recommendations';
+import { recommendation_missconfig_v2, recommendationMissconfig } from '../actions/recommendations';
+import { analyticOperation } from '../actions/analytics/operation';
 import type { ActionContext } from '../actions/context';
 import type { Queryable } from '../engine/core/db/database';
 import { DEMO } from '../demo/demo-data';
@@ -207,8 +208,14 @@ describe(`analytic statements' plans and uuid filters on ${backendName}`, () => 
     };
     const session = { role: 'tenant_admin', vars: { 'x-hasura-tenant-id': acme.id }, isAdmin: false, via: 'jwt' };
     const ctx = { db, session } as unknown as ActionContext;
-    const answer = (await recommendation_missconfig_v2({ limit: 3 }, ctx)) as { rows: Row[] };
+    // No dataset of the spec needs it now (recommendation_missconfig_v2 did while its statement bound an
+    // outer LIMIT); a copy of that one with the flag.
+    const handler = analyticOperation({ ...recommendationMissconfig, planEachRun: true });
+    const answer = (await handler({ limit: 3 }, ctx)) as { rows: Row[] };
     expect(asked).toEqual([false]);
+    // Without the flag, the statement is prepared (the default).
+    await recommendation_missconfig_v2({ limit: 3 }, ctx);
+    expect(asked).toEqual([false, undefined]);
     const [count] = await sql(
       `SELECT count(*)::int AS n FROM recommendation WHERE tenant_id = $1::uuid AND category = 'Configuration'`,
     );
