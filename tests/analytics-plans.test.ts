@@ -152,7 +152,7 @@ describe(`analytic statements' plans and uuid filters on ${backendName}`, () => 
     expect(built.text).toMatch(/^SELECT json_build_array\(q\.c0, q\.c1, q\.c2\)::text AS r FROM \(SELECT /);
     expect(built.text.slice(built.text.indexOf('FROM (SELECT'))).not.toMatch(/json/);
   });
-  test('limits are written into the text rounded up to a power of two: one statement, exact answers', async () => {
+  test('limits are written into the text rounded up to a power of two or a round limit: few statements, exact answers', async () => {
     const texts = new Set<string>();
     for (const limit of [5, 6, 7, 8]) {
       const req: AnalyticRequest = { order_by: [{ column: 'kind', order: 'desc' }], limit, offset: 2 };
@@ -164,12 +164,15 @@ describe(`analytic statements' plans and uuid filters on ${backendName}`, () => 
       );
       expect(got).toEqual(expected);
     }
-    // One form: LIMIT 8 in the text for 5, 6, 7 and 8; the rows past the exact limit are cut by rowsOf,
-    // not by a bound outer LIMIT (whose generic plan guessed 10% of the rows).
-    expect(texts.size).toBe(1);
+    // Two forms: LIMIT 5 (a round limit), and LIMIT 8 in the text for 6, 7 and 8, whose rows past the
+    // exact limit are cut by rowsOf, not by a bound outer LIMIT (whose generic plan guessed 10% of the rows).
+    expect(texts.size).toBe(2);
     expect(roundedLimit(0)).toBe(0);
     expect(roundedLimit(1)).toBe(1);
-    expect(roundedLimit(100)).toBe(128);
+    expect(roundedLimit(50)).toBe(50);
+    expect(roundedLimit(60)).toBe(64);
+    expect(roundedLimit(100)).toBe(100);
+    expect(roundedLimit(101)).toBe(128);
     expect(roundedLimit(9000)).toBe(10000);
   });
   test('an order key that is also returned is read from its column: the rows of ordering by it once, at any limit', async () => {
