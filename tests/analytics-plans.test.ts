@@ -198,6 +198,28 @@ describe(`analytic statements' plans and uuid filters on ${backendName}`, () => 
       }
     }
   });
+  test('a boolean compared is written into the text: the rows of the comparison, each value its own statement', async () => {
+    const texts = new Set<string>();
+    for (const [op, value, condition] of [
+      ['_eq', true, 'is_active = true'],
+      ['_eq', false, 'is_active = false'],
+      ['_neq', true, 'is_active <> true'],
+      ['_neq', false, 'is_active <> false'],
+    ] as const) {
+      const req: AnalyticRequest = { where: { is_active: { [op]: value } }, order_by: [{ column: 'name' }] };
+      const built = buildQuery(k8sWorkloads, req, acme.id, ['name', 'namespace']);
+      texts.add(built.text);
+      // The tenant is the one bound value: the boolean is in the text.
+      expect(built.params).toEqual([acme.id]);
+      const got = rowsOf(built, await server.started.db.query(built.text, built.params));
+      const expected = await sql(
+        `SELECT name, namespace FROM k8s_workloads WHERE tenant_id = $1::uuid AND ${condition}
+          ORDER BY name NULLS LAST, namespace NULLS LAST`,
+      );
+      expect(got).toEqual(expected);
+    }
+    expect(texts.size).toBe(4);
+  });
   test('a dataset whose generic plan was measured slow is planned with its values on every run', async () => {
     // The engine's own database, watched: what each statement was run with.
     const asked: (boolean | undefined)[] = [];
