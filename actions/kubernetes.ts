@@ -350,14 +350,24 @@ const MONITORING_FROM = (tenant: Sql) => sql`k8s_workloads w
       AND (p.status NOT IN ('Running', 'Succeeded', 'Pending') OR ${sql.text(RESTARTS)} > 0)
     GROUP BY 1, 2, 3
   ) pe ON pe.cloud_account_id = w.cloud_account_id AND pe.namespace = w.namespace AND pe.workload_name = w.name
-  LEFT JOIN LATERAL (
-    -- Per workload, through the labels' GIN index: the log store is the largest table here.
-    SELECT count(*)::int AS n
-    FROM logs l
-    WHERE l.tenant_id = w.tenant_id AND l.cloud_account_id = w.cloud_account_id
-      AND l.labels @> jsonb_build_object('namespace', w.namespace, 'app', coalesce(w.labels ->> 'app', w.name))
-      AND lower(l.severity) IN ('error', 'critical', 'fatal')
-  ) le ON true
+  LEFT JOIN (
+    -- The error lines are read once and grouped by account and label set (a few hundred sets for an
+    -- account's 45,000 lines), and each workload counts the sets its labels are contained in; per
+    -- workload, through the labels' GIN index, each read every account's lines of its namespace and app
+    -- (145,000 at scale 100 with the bench's 3 million lines: 2.3 s a workload, where one pass over the
+    -- table takes 1 s). Keyed by account too, so that a filter on the account reaches the lines.
+    SELECT w2.cloud_account_id, w2.id, sum(g.n)::int AS n
+    FROM k8s_workloads w2
+    JOIN (
+      SELECT l.cloud_account_id, l.labels, count(*) AS n
+      FROM logs l
+      WHERE l.tenant_id = ${tenant} AND lower(l.severity) IN ('error', 'critical', 'fatal')
+      GROUP BY 1, 2
+    ) g ON g.cloud_account_id = w2.cloud_account_id
+      AND g.labels @> jsonb_build_object('namespace', w2.namespace, 'app', coalesce(w2.labels ->> 'app', w2.name))
+    WHERE w2.tenant_id = ${tenant}
+    GROUP BY 1, 2
+  ) le ON le.cloud_account_id = w.cloud_account_id AND le.id = w.id
   LEFT JOIN (
     SELECT e.cloud_account_id, e.subject_namespace AS namespace, ${sql.text(EVENT_WORKLOAD)} AS workload, count(*)::int AS n
     FROM events e

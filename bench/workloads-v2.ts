@@ -416,12 +416,15 @@ LEFT JOIN (
           THEN p.restart_count ELSE '{}'::jsonb END) c WHERE jsonb_typeof(c.value) = 'number') > 0)
   GROUP BY 1, 2
 ) pe ON pe.namespace = w.namespace AND pe.workload_name = w.name
-LEFT JOIN LATERAL (
-  SELECT count(*)::int AS n FROM logs l
-  WHERE l.tenant_id = w.tenant_id AND l.cloud_account_id = w.cloud_account_id
-    AND l.labels @> jsonb_build_object('namespace', w.namespace, 'app', coalesce(w.labels ->> 'app', w.name))
-    AND lower(l.severity) IN ('error', 'critical', 'fatal')
-) le ON true
+LEFT JOIN (
+  SELECT w2.id, sum(g.n)::int AS n
+  FROM k8s_workloads w2
+  JOIN (SELECT l.labels, count(*) AS n FROM logs l
+    WHERE l.tenant_id = $1::uuid AND l.cloud_account_id = $2::uuid AND lower(l.severity) IN ('error', 'critical', 'fatal')
+    GROUP BY 1) g ON g.labels @> jsonb_build_object('namespace', w2.namespace, 'app', coalesce(w2.labels ->> 'app', w2.name))
+  WHERE w2.tenant_id = $1::uuid AND w2.cloud_account_id = $2::uuid
+  GROUP BY 1
+) le ON le.id = w.id
 LEFT JOIN (
   SELECT x.namespace, x.workload, count(*)::int AS n
   FROM (SELECT e.subject_namespace AS namespace, ${EVENT_WORKLOAD} AS workload FROM events e

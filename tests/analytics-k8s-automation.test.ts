@@ -802,6 +802,42 @@ describe(`Kubernetes metrics, workload monitoring and auto-optimize operations o
       expect(theirs.every((t) => !acmeAccounts.has(t.account_id as string))).toBe(true);
     });
 
+    test('application errors: lines are counted per label set, for every workload whose labels they hold', async () => {
+      // A second workload of checkout's account with checkout's app label: both count the same lines
+      // (the lines are grouped by label set once, each workload sums the sets its labels are in); a
+      // label set repeated counts each line; a line with a label beyond namespace and app counts.
+      await sql(
+        `INSERT INTO k8s_workloads (tenant_id, cloud_account_id, cloud_resource_id, external_id, name, namespace, kind, workload_type, status,
+          ready_pods, total_pods, labels, is_active, creation_time, last_seen)
+        VALUES ($1, $2, $3, 'canary', 'checkout-canary', 'production', 'Deployment', 'Deployment', 'Running', 1, 1, '{"app": "shop-checkout"}', true, '2026-01-21 08:30:00', '2026-02-28 23:00:00')`,
+        [acme.id, GCP, fx('acme', 0x103)],
+      );
+      const line = (labels: object) =>
+        sql(
+          `INSERT INTO logs (tenant_id, cloud_account_id, ts, severity, message, labels) VALUES ($1, $2, '2026-02-27 10:00:00+00', 'error', 'label set line', $3::jsonb)`,
+          [acme.id, GCP, JSON.stringify(labels)],
+        );
+      try {
+        for (let i = 0; i < 3; i++) await line({ namespace: 'production', app: 'shop-checkout' });
+        await line({ namespace: 'production', app: 'shop-checkout', pod: 'x', zone: 'b' });
+        await line({ namespace: 'staging', app: 'shop-checkout' });
+        const got = await rows(
+          'k8s_workloads_cloud_account_monitoring_v2',
+          `where: {account_id: {_eq: "${GCP}"}}, order_by: [{column: "namespace"}, {column: "name"}]`,
+          FIELDS,
+        );
+        expect(got).toEqual(
+          await monitoring('AND w.cloud_account_id = $2 ORDER BY w.namespace, w.name', [acme.id, GCP]),
+        );
+        const errors = new Map(got.map((g) => [g.name, g.application_error_count]));
+        // checkout's 2 fixture lines and the 4 lines here, for both.
+        expect([errors.get('checkout'), errors.get('checkout-canary')]).toEqual([6, 6]);
+      } finally {
+        await sql(`DELETE FROM logs WHERE message = 'label set line'`, []);
+        await sql(`DELETE FROM k8s_workloads WHERE external_id = 'canary'`, []);
+      }
+    });
+
     test('an unknown order_by column is validation-failed; an unknown where field is refused by the schema', async () => {
       const error = await refused(
         '{ k8s_workloads_cloud_account_monitoring_v2(order_by: [{column: "priority"}]) { rows { name } } }',

@@ -1,7 +1,8 @@
 import { buildQuery, roundedLimit, rowsOf, type AnalyticRequest } from '../actions/analytics/builder';
 import { spends } from '../actions/cost';
 import { k8sWorkloads } from '../actions/kubernetes';
-import { recommendation_missconfig_v2 } from '../actions/recommendations';
+import { recommendation_missconfig_v2, recommendationMissconfig } from '../actions/recommendations';
+import { analyticOperation } from '../actions/analytics/operation';
 import type { ActionContext } from '../actions/context';
 import type { Queryable } from '../engine/core/db/database';
 import { DEMO } from '../demo/demo-data';
@@ -151,7 +152,7 @@ describe(`analytic statements' plans and uuid filters on ${backendName}`, () => 
     expect(built.text).toMatch(/^SELECT json_build_array\(q\.c0, q\.c1, q\.c2\)::text AS r FROM \(SELECT /);
     expect(built.text.slice(built.text.indexOf('FROM (SELECT'))).not.toMatch(/json/);
   });
-  test('limits are written into the text rounded up to a power of two: few statements, exact answers', async () => {
+  test('limits are written into the text rounded up to a power of two or a round limit: few statements, exact answers', async () => {
     const texts = new Set<string>();
     for (const limit of [5, 6, 7, 8]) {
       const req: AnalyticRequest = { order_by: [{ column: 'kind', order: 'desc' }], limit, offset: 2 };
@@ -163,12 +164,61 @@ describe(`analytic statements' plans and uuid filters on ${backendName}`, () => 
       );
       expect(got).toEqual(expected);
     }
-    // Two forms: 5, 6 and 7 (LIMIT 8 in the subquery, the exact limit bound outside it) and 8 itself.
+    // Two forms: LIMIT 5 (a round limit), and LIMIT 8 in the text for 6, 7 and 8, whose rows past the
+    // exact limit are cut by rowsOf, not by a bound outer LIMIT (whose generic plan guessed 10% of the rows).
     expect(texts.size).toBe(2);
     expect(roundedLimit(0)).toBe(0);
     expect(roundedLimit(1)).toBe(1);
-    expect(roundedLimit(100)).toBe(128);
+    expect(roundedLimit(50)).toBe(50);
+    expect(roundedLimit(60)).toBe(64);
+    expect(roundedLimit(100)).toBe(100);
+    expect(roundedLimit(101)).toBe(128);
     expect(roundedLimit(9000)).toBe(10000);
+  });
+  test('an order key that is also returned is read from its column: the rows of ordering by it once, at any limit', async () => {
+    const expected = await sql(
+      `SELECT name, namespace, kind FROM k8s_workloads WHERE tenant_id = $1::uuid
+        ORDER BY kind DESC, name NULLS LAST, namespace NULLS LAST`,
+    );
+    expect(new Set(expected.map((e) => e.kind)).size).toBeLessThan(expected.length - 2);
+    for (const order_by of [
+      [{ column: 'kind', order: 'desc' }],
+      // A later key on the same column breaks no tie: the same rows.
+      [
+        { column: 'kind', order: 'desc' },
+        { column: 'kind', order: 'asc' },
+      ],
+    ]) {
+      for (const limit of [1, 3, 5, expected.length, expected.length + 1]) {
+        const built = buildQuery(k8sWorkloads, { order_by, limit }, acme.id, ['name', 'namespace', 'kind']);
+        // kind is returned once (c2) and the statement orders by it, without a copy of it (o0).
+        expect(built.text).not.toMatch(/\bo0\b/);
+        const got = rowsOf(built, await server.started.db.query(built.text, built.params));
+        expect(got).toEqual(expected.slice(0, limit));
+      }
+    }
+  });
+  test('a boolean compared is written into the text: the rows of the comparison, each value its own statement', async () => {
+    const texts = new Set<string>();
+    for (const [op, value, condition] of [
+      ['_eq', true, 'is_active = true'],
+      ['_eq', false, 'is_active = false'],
+      ['_neq', true, 'is_active <> true'],
+      ['_neq', false, 'is_active <> false'],
+    ] as const) {
+      const req: AnalyticRequest = { where: { is_active: { [op]: value } }, order_by: [{ column: 'name' }] };
+      const built = buildQuery(k8sWorkloads, req, acme.id, ['name', 'namespace']);
+      texts.add(built.text);
+      // The tenant is the one bound value: the boolean is in the text.
+      expect(built.params).toEqual([acme.id]);
+      const got = rowsOf(built, await server.started.db.query(built.text, built.params));
+      const expected = await sql(
+        `SELECT name, namespace FROM k8s_workloads WHERE tenant_id = $1::uuid AND ${condition}
+          ORDER BY name NULLS LAST, namespace NULLS LAST`,
+      );
+      expect(got).toEqual(expected);
+    }
+    expect(texts.size).toBe(4);
   });
   test('a dataset whose generic plan was measured slow is planned with its values on every run', async () => {
     // The engine's own database, watched: what each statement was run with.
@@ -183,8 +233,14 @@ describe(`analytic statements' plans and uuid filters on ${backendName}`, () => 
     };
     const session = { role: 'tenant_admin', vars: { 'x-hasura-tenant-id': acme.id }, isAdmin: false, via: 'jwt' };
     const ctx = { db, session } as unknown as ActionContext;
-    const answer = (await recommendation_missconfig_v2({ limit: 3 }, ctx)) as { rows: Row[] };
+    // No dataset of the spec needs it now (recommendation_missconfig_v2 did while its statement bound an
+    // outer LIMIT); a copy of that one with the flag.
+    const handler = analyticOperation({ ...recommendationMissconfig, planEachRun: true });
+    const answer = (await handler({ limit: 3 }, ctx)) as { rows: Row[] };
     expect(asked).toEqual([false]);
+    // Without the flag, the statement is prepared (the default).
+    await recommendation_missconfig_v2({ limit: 3 }, ctx);
+    expect(asked).toEqual([false, undefined]);
     const [count] = await sql(
       `SELECT count(*)::int AS n FROM recommendation WHERE tenant_id = $1::uuid AND category = 'Configuration'`,
     );

@@ -11,7 +11,7 @@ import { UUID_TEXT } from './where';
  * columns, group_by, column_transformations and order_by as given, the structure of `where` (its
  * keys, list lengths and which values are null), the values there that the text depends on
  * (booleans, for `_is_null`; strings that name a where field, for `_eq_f`...; whether a string is a
- * uuid's text, for a uuid field's `_eq`/`_in`), the limit's rounded form and whether it is exact,
+ * uuid's text, for a uuid field's `_eq`/`_in`), the limit's rounded form (rowsOf cuts the rows to the exact limit),
  * and whether there is an offset. Two requests of one shape get the same text, and the second only
  * binds its values (slots.ts says which value goes where, and checks each as the builder would).
  *
@@ -24,8 +24,9 @@ export const STATEMENTS_CACHED = 512;
 export interface AnalyticStatement {
   text: string;
   params: Param[];
-  /** The returned columns, for rowsOf. */
+  /** The returned columns and the most rows to answer, for rowsOf. */
   columns: string[];
+  limit: number;
 }
 
 interface Cached extends Template {
@@ -44,26 +45,25 @@ export function analyticStatement(
   tenant: string,
   selected?: readonly string[],
 ): AnalyticStatement {
-  const values: unknown[] = [tenant, req.offset ?? 0, req.limit ?? MAX_ROWS];
+  const values: unknown[] = [tenant, req.offset ?? 0];
   const key = shapeKey(ds, req, selected, values);
   const hit = cache.get(key);
   if (hit) {
     // In the builder's order: the where values are checked before the page.
     const params = bindTemplate(hit, values);
-    checkedPage(req, hit.ordered);
-    return { text: hit.text, params, columns: hit.columns };
+    const { limit } = checkedPage(req, hit.ordered);
+    return { text: hit.text, params, columns: hit.columns, limit };
   }
   const built = buildQuery(ds, req, tenant, selected);
   const sources = new Map<string, number>([
     [TENANT, 0],
     ['$.offset', 1],
-    ['$.limit', 2],
   ]);
-  whereShape(ds, req.where, values.slice(0, 3), { sources, path: '$.where' });
+  whereShape(ds, req.where, values.slice(0, 2), { sources, path: '$.where' });
   // Transformations' values are part of the key: the same in every request of the shape.
   const template = templateOf(built.fragment, sources, '$.column_transformations');
   if (template) cache.set(key, { ...template, columns: built.columns, ordered: built.ordered });
-  return { text: built.text, params: built.params, columns: built.columns };
+  return { text: built.text, params: built.params, columns: built.columns, limit: built.limit };
 }
 
 /** How many shapes the cache holds now (for tests). */
@@ -76,10 +76,7 @@ function shapeKey(ds: Dataset, req: AnalyticRequest, selected: readonly string[]
   let id = ids.get(ds);
   if (id === undefined) ids.set(ds, (id = ++datasets));
   const limit = req.limit ?? MAX_ROWS;
-  const page =
-    typeof limit === 'number'
-      ? `${roundedLimit(limit)}${limit === roundedLimit(limit) ? '' : '~'}`
-      : JSON.stringify(limit ?? null);
+  const page = typeof limit === 'number' ? String(roundedLimit(limit)) : JSON.stringify(limit ?? null);
   const offset = req.offset === null || req.offset === undefined ? '-' : req.offset ? 'o' : '0';
   return [
     id,

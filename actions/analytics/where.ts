@@ -104,7 +104,7 @@ function operatorConditions(o: Operand, op: string, v: unknown, at: string): Sql
   if (!OPERATORS[type].includes(op)) throw unknownName(`operator for ${o.name} (${type})`, op, OPERATORS[type], at);
   if (v === null || v === undefined) return [];
   if (o.field.uuid && UUID_OPS.includes(op)) return [uuidCondition(o, o.field.uuid, op, v, at)];
-  if (COMPARE[op]) return [sql`${o.sql} ${sql.text(COMPARE[op])} ${boundValue(type, v, at)}`];
+  if (COMPARE[op]) return [sql`${o.sql} ${sql.text(COMPARE[op])} ${comparedValue(type, v, at)}`];
   if (COMPARE_F[op]) return [sql`${o.sql} ${sql.text(COMPARE_F[op])} ${otherField(o, v, at, comparable(type))}`];
   if (LIKE[op]) return [sql`${o.sql} ${sql.text(LIKE[op])} ${boundValue(type, v, at)}`];
   if (LIKE_F[op]) return [sql`${o.sql} ${sql.text(LIKE_F[op])} ${otherField(o, v, at, ['string'])}`];
@@ -180,6 +180,18 @@ function contains(o: Operand, v: unknown, at: string): Sql {
   if (!jsonb) return sql`strpos(${o.sql}, ${boundValue(o.field.type, v, at)}) > 0`;
   const doc = (x: unknown) => jsonDocument(o, x, at);
   return sql`${sql.text(jsonb)} @> ${slot(doc(v), at, doc)}::jsonb`;
+}
+
+/**
+ * The value a comparison takes: bound, except a boolean, written into the text (TRUE or FALSE). A
+ * request's booleans are part of its statement's shape anyway (statements.ts), and with the value in
+ * the text a prepared statement's generic plan knows how many rows it selects: with `is_anomaly = $2`
+ * it guessed 3,502 of anomaly_v2's rows where 4,893 are anomalous at scale 100, costed itself above
+ * the custom plans, and PostgreSQL planned the statement anew on every run (0.11 ms of 0.25).
+ */
+function comparedValue(type: WhereType, v: unknown, at: string): Sql {
+  if (type === 'boolean' && typeof v === 'boolean') return sql.text(v ? 'TRUE' : 'FALSE');
+  return boundValue(type, v, at);
 }
 
 /** The JSON text `_contains` takes on a jsonb field, normalised. */
