@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { ActionContext } from './context';
 import { analyticOperation } from './analytics/operation';
-import { rowsOf, type AnalyticRequest } from './analytics/builder';
+import { rowsAnswer, type AnalyticRequest } from './analytics/builder';
 import { whereOf, type Dataset, type Field, uuidText } from './analytics/dataset';
 import { selectedRowFields } from './analytics/selection';
 import { analyticStatement } from './analytics/statements';
@@ -92,5 +92,5 @@ export async function anomaly_v3(args: Record<string, unknown>, ctx: ActionConte
     tenantOf(ctx).toLowerCase(),
     selected ?? [...V3_GROUPS, 'anomaly_count', 'count', 'evaluated_at'],
   );
-  return { rows: rowsOf(s, await ctx.db.query(s.text, s.params)) };
+  return { rows: rowsAnswer(s, await ctx.db.query(s.text, s.params)) };
 }

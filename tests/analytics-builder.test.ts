@@ -1,4 +1,6 @@
-import { buildQuery, roundedLimit, rowsOf, type AnalyticRequest } from '../actions/analytics/builder';
+import { buildQuery, roundedLimit, rowsAnswer, rowsOf, type AnalyticRequest } from '../actions/analytics/builder';
+import { eventGroupings } from '../actions/events';
+import { JsonRows } from '../actions/api';
 import type { Dataset } from '../actions/analytics/dataset';
 import { analyticStatement } from '../actions/analytics/statements';
 import { spendGroupings, spends } from '../actions/cost';
@@ -476,6 +478,28 @@ describe(`analytic query builder on ${backendName}`, () => {
     expect(new Set(rows.map((row) => row.tenant))).toEqual(new Set([acme]));
     expect(built.params[0]).toBe(acme);
     expect(built.text).toContain('s.tenant = $1::uuid');
+  });
+
+  test('rows are JSON objects by name (JsonRows), or arrays named here when wider than json_build_object takes', async () => {
+    const names = [...Object.keys(eventGroupings.fields), ...Object.keys(eventGroupings.aggregates ?? {})];
+    expect(names.length).toBeGreaterThan(50);
+    const run = async (selected: string[]) => {
+      const built = buildQuery(eventGroupings, { limit: 5 }, acme, selected);
+      return { built, rows: await server.started.db.query(built.text, built.params) };
+    };
+    const wide = await run(names);
+    expect(wide.built.text).toMatch(/^SELECT json_build_array\(/);
+    const wideRows = rowsAnswer(wide.built, wide.rows) as Record<string, unknown>[];
+    expect(Array.isArray(wideRows)).toBe(true);
+    expect(wideRows.length).toBeGreaterThan(0);
+    expect(Object.keys(wideRows[0])).toEqual(names);
+    const narrow = await run(names.slice(0, 50));
+    expect(narrow.built.text).toMatch(/^SELECT json_build_object\(/);
+    const text = rowsAnswer(narrow.built, narrow.rows);
+    expect(text).toBeInstanceOf(JsonRows);
+    // The same rows and values as read from each row's object.
+    expect([...(text as JsonRows)]).toEqual(rowsOf(narrow.built, narrow.rows));
+    expect(Object.keys([...(text as JsonRows)][0] as object)).toEqual(names.slice(0, 50));
   });
 
   test('values travel only as parameters', () => {

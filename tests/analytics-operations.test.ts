@@ -99,6 +99,34 @@ describe(`analytic operations on ${backendName}`, () => {
       expect(got.every((g) => g.tenant === acme.id && acmeAccounts.has(g.cloud_account as string))).toBe(true);
     });
 
+    test('the rows as PostgreSQL wrote them where the selection is the columns in order; alike by value for any other', async () => {
+      const args = 'where: {amount: {_gt: 100}}, order_by: [{column: "amount", order: desc}, {column: "id"}], limit: 4';
+      const fields = 'id amount date exclude_aggregate tags cloud_account';
+      const asWritten = await server.gql(`{ spends_v2(${args}) { rows { ${fields} } } }`, {}, readonly);
+      // Each row's JSON object as PostgreSQL writes it ("key" : value), not parsed and written again.
+      expect(asWritten.text).toMatch(/"rows":\[\{"id" : "/);
+      const want = asWritten.body.data.spends_v2.rows as Row[];
+      expect(want).toHaveLength(4);
+      expect(Object.keys(want[0])).toEqual(fields.split(' '));
+      expect(typeof want[0].amount).toBe('number');
+      // A subset, another order, an alias, __typename: read from the same rows, the same values.
+      const other = [
+        `amount id`,
+        `cloud_account tags exclude_aggregate date amount id`,
+        `id cost: amount date exclude_aggregate tags cloud_account`,
+        `__typename ${fields}`,
+      ];
+      for (const selection of other) {
+        const got = await rows('spends_v2', args, selection);
+        const named = (r: Row) => ({ ...r, ...(r.cost !== undefined ? { amount: r.cost } : {}) });
+        got.forEach((g, i) => {
+          for (const [k, v] of Object.entries(named(g)))
+            if (k !== '__typename' && k !== 'cost') expect([k, v]).toEqual([k, want[i][k]]);
+        });
+        expect(Object.keys(got[0])).toEqual(selection.replace('cost: amount', 'cost').split(' '));
+      }
+    });
+
     test('spends_v2 with columns returns only those columns', async () => {
       const got = await rows('spends_v2', `columns: ["id"], limit: 2, order_by: [{column: "date"}]`, 'id amount');
       expect(got).toHaveLength(2);

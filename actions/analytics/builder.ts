@@ -1,4 +1,4 @@
-import { render, sql, type Sql, type Statement } from '../api';
+import { JsonRows, render, sql, type JsonKind, type Sql, type Statement } from '../api';
 import { definitionSql, type Dataset, type FieldType } from './dataset';
 import { invalid, unknownName } from './errors';
 import { slot, TENANT } from './slots';
@@ -49,8 +49,12 @@ export const SORT_ORDERS: Record<string, string> = {
 export interface BuiltQuery extends Statement {
   /** The statement, for `query`; `text` and `params` are its rendering. */
   fragment: Sql;
-  /** The returned columns, in the order of the statement's JSON array `r` (c0, c1, ... inside). */
+  /** The returned columns, in the order of each row's JSON `r` (c0, c1, ... inside). */
   columns: string[];
+  /** Whether each row's `r` is a JSON object of the columns by name (else an array of them). */
+  objects: boolean;
+  /** The kind of JSON value each column's values are (or null), for JsonRows. */
+  kinds: JsonKind[];
   /** Whether the request gave an order (which `offset` needs). */
   ordered: boolean;
   /** The most rows to answer: the statement may return more (its LIMIT is rounded up), rowsOf cuts them. */
@@ -86,9 +90,19 @@ export function buildQuery(
   const from = sql`${definitionSql(ds.from, tenantValue)}${names.lateral()}`;
   const filter = ds.filter ? sql` AND (${sql.text(ds.filter)})` : EMPTY;
   const rows = sql`FROM ${from} WHERE ${sql.text(ds.tenant.sql)} = ${tenantValue}${filter} AND ${where}${groupBy(groups)}`;
-  const fragment = pagedJson(columns, order.keys, rows, page.inner);
+  const objects = columns.length > 0 && columns.length <= MAX_OBJECT_COLUMNS;
+  const fragment = pagedJson(columns, order.keys, rows, page.inner, objects);
   const returned = columns.map((c) => c.name);
-  return { ...render(fragment), fragment, columns: returned, ordered: order.ordered, limit: page.limit };
+  const kinds = columns.map((c) => JSON_KINDS[c.type]);
+  return {
+    ...render(fragment),
+    fragment,
+    columns: returned,
+    objects,
+    kinds,
+    ordered: order.ordered,
+    limit: page.limit,
+  };
 }
 
 const EMPTY = sql.text('');
@@ -297,8 +311,9 @@ function groupBy(groups: Resolved[] | undefined): Sql {
 /**
  * The statement: the returned columns (c0, c1, ...) and the requested order keys that are not
  * returned (o0, ...) of the ordered, limited rows in a subquery, and only then each row as the JSON
- * text of an array of its columns (`r`), so that the JSON is made for the rows returned, not for
- * every row the ORDER BY reads, and the client reads one value a row. The outer ORDER BY repeats the
+ * text of an object of its columns by name (`r`; `objects` false: an array of them), so that the JSON
+ * is made for the rows returned, not for every row the ORDER BY reads, the client reads one value a
+ * row, and the engine can answer the rows' text as it is (rowsAnswer). The outer ORDER BY repeats the
  * inner one over its output columns because the order of a subquery's rows is not one SQL promises
  * to keep; it costs nothing when it names the same expressions as the inner one, which PostgreSQL
  * then knows its rows to be sorted by. So an order key that is also a returned column is read from
@@ -306,7 +321,7 @@ function groupBy(groups: Resolved[] | undefined): Sql {
  * `created_at` both ordered by and returned as o0 and c3, recommendation_missconfig_v2's rows were
  * sorted a second time.
  */
-function pagedJson(columns: Resolved[], requested: OrderKey[], rows: Sql, inner: Sql): Sql {
+function pagedJson(columns: Resolved[], requested: OrderKey[], rows: Sql, inner: Sql, objects: boolean): Sql {
   if (!columns.length) return sql`SELECT NULL AS c FROM (SELECT 1 AS one ${rows}${orderBy(requested)}${inner}) AS q`;
   const c = columns.map((_, i) => sql.text(`c${i}`));
   const extra = requested.filter((k) => !columns.some((col) => col.name === k.name));
@@ -321,11 +336,29 @@ function pagedJson(columns: Resolved[], requested: OrderKey[], rows: Sql, inner:
   const keys = [...requested, ...columns.map((col) => ({ name: col.name, sql: col.sql, dir: 'ASC NULLS LAST' }))];
   const order = keys.filter((k, i) => keys.findIndex((o) => o.name === k.name) === i);
   const outerOrder = order.map((k) => ({ ...k, sql: sql`q.${refOf(k)}` }));
-  return sql`SELECT json_build_array(${sql.join(
-    c.map((x) => sql`q.${x}`),
+  const values = sql.join(
+    c.map((x, i) => (objects ? sql`${sql.text(nameLiteral(columns[i].name))}, q.${x}` : sql`q.${x}`)),
     ', ',
-  )})::text AS r FROM (SELECT ${sql.join(select, ', ')} ${rows}${orderBy(order)}${inner}) AS q${orderBy(outerOrder)}`;
+  );
+  const row = objects ? sql`json_build_object(${values})` : sql`json_build_array(${values})`;
+  return sql`SELECT ${row}::text AS r FROM (SELECT ${sql.join(select, ', ')} ${rows}${orderBy(order)}${inner}) AS q${orderBy(outerOrder)}`;
 }
+
+/** The JSON PostgreSQL writes for a field's SQL value: timestamps as strings, jsonb as itself. */
+const JSON_KINDS: Record<FieldType, JsonKind> = {
+  string: 'string',
+  datetime: 'string',
+  float: 'number',
+  int: 'integer',
+  boolean: 'boolean',
+  json: 'any',
+};
+
+/** json_build_object takes at most 100 arguments: wider rows are arrays, named in rowsOf. */
+const MAX_OBJECT_COLUMNS = 50;
+
+/** A column's name as an SQL string literal (the key of its row's JSON object). */
+const nameLiteral = (name: string) => `'${name.replace(/'/g, "''")}'`;
 
 /** ` ORDER BY ...`, or nothing without keys. */
 function orderBy(keys: OrderKey[]): Sql {
@@ -339,16 +372,32 @@ function orderBy(keys: OrderKey[]): Sql {
 
 /** The rows of a built query, at most its limit, as objects of the returned columns (an SQL null is null). */
 export function rowsOf(
-  built: Pick<BuiltQuery, 'columns' | 'limit'>,
+  built: Pick<BuiltQuery, 'columns' | 'limit' | 'objects'>,
   all: Record<string, unknown>[],
 ): Record<string, unknown>[] {
   const names = built.columns;
   const rows = all.length > built.limit ? all.slice(0, built.limit) : all;
   if (!names.length) return rows.map(() => ({}));
+  if (built.objects) return rows.map((row) => JSON.parse(String(row.r)) as Record<string, unknown>);
   return rows.map((row) => {
     const values = JSON.parse(String(row.r)) as unknown[];
     const out: Record<string, unknown> = {};
     for (let i = 0; i < names.length; i++) out[names[i]] = values[i];
     return out;
   });
+}
+
+/**
+ * The rows of the answer: their JSON text as PostgreSQL wrote it (JsonRows: the engine puts it into the
+ * answer as it is where the selection is those columns in that order), or, for rows of no columns or
+ * of more than MAX_OBJECT_COLUMNS, the objects of rowsOf.
+ */
+export function rowsAnswer(
+  built: Pick<BuiltQuery, 'columns' | 'limit' | 'objects' | 'kinds'>,
+  all: Record<string, unknown>[],
+): Record<string, unknown>[] | JsonRows {
+  if (!built.objects) return rowsOf(built, all);
+  const rows = all.length > built.limit ? all.slice(0, built.limit) : all;
+  const columns = built.columns.map((key, i) => ({ key, kind: built.kinds[i], nullable: true }));
+  return new JsonRows(`[${rows.map((row) => String(row.r)).join(', ')}]`, columns);
 }

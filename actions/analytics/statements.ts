@@ -1,4 +1,4 @@
-import { Lru, type Param } from '../api';
+import { Lru, type JsonKind, type Param } from '../api';
 import { buildQuery, checkedPage, MAX_ROWS, roundedLimit, type AnalyticRequest } from './builder';
 import type { Dataset } from './dataset';
 import { bindTemplate, templateOf, TENANT, type Template } from './slots';
@@ -24,13 +24,17 @@ export const STATEMENTS_CACHED = 512;
 export interface AnalyticStatement {
   text: string;
   params: Param[];
-  /** The returned columns and the most rows to answer, for rowsOf. */
+  /** The returned columns, whether each row is their JSON object, and the most rows to answer, for rowsOf. */
   columns: string[];
+  objects: boolean;
+  kinds: JsonKind[];
   limit: number;
 }
 
 interface Cached extends Template {
   columns: string[];
+  objects: boolean;
+  kinds: JsonKind[];
   ordered: boolean;
 }
 
@@ -52,7 +56,7 @@ export function analyticStatement(
     // In the builder's order: the where values are checked before the page.
     const params = bindTemplate(hit, values);
     const { limit } = checkedPage(req, hit.ordered);
-    return { text: hit.text, params, columns: hit.columns, limit };
+    return { text: hit.text, params, columns: hit.columns, objects: hit.objects, kinds: hit.kinds, limit };
   }
   const built = buildQuery(ds, req, tenant, selected);
   const sources = new Map<string, number>([
@@ -62,8 +66,16 @@ export function analyticStatement(
   whereShape(ds, req.where, values.slice(0, 2), { sources, path: '$.where' });
   // Transformations' values are part of the key: the same in every request of the shape.
   const template = templateOf(built.fragment, sources, '$.column_transformations');
-  if (template) cache.set(key, { ...template, columns: built.columns, ordered: built.ordered });
-  return { text: built.text, params: built.params, columns: built.columns, limit: built.limit };
+  if (template)
+    cache.set(key, {
+      ...template,
+      columns: built.columns,
+      objects: built.objects,
+      kinds: built.kinds,
+      ordered: built.ordered,
+    });
+  const { text, params, columns, objects, kinds, limit } = built;
+  return { text, params, columns, objects, kinds, limit };
 }
 
 /** How many shapes the cache holds now (for tests). */

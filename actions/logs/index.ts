@@ -1,5 +1,5 @@
 import type { ActionContext } from '../context';
-import { isTenantAccount, JsonRows, query, RequestError, tenantOf, uuidArg } from '../api';
+import { isTenantAccount, JsonRows, query, RequestError, tenantOf, uuidArg, type JsonColumn } from '../api';
 import { queryLoki, type LogLine } from './loki';
 import { parseSelector } from './selector';
 import { rangeLines, recentLines, type StoreQuery } from './store';
@@ -42,7 +42,12 @@ function instant(value: unknown, name: 'start' | 'end'): string | undefined {
 }
 
 /** The keys of each line of the store's JSON (store.ts linesJson), in FetchLogResponse's order. */
-const LINE_KEYS = ['timestamp', 'severity', 'message', 'labels'];
+const LINE_KEYS: JsonColumn[] = [
+  { key: 'timestamp', kind: 'string', nullable: false },
+  { key: 'severity', kind: 'string', nullable: false },
+  { key: 'message', kind: 'string', nullable: false },
+  { key: 'labels', kind: 'any', nullable: false },
+];
 
 export async function logs_query(args: Record<string, unknown>, ctx: ActionContext): Promise<LogLine[] | JsonRows> {
   const req = (args.request ?? {}) as LogsQueryInput;

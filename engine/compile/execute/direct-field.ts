@@ -23,7 +23,8 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Variables } from '../plan/values';
-import { JsonRows } from '../../core/json-rows';
+import { JsonRows, type JsonColumn } from '../../core/json-rows';
+import { answersAsIs } from '../schema/scalars';
 
 /**
  * One action field run without graphql-js's `execute`, with the same answer: its arguments read by
@@ -182,8 +183,9 @@ export async function runDirect(
       variableValues,
     };
     value = await d.field.resolve!(undefined, args, context, info);
-    if (value instanceof JsonRows && fitsAsIs(d.complete, value.keys)) return { data: { [d.alias]: value } };
-    return { data: { [d.alias]: complete(d.complete, value, [d.alias]) } };
+    const kept = { rows: false };
+    const out = complete(d.complete, value, [d.alias], kept);
+    return { data: { [d.alias]: kept.rows ? new AnswerText(writeJson(out)) : out } };
   } catch (err) {
     if (err === NOT_DIRECT) return { resolved: value };
     const at = err instanceof FieldError ? err : new FieldError(err, [d.alias]);
@@ -191,47 +193,69 @@ export async function runDirect(
   }
 }
 
-/** Leaf types whose `serialize` gives a JSON value back as it is. */
-const AS_IS = new Set(['String', 'json', 'jsonb']);
-
 const unwrap = (c: Completion): Completion => (c.kind === 'nonNull' ? c.of : c);
 
 /**
- * Whether rows of `keys` (JsonRows: no row or value null) complete to themselves: a list of objects
- * selecting exactly those fields, in that order, unaliased, each a leaf answered as it is.
+ * Whether rows of these columns (JsonRows) complete to themselves: a list of objects selecting exactly
+ * those fields, in that order, unaliased, each a leaf that answers its column's values as they are
+ * (and non-null only where the column is).
  */
-function fitsAsIs(c: Completion, keys: readonly string[]): boolean {
+function fitsAsIs(c: Completion, columns: readonly JsonColumn[]): boolean {
   const list = unwrap(c);
   if (list.kind !== 'list') return false;
   const row = unwrap(list.of);
   return (
     row.kind === 'object' &&
-    row.fields.length === keys.length &&
+    row.fields.length === columns.length &&
     row.fields.every((f, i) => {
-      const leaf = f.complete && unwrap(f.complete);
-      return f.key === keys[i] && f.name === keys[i] && leaf?.kind === 'leaf' && AS_IS.has(leaf.type.name);
+      const col = columns[i];
+      if (!f.complete || f.key !== col.key || f.name !== col.key) return false;
+      const leaf = unwrap(f.complete);
+      if (f.complete.kind === 'nonNull' && col.nullable) return false;
+      return leaf.kind === 'leaf' && answersAsIs(leaf.type, col.kind);
     })
   );
 }
 
+/** A field's answer written already: the completed value with JsonRows in it (writeJson). */
+class AnswerText {
+  constructor(readonly text: string) {}
+}
+
 /** A field's value as JSON in the answer: JsonRows that fit the selection are their own text. */
 export function answerJson(value: unknown): string {
-  return value instanceof JsonRows ? value.text : JSON.stringify(value ?? null);
+  if (value instanceof AnswerText || value instanceof JsonRows) return value.text;
+  return JSON.stringify(value ?? null);
+}
+
+/** JSON.stringify's text of a completed value, but JsonRows in it written as their text. */
+function writeJson(value: unknown): string {
+  if (value instanceof JsonRows) return value.text;
+  if (Array.isArray(value)) return `[${value.map(writeJson).join(',')}]`;
+  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
+  const parts: string[] = [];
+  for (const [k, v] of Object.entries(value)) if (v !== undefined) parts.push(`${JSON.stringify(k)}:${writeJson(v)}`);
+  return `{${parts.join(',')}}`;
 }
 
 /** graphql-js's completeValue for the completions above; the first error thrown with its path. */
-function complete(c: Completion, value: unknown, path: (string | number)[]): unknown {
+function complete(c: Completion, value: unknown, path: (string | number)[], kept: { rows: boolean }): unknown {
   if (typeof value === 'function' || typeof (value as { then?: unknown } | null)?.then === 'function') throw NOT_DIRECT;
   if (value instanceof Error) throw new FieldError(value, path);
   switch (c.kind) {
     case 'nonNull': {
-      const out = complete(c.of, value, path);
+      const out = complete(c.of, value, path, kept);
       if (out === null)
         throw new FieldError(new Error(`Cannot return null for non-nullable field ${c.parent}.${c.field}.`), path);
       return out;
     }
     case 'list':
       if (value === null || value === undefined) return null;
+      // Rows whose JSON text is their answer: kept as they are, written by writeJson.
+      if (value instanceof JsonRows && fitsAsIs(c, value.columns)) {
+        kept.rows = true;
+        return value;
+      }
       if (
         typeof value !== 'object' ||
         typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== 'function'
@@ -240,11 +264,11 @@ function complete(c: Completion, value: unknown, path: (string | number)[]): unk
           new Error(`Expected Iterable, but did not find one for field "${c.parent}.${c.field}".`),
           path,
         );
-      return Array.from(value as Iterable<unknown>, (item, i) => complete(c.of, item, [...path, i]));
+      return Array.from(value as Iterable<unknown>, (item, i) => complete(c.of, item, [...path, i], kept));
     case 'leaf':
       return value === null || value === undefined ? null : leaf(c.type, value, path);
     case 'object':
-      return value === null || value === undefined ? null : object(c, value, path);
+      return value === null || value === undefined ? null : object(c, value, path, kept);
   }
 }
 
@@ -265,12 +289,17 @@ function leaf(type: GraphQLLeafType, value: unknown, path: (string | number)[]):
   return out;
 }
 
-function object(c: Extract<Completion, { kind: 'object' }>, value: unknown, path: (string | number)[]): unknown {
+function object(
+  c: Extract<Completion, { kind: 'object' }>,
+  value: unknown,
+  path: (string | number)[],
+  kept: { rows: boolean },
+): unknown {
   const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   const source = typeof value === 'object' ? (value as Record<string, unknown>) : undefined;
   for (const f of c.fields) {
     if (!f.complete) out[f.key] = c.type.name;
-    else out[f.key] = complete(f.complete, source?.[f.name], [...path, f.key]);
+    else out[f.key] = complete(f.complete, source?.[f.name], [...path, f.key], kept);
   }
   return out;
 }

@@ -13,6 +13,7 @@ import {
 import { geoJsonError } from './geojson';
 import { hasVariable, parseJsonLiteral } from './json-literal';
 import { isUuid } from '../../core/uuid';
+import type { JsonKind } from '../../core/json-rows';
 
 /**
  * The scalars of generated schemas, named as Hasura names them. Every one checks its input, so that a
@@ -33,6 +34,28 @@ function atNode<T>(node: ValueNode, run: () => T): T {
     if (err instanceof GraphQLError && !err.nodes) throw new GraphQLError(err.message, { nodes: node });
     throw err;
   }
+}
+
+/** The engine's own scalars, whose `serialize` gives any value back as it is. */
+const asIs = new WeakSet<GraphQLScalarType>();
+const passThrough = (t: GraphQLScalarType) => (asIs.add(t), t);
+
+/** The kinds of JSON value GraphQL's own scalars give back as they are. */
+const BUILT_IN_AS_IS = new Map<unknown, readonly JsonKind[]>([
+  [GraphQLString, ['string']],
+  [GraphQLBoolean, ['boolean']],
+  [GraphQLInt, ['integer']],
+  [GraphQLFloat, ['number', 'integer']],
+]);
+
+/**
+ * Whether a value of this JSON kind, as PostgreSQL wrote it, is already the type's answer
+ * (core/json-rows.ts): any value for the engine's pass-through scalars; a string for String, a
+ * boolean for Boolean, a number for Float and Int (PostgreSQL writes `12.50` where graphql-js would
+ * write `12.5`: the same number to any JSON reader).
+ */
+export function answersAsIs(type: unknown, kind: JsonKind): boolean {
+  return asIs.has(type as GraphQLScalarType) || (BUILT_IN_AS_IS.get(type)?.includes(kind) ?? false);
 }
 
 /** A scalar whose literal is a string or number, checked by `check` and passed on as it is. */
@@ -63,7 +86,7 @@ function scalar(name: string, description: string, check: Check): GraphQLScalarT
     parseValue: check,
     parseLiteral: literal,
   };
-  return new GraphQLScalarType(config);
+  return passThrough(new GraphQLScalarType(config));
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -182,14 +205,16 @@ function geoJsonScalar(name: 'geometry' | 'geography'): GraphQLScalarType {
  * took 50 ms of every start-up to load for these few lines), literals read by parseJsonLiteral.
  */
 const jsonScalar = (name: string, description: string) =>
-  new GraphQLScalarType({
-    name,
-    description,
-    serialize: (value) => value,
-    parseValue: (value) => value,
-    parseLiteral: (node, vars) => parseJsonLiteral(node, vars),
-    extensions: { codegenScalarType: 'any' },
-  });
+  passThrough(
+    new GraphQLScalarType({
+      name,
+      description,
+      serialize: (value) => value,
+      parseValue: (value) => value,
+      parseLiteral: (node, vars) => parseJsonLiteral(node, vars),
+      extensions: { codegenScalarType: 'any' },
+    }),
+  );
 
 const cache = new Map<string, GraphQLScalarType>([
   ['geometry', geoJsonScalar('geometry')],
