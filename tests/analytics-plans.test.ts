@@ -1,5 +1,5 @@
 import { buildQuery, roundedLimit, rowsOf, type AnalyticRequest } from '../actions/analytics/builder';
-import { spends } from '../actions/cost';
+import { spend_groupings_v2, spends } from '../actions/cost';
 import { k8sWorkloads } from '../actions/kubernetes';
 import { recommendation_missconfig_v2, recommendationMissconfig } from '../actions/recommendations';
 import { analyticOperation } from '../actions/analytics/operation';
@@ -235,8 +235,10 @@ describe(`analytic statements' plans and uuid filters on ${backendName}`, () => 
     };
     const session = { role: 'tenant_admin', vars: { 'x-hasura-tenant-id': acme.id }, isAdmin: false, via: 'jwt' };
     const ctx = { db, session } as unknown as ActionContext;
-    // No dataset of the spec needs it now (recommendation_missconfig_v2 did while its statement bound an
-    // outer LIMIT); a copy of that one with the flag.
+    // spend_groupings_v2 is planned so (its generic plan by day was 1.7x its custom ones).
+    await spend_groupings_v2({ group_by: ['spend_date'], limit: 3 }, ctx);
+    expect(asked.splice(0)).toEqual([false]);
+    // recommendation_missconfig_v2 is not (it was while its statement bound an outer LIMIT): a copy with the flag.
     const handler = analyticOperation({ ...recommendationMissconfig, planEachRun: true });
     const answer = (await handler({ limit: 3 }, ctx)) as { rows: Iterable<Row> };
     expect(asked).toEqual([false]);
