@@ -1,4 +1,4 @@
-import { JsonRows, render, sql, type JsonKind, type Sql, type Statement } from '../api';
+import { JsonRows, render, sql, type JsonColumn, type JsonKind, type Sql, type Statement } from '../api';
 import { definitionSql, type Dataset, type FieldType } from './dataset';
 import { invalid, unknownName } from './errors';
 import { slot, TENANT } from './slots';
@@ -53,8 +53,8 @@ export interface BuiltQuery extends Statement {
   columns: string[];
   /** Whether each row's `r` is a JSON object of the columns by name (else an array of them). */
   objects: boolean;
-  /** The kind of JSON value each column's values are (or null), for JsonRows. */
-  kinds: JsonKind[];
+  /** Each column's key and kind of JSON value (or null), for JsonRows; made once per statement. */
+  json: JsonColumn[];
   /** Whether the request gave an order (which `offset` needs). */
   ordered: boolean;
   /** The most rows to answer: the statement may return more (its LIMIT is rounded up), rowsOf cuts them. */
@@ -93,13 +93,13 @@ export function buildQuery(
   const objects = columns.length > 0 && columns.length <= MAX_OBJECT_COLUMNS;
   const fragment = pagedJson(columns, order.keys, rows, page.inner, objects);
   const returned = columns.map((c) => c.name);
-  const kinds = columns.map((c) => JSON_KINDS[c.type]);
+  const json = columns.map((c) => ({ key: c.name, kind: JSON_KINDS[c.type], nullable: true }));
   return {
     ...render(fragment),
     fragment,
     columns: returned,
     objects,
-    kinds,
+    json,
     ordered: order.ordered,
     limit: page.limit,
   };
@@ -376,7 +376,7 @@ export function rowsOf(
   all: Record<string, unknown>[],
 ): Record<string, unknown>[] {
   const names = built.columns;
-  const rows = all.length > built.limit ? all.slice(0, built.limit) : all;
+  const rows = cutToLimit(built, all);
   if (!names.length) return rows.map(() => ({}));
   if (built.objects) return rows.map((row) => JSON.parse(String(row.r)) as Record<string, unknown>);
   return rows.map((row) => {
@@ -393,11 +393,15 @@ export function rowsOf(
  * of more than MAX_OBJECT_COLUMNS, the objects of rowsOf.
  */
 export function rowsAnswer(
-  built: Pick<BuiltQuery, 'columns' | 'limit' | 'objects' | 'kinds'>,
+  built: Pick<BuiltQuery, 'columns' | 'limit' | 'objects' | 'json'>,
   all: Record<string, unknown>[],
 ): Record<string, unknown>[] | JsonRows {
   if (!built.objects) return rowsOf(built, all);
-  const rows = all.length > built.limit ? all.slice(0, built.limit) : all;
-  const columns = built.columns.map((key, i) => ({ key, kind: built.kinds[i], nullable: true }));
-  return new JsonRows(`[${rows.map((row) => String(row.r)).join(', ')}]`, columns);
+  const texts = cutToLimit(built, all).map((row) => String(row.r));
+  return new JsonRows(`[${texts.join(', ')}]`, built.json);
+}
+
+/** The statement's rows cut to the request's limit (its LIMIT is rounded up). */
+function cutToLimit<T>(built: Pick<BuiltQuery, 'limit'>, all: T[]): T[] {
+  return all.length > built.limit ? all.slice(0, built.limit) : all;
 }

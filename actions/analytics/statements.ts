@@ -1,4 +1,4 @@
-import { Lru, type JsonKind, type Param } from '../api';
+import { Lru, type JsonColumn, type Param } from '../api';
 import { buildQuery, checkedPage, MAX_ROWS, roundedLimit, type AnalyticRequest } from './builder';
 import type { Dataset } from './dataset';
 import { bindTemplate, templateOf, TENANT, type Template } from './slots';
@@ -27,14 +27,14 @@ export interface AnalyticStatement {
   /** The returned columns, whether each row is their JSON object, and the most rows to answer, for rowsOf. */
   columns: string[];
   objects: boolean;
-  kinds: JsonKind[];
+  json: JsonColumn[];
   limit: number;
 }
 
 interface Cached extends Template {
   columns: string[];
   objects: boolean;
-  kinds: JsonKind[];
+  json: JsonColumn[];
   ordered: boolean;
 }
 
@@ -56,7 +56,7 @@ export function analyticStatement(
     // In the builder's order: the where values are checked before the page.
     const params = bindTemplate(hit, values);
     const { limit } = checkedPage(req, hit.ordered);
-    return { text: hit.text, params, columns: hit.columns, objects: hit.objects, kinds: hit.kinds, limit };
+    return { text: hit.text, params, columns: hit.columns, objects: hit.objects, json: hit.json, limit };
   }
   const built = buildQuery(ds, req, tenant, selected);
   const sources = new Map<string, number>([
@@ -71,11 +71,11 @@ export function analyticStatement(
       ...template,
       columns: built.columns,
       objects: built.objects,
-      kinds: built.kinds,
+      json: built.json,
       ordered: built.ordered,
     });
-  const { text, params, columns, objects, kinds, limit } = built;
-  return { text, params, columns, objects, kinds, limit };
+  const { text, params, columns, objects, json, limit } = built;
+  return { text, params, columns, objects, json, limit };
 }
 
 /** How many shapes the cache holds now (for tests). */
