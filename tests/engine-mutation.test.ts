@@ -1,5 +1,6 @@
 import type { TestServer } from './support/server';
 import { BOOK, startFixtureServer } from './support/fixture';
+import { spacesOutsideStrings } from './support/json-text';
 
 /**
  * Mutations (as admin): insert, insert_one, on_conflict, update with _set and _inc, update_by_pk,
@@ -88,6 +89,7 @@ describe('insert_T and insert_T_one', () => {
         },
       },
     });
+    expect(spacesOutsideStrings(res.text)).toEqual([]);
   });
 
   test('values from variables; a generated uuid key', async () => {
@@ -124,6 +126,7 @@ describe('insert_T and insert_T_one', () => {
         },
       },
     });
+    expect(spacesOutsideStrings(res.text)).toEqual([]);
   });
 
   test('a nullable column without a DEFAULT that no object gives is NULL', async () => {
@@ -133,6 +136,7 @@ describe('insert_T and insert_T_one', () => {
     expect(res.body).toEqual({
       data: { insert_countries: { affected_rows: 1 }, insert_editions: { returning: [{ format: null }] } },
     });
+    expect(spacesOutsideStrings(res.text)).toEqual([]);
   });
 });
 

@@ -1,5 +1,6 @@
 import type { TestServer } from './support/server';
 import { BOOK, startFixtureServer } from './support/fixture';
+import { spacesOutsideStrings } from './support/json-text';
 
 /**
  * Table queries over the fixture schema (tests/fixture), compared as exact JSON: root fields, keys of
@@ -142,7 +143,32 @@ describe('T returns every row with values of the right JSON type', () => {
       },
     });
     // Numbers stay numbers with their scale as PostgreSQL writes them.
-    expect(res.text).toContain('"price" : 25.00');
+    expect(res.text).toContain('"price":25.00');
+  });
+
+  test('answers are byte-compact JSON at every depth: lists, objects, aggregates, by key, long aliases', async () => {
+    const long = `a${'x'.repeat(70)}`;
+    const res = await server.gql(`{
+      books(order_by: {title: asc}, limit: 2) { __typename title ${long}: pages author { name } }
+      authors(order_by: {id: asc}, limit: 2) {
+        name books(order_by: {title: asc}) { title }
+        books_aggregate(order_by: {title: asc}) { aggregate { count max { pages } } nodes { title } }
+      }
+      books_by_pk(id: "${BOOK.brightNights}") { title author { name books_aggregate { aggregate { count } } } }
+    }`);
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.books[0]).toEqual({
+      __typename: 'books',
+      title: 'Autumn Poems',
+      [long]: 120,
+      author: { name: 'Dan Dubois' },
+    });
+    expect(res.body.data.authors[0].books_aggregate.aggregate).toEqual({ count: 3, max: { pages: 320 } });
+    expect(res.body.data.books_by_pk.author).toEqual({
+      name: 'Bob Brown',
+      books_aggregate: { aggregate: { count: 2 } },
+    });
+    expect(spacesOutsideStrings(res.text)).toEqual([]);
   });
 
   test('a table of 66 columns (more than json_build_object takes in one call) comes back whole', async () => {

@@ -2,7 +2,8 @@ import type { Column } from '../model/model-types';
 import type { Field, JsonbOperator, MutationField, MutationOutput, UpdateField } from '../plan/ir';
 import { boolExpSql } from './bool-exp';
 import { NestedInsertWriter, onConflictSql } from './nested-insert';
-import { joinedRowJson, jsonObject } from './select';
+import { arrayText, objectText, type JsonValue } from './json-text';
+import { joinedRowJson } from './select';
 import { ident, stringLiteral, tableName, SqlWriter, type JsonOutput } from './writer';
 
 export interface MutationStatement {
@@ -108,19 +109,17 @@ function outputSql(out: MutationOutput, one: boolean, w: SqlWriter, affected = '
     const row = joinedRowJson(out.fields as Field[], a, w);
     return `(SELECT ${row.json} FROM "_m" AS ${a}${row.joins} WHERE ${visible} LIMIT 1)`;
   }
-  return jsonObject(
-    out.fields.map((f): [string, string] => {
-      if (f.kind === 'typename') return [f.alias, stringLiteral(f.name)];
-      if (f.kind === 'affected_rows') return [f.alias, affected];
+  return objectText(
+    out.fields.map((f): [string, JsonValue] => {
+      if (f.kind === 'typename') return [f.alias, { text: stringLiteral(JSON.stringify(f.name)) }];
+      if (f.kind === 'affected_rows') return [f.alias, { text: `(${affected})::text` }];
       if (f.kind === 'returning') {
         const r = w.alias();
         const row = joinedRowJson(f.fields, r, w);
-        return [
-          f.alias,
-          `(SELECT coalesce(json_agg(${row.json}), '[]'::json) FROM "_m" AS ${r}${row.joins} WHERE ${boolExpSql(out.visible, r, w)})`,
-        ];
+        const rows = `(SELECT ${arrayText(row.json)} FROM "_m" AS ${r}${row.joins} WHERE ${boolExpSql(out.visible, r, w)})`;
+        return [f.alias, { text: rows }];
       }
-      return [f.alias, 'NULL'];
+      return [f.alias, { text: `'null'` }];
     }),
   );
 }

@@ -2,28 +2,9 @@ import type { Column, Relationship } from '../model/model-types';
 import { geoType } from '../model/scalar-types';
 import type { AggregateField, AggregateItem, BoolExp, Field, OrderItem, OrderTarget, RowSource } from '../plan/ir';
 import { boolExpSql, countSql, joinCondition } from './bool-exp';
+import { arrayText, objectText, rowObject, type JsonValue } from './json-text';
 import { nativeQuerySql } from './native-query';
 import { ident, stringLiteral, tableName, type SqlWriter } from './writer';
-
-/** json_build_object takes at most 100 arguments: wider objects are built in chunks and joined as text. */
-const MAX_PAIRS = 50;
-
-export function jsonObject(pairs: [string, string][]): string {
-  if (pairs.length === 0) return `'{}'::json`;
-  const chunks: string[] = [];
-  for (let i = 0; i < pairs.length; i += MAX_PAIRS) {
-    chunks.push(
-      `json_build_object(${pairs
-        .slice(i, i + MAX_PAIRS)
-        .map(([k, v]) => `${stringLiteral(k)}, ${v}`)
-        .join(', ')})`,
-    );
-  }
-  if (chunks.length === 1) return chunks[0];
-  // '{"a" : 1}' and '{"b" : 2}' become '{"a" : 1, "b" : 2}': drop the inner braces, keep the order.
-  const inner = chunks.map((c) => `substr(${c}::text, 2, length(${c}::text) - 2)`);
-  return `('{' || ${inner.join(` || ', ' || `)} || '}')::json`;
-}
 
 const col = (alias: string, c: Column) => `${alias}.${ident(c.name)}`;
 
@@ -66,7 +47,8 @@ export function joinedRowJson(
  * beside the row (`joins`) that gives its JSON and its rows, and the rows' expressions go into `counts`.
  */
 function rowJson(fields: Field[], alias: string, w: SqlWriter, joins: string[], counts?: string[]): string {
-  return jsonObject(fields.map((f): [string, string] => [f.alias, fieldSql(f, alias, w, joins, counts)]));
+  const pairs = fields.map((f): [string, string] => [f.alias, fieldSql(f, alias, w, joins, counts)]);
+  return rowObject(pairs, joins, w.alias());
 }
 
 /**
@@ -113,22 +95,24 @@ function fieldSql(f: Field, alias: string, w: SqlWriter, joins: string[], counts
       if (f.asText) return `(${col(alias, f.column)})::text`;
       return jsonValue(columnJson(alias, f.column), f.column.scalar, w);
     case 'typename':
-      return stringLiteral(f.name);
+      return `${stringLiteral(f.name)}::text`;
     case 'object':
       return objectJson(f, alias, w, joins, counts);
     case 'array': {
       const t = w.alias();
       const join = joinCondition(f.rel, alias, t);
-      if (!counts) return listJson(f.rows, f.fields, t, w, join);
+      if (!counts) return `(${listJson(f.rows, f.fields, t, w, join)})::json`;
       const list = countedListParts(f.rows, f.fields, t, w, join);
       const l = w.alias();
-      joins.push(` LEFT JOIN LATERAL (SELECT ${list.json} AS j, ${list.rows} AS n FROM ${list.from}) AS ${l} ON true`);
+      joins.push(
+        ` LEFT JOIN LATERAL (SELECT (${list.json})::json AS j, ${list.rows} AS n FROM ${list.from}) AS ${l} ON true`,
+      );
       counts.push(`${l}.n`);
       return `${l}.j`;
     }
     case 'arrayAggregate': {
       const t = w.alias();
-      return aggregateJson(f.rows, f.fields, t, w, joinCondition(f.rel, alias, t));
+      return `(${aggregateJson(f.rows, f.fields, t, w, joinCondition(f.rel, alias, t))})::json`;
     }
   }
 }
@@ -177,7 +161,7 @@ interface BaseRows {
 /**
  * The rows of a RowSource as a subquery: filter, order, distinct and paging happen here, before any
  * JSON is built, so expensive output is computed only for the rows returned. Sort keys that are not
- * plain columns are carried out as `__o<n>` columns, so the outer json_agg can keep the same order.
+ * plain columns are carried out as `__o<n>` columns, so the outer string_agg can keep the same order.
  */
 function baseRows(rows: RowSource, alias: string, w: SqlWriter, join?: string, capped = true): BaseRows {
   const extra: string[] = [];
@@ -211,13 +195,13 @@ function baseRows(rows: RowSource, alias: string, w: SqlWriter, join?: string, c
   return { sql, outerOrder: outer.length ? ` ORDER BY ${outer.join(', ')}` : '' };
 }
 
-/** A JSON array of rows: `[]` when there are none. */
+/** A JSON array of rows, as text: `[]` when there are none. */
 export function listJson(rows: RowSource, fields: Field[], alias: string, w: SqlWriter, join?: string): string {
   const list = listParts(rows, fields, alias, w, join);
   return `(SELECT ${list.json} FROM ${list.from})`;
 }
 
-/** A list's JSON array (an aggregate over `from`) and its FROM clause, for a caller that reads more of them. */
+/** A list's JSON array as text (an aggregate over `from`) and its FROM clause, for a caller that reads more of them. */
 function listParts(
   rows: RowSource,
   fields: Field[],
@@ -228,7 +212,7 @@ function listParts(
   const base = baseRows(rows, alias, w, join);
   const row = joinedRowJson(fields, alias, w);
   return {
-    json: `coalesce(json_agg(${row.json}${base.outerOrder}), '[]'::json)`,
+    json: arrayText(row.json, base.outerOrder),
     from: `(${base.sql}) AS ${alias}${row.joins}`,
   };
 }
@@ -260,7 +244,7 @@ export function countableRows(fields: Field[]): boolean {
 /**
  * A list's JSON array, its FROM clause, and its rows counted with the rows of the lists under it
  * (`rows`): each list under a row is a LATERAL join that carries its own count up (for fields that
- * pass countableRows). count(*) and sum() beside json_agg cost next to nothing there.
+ * pass countableRows). count(*) and sum() beside string_agg cost next to nothing there.
  */
 export function countedListParts(
   rows: RowSource,
@@ -273,7 +257,7 @@ export function countedListParts(
   const counts: string[] = [];
   const row = joinedRowJson(fields, alias, w, counts);
   return {
-    json: `coalesce(json_agg(${row.json}${base.outerOrder}), '[]'::json)`,
+    json: arrayText(row.json, base.outerOrder),
     from: `(${base.sql}) AS ${alias}${row.joins}`,
     rows: counts.length ? `count(*) + coalesce(sum(${counts.join(' + ')}), 0)` : 'count(*)',
   };
@@ -291,28 +275,35 @@ export function singleRowJson(
   return `(SELECT ${row.json} FROM ${tableName(table)} AS ${alias}${row.joins} WHERE ${boolExpSql(where, alias, w)} LIMIT 1)`;
 }
 
-function aggregateItemSql(item: AggregateItem, alias: string, w: SqlWriter): string {
+/** A name written as a JSON string, for objectText. */
+const nameText = (name: string): JsonValue => ({ text: stringLiteral(JSON.stringify(name)) });
+
+function aggregateItemSql(item: AggregateItem, alias: string, w: SqlWriter): JsonValue {
   switch (item.kind) {
     case 'typename':
-      return stringLiteral(item.name);
-    case 'count':
-      return countSql(
+      return nameText(item.name);
+    case 'count': {
+      const count = countSql(
         item.columns.map((c) => col(alias, c)),
         item.distinct,
       );
+      return { text: `(${count})::text` };
+    }
     case 'function':
-      return jsonObject(
-        item.fields.map((f): [string, string] => [
-          f.alias,
-          f.kind === 'typename'
-            ? stringLiteral(f.name)
-            : jsonValue(`${item.fn}(${col(alias, f.column)})`, f.column.scalar, w),
-        ]),
-      );
+      return {
+        text: objectText(
+          item.fields.map((f): [string, JsonValue] => [
+            f.alias,
+            f.kind === 'typename'
+              ? nameText(f.name)
+              : jsonValue(`${item.fn}(${col(alias, f.column)})`, f.column.scalar, w),
+          ]),
+        ),
+      };
   }
 }
 
-/** `{aggregate: {...}, nodes: [...]}` over the rows of a RowSource. */
+/** `{aggregate: {...}, nodes: [...]}` over the rows of a RowSource, as text. */
 export function aggregateJson(
   rows: RowSource,
   fields: AggregateField[],
@@ -326,18 +317,18 @@ export function aggregateJson(
   const capNodes = cap !== undefined && fields.some((f) => f.kind === 'nodes');
   const nodesFilter = capNodes ? ` FILTER (WHERE ${alias}."__n" <= ${cap})` : '';
   const joins: string[] = [];
-  const pairs = fields.map((f): [string, string] => {
-    if (f.kind === 'typename') return [f.alias, stringLiteral(f.name)];
+  const pairs = fields.map((f): [string, JsonValue] => {
+    if (f.kind === 'typename') return [f.alias, nameText(f.name)];
     if (f.kind === 'nodes')
-      return [
-        f.alias,
-        `coalesce(json_agg(${rowJson(f.fields, alias, w, joins)}${base.outerOrder})${nodesFilter}, '[]'::json)`,
-      ];
-    return [f.alias, jsonObject(f.items.map((i): [string, string] => [i.alias, aggregateItemSql(i, alias, w)]))];
+      return [f.alias, { text: arrayText(rowJson(f.fields, alias, w, joins), base.outerOrder, nodesFilter) }];
+    return [
+      f.alias,
+      { text: objectText(f.items.map((i): [string, JsonValue] => [i.alias, aggregateItemSql(i, alias, w)])) },
+    ];
   });
   // Numbered in the base order, so the capped nodes are the first rows a list would return.
   const from = capNodes
     ? `SELECT ${alias}.*, row_number() OVER (${base.outerOrder.trim()}) AS "__n" FROM (${base.sql}) AS ${alias}`
     : base.sql;
-  return `(SELECT ${jsonObject(pairs)} FROM (${from}) AS ${alias}${joins.join('')})`;
+  return `(SELECT ${objectText(pairs)} FROM (${from}) AS ${alias}${joins.join('')})`;
 }
