@@ -51,8 +51,6 @@ export interface BuiltQuery extends Statement {
   fragment: Sql;
   /** The returned columns, in the order of each row's JSON `r` (c0, c1, ... inside). */
   columns: string[];
-  /** Whether each row's `r` is a JSON object of the columns by name (else an array of them). */
-  objects: boolean;
   /** Each column's key and kind of JSON value (or null), for JsonRows; made once per statement. */
   json: JsonColumn[];
   /** Whether the request gave an order (which `offset` needs). */
@@ -90,15 +88,13 @@ export function buildQuery(
   const from = sql`${definitionSql(ds.from, tenantValue)}${names.lateral()}`;
   const filter = ds.filter ? sql` AND (${sql.text(ds.filter)})` : EMPTY;
   const rows = sql`FROM ${from} WHERE ${sql.text(ds.tenant.sql)} = ${tenantValue}${filter} AND ${where}${groupBy(groups)}`;
-  const objects = columns.length > 0 && columns.length <= MAX_OBJECT_COLUMNS;
-  const fragment = pagedJson(columns, order.keys, rows, page.inner, objects);
+  const fragment = pagedJson(columns, order.keys, rows, page.inner);
   const returned = columns.map((c) => c.name);
   const json = columns.map((c) => ({ key: c.name, kind: JSON_KINDS[c.type], nullable: true }));
   return {
     ...render(fragment),
     fragment,
     columns: returned,
-    objects,
     json,
     ordered: order.ordered,
     limit: page.limit,
@@ -311,7 +307,8 @@ function groupBy(groups: Resolved[] | undefined): Sql {
 /**
  * The statement: the returned columns (c0, c1, ...) and the requested order keys that are not
  * returned (o0, ...) of the ordered, limited rows in a subquery, and only then each row as the JSON
- * text of an object of its columns by name (`r`; `objects` false: an array of them), so that the JSON
+ * text of an object of its columns by name (`r`, byte-compact: row_to_json of a LATERAL subquery
+ * that names them, which PostgreSQL pulls up; json_build_object writes `"k" : v, `), so that the JSON
  * is made for the rows returned, not for every row the ORDER BY reads, the client reads one value a
  * row, and the engine can answer the rows' text as it is (rowsAnswer). The outer ORDER BY repeats the
  * inner one over its output columns because the order of a subquery's rows is not one SQL promises
@@ -321,7 +318,7 @@ function groupBy(groups: Resolved[] | undefined): Sql {
  * `created_at` both ordered by and returned as o0 and c3, recommendation_missconfig_v2's rows were
  * sorted a second time.
  */
-function pagedJson(columns: Resolved[], requested: OrderKey[], rows: Sql, inner: Sql, objects: boolean): Sql {
+function pagedJson(columns: Resolved[], requested: OrderKey[], rows: Sql, inner: Sql): Sql {
   if (!columns.length) return sql`SELECT NULL AS c FROM (SELECT 1 AS one ${rows}${orderBy(requested)}${inner}) AS q`;
   const c = columns.map((_, i) => sql.text(`c${i}`));
   const extra = requested.filter((k) => !columns.some((col) => col.name === k.name));
@@ -336,12 +333,11 @@ function pagedJson(columns: Resolved[], requested: OrderKey[], rows: Sql, inner:
   const keys = [...requested, ...columns.map((col) => ({ name: col.name, sql: col.sql, dir: 'ASC NULLS LAST' }))];
   const order = keys.filter((k, i) => keys.findIndex((o) => o.name === k.name) === i);
   const outerOrder = order.map((k) => ({ ...k, sql: sql`q.${refOf(k)}` }));
-  const values = sql.join(
-    c.map((x, i) => (objects ? sql`${sql.text(nameLiteral(columns[i].name))}, q.${x}` : sql`q.${x}`)),
+  const named = sql.join(
+    c.map((x, i) => sql`q.${x} AS ${sql.text(columnName(columns[i].name))}`),
     ', ',
   );
-  const row = objects ? sql`json_build_object(${values})` : sql`json_build_array(${values})`;
-  return sql`SELECT ${row}::text AS r FROM (SELECT ${sql.join(select, ', ')} ${rows}${orderBy(order)}${inner}) AS q${orderBy(outerOrder)}`;
+  return sql`SELECT row_to_json(e)::text AS r FROM (SELECT ${sql.join(select, ', ')} ${rows}${orderBy(order)}${inner}) AS q CROSS JOIN LATERAL (SELECT ${named}) AS e${orderBy(outerOrder)}`;
 }
 
 /** The JSON PostgreSQL writes for a field's SQL value: timestamps as strings, jsonb as itself. */
@@ -354,11 +350,11 @@ const JSON_KINDS: Record<FieldType, JsonKind> = {
   json: 'any',
 };
 
-/** json_build_object takes at most 100 arguments: wider rows are arrays, named in rowsOf. */
-const MAX_OBJECT_COLUMNS = 50;
-
-/** A column's name as an SQL string literal (the key of its row's JSON object). */
-const nameLiteral = (name: string) => `'${name.replace(/'/g, "''")}'`;
+/**
+ * A returned column's name as an SQL identifier (the key of its row's JSON object): fields' names and
+ * transformations' (transformations.ts NAME) are letters, digits and _, at most 63 bytes.
+ */
+const columnName = (name: string) => `"${name}"`;
 
 /** ` ORDER BY ...`, or nothing without keys. */
 function orderBy(keys: OrderKey[]): Sql {
@@ -372,33 +368,26 @@ function orderBy(keys: OrderKey[]): Sql {
 
 /** The rows of a built query, at most its limit, as objects of the returned columns (an SQL null is null). */
 export function rowsOf(
-  built: Pick<BuiltQuery, 'columns' | 'limit' | 'objects'>,
+  built: Pick<BuiltQuery, 'columns' | 'limit'>,
   all: Record<string, unknown>[],
 ): Record<string, unknown>[] {
-  const names = built.columns;
   const rows = cutToLimit(built, all);
-  if (!names.length) return rows.map(() => ({}));
-  if (built.objects) return rows.map((row) => JSON.parse(String(row.r)) as Record<string, unknown>);
-  return rows.map((row) => {
-    const values = JSON.parse(String(row.r)) as unknown[];
-    const out: Record<string, unknown> = {};
-    for (let i = 0; i < names.length; i++) out[names[i]] = values[i];
-    return out;
-  });
+  if (!built.columns.length) return rows.map(() => ({}));
+  return rows.map((row) => JSON.parse(String(row.r)) as Record<string, unknown>);
 }
 
 /**
  * The rows of the answer: their JSON text as PostgreSQL wrote it (JsonRows: the engine puts it into the
- * answer as it is where the selection is those columns in that order), or, for rows of no columns or
- * of more than MAX_OBJECT_COLUMNS, the objects of rowsOf.
+ * answer as it is where the selection is those columns in that order), or, for rows of no columns,
+ * empty objects.
  */
 export function rowsAnswer(
-  built: Pick<BuiltQuery, 'columns' | 'limit' | 'objects' | 'json'>,
+  built: Pick<BuiltQuery, 'columns' | 'limit' | 'json'>,
   all: Record<string, unknown>[],
 ): Record<string, unknown>[] | JsonRows {
-  if (!built.objects) return rowsOf(built, all);
+  if (!built.columns.length) return rowsOf(built, all);
   const texts = cutToLimit(built, all).map((row) => String(row.r));
-  return new JsonRows(`[${texts.join(', ')}]`, built.json);
+  return new JsonRows(`[${texts.join(',')}]`, built.json);
 }
 
 /** The statement's rows cut to the request's limit (its LIMIT is rounded up). */

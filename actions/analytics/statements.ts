@@ -26,14 +26,12 @@ export interface AnalyticStatement {
   params: Param[];
   /** The returned columns, whether each row is their JSON object, and the most rows to answer, for rowsOf. */
   columns: string[];
-  objects: boolean;
   json: JsonColumn[];
   limit: number;
 }
 
 interface Cached extends Template {
   columns: string[];
-  objects: boolean;
   json: JsonColumn[];
   ordered: boolean;
 }
@@ -56,7 +54,7 @@ export function analyticStatement(
     // In the builder's order: the where values are checked before the page.
     const params = bindTemplate(hit, values);
     const { limit } = checkedPage(req, hit.ordered);
-    return { text: hit.text, params, columns: hit.columns, objects: hit.objects, json: hit.json, limit };
+    return { text: hit.text, params, columns: hit.columns, json: hit.json, limit };
   }
   const built = buildQuery(ds, req, tenant, selected);
   const sources = new Map<string, number>([
@@ -70,12 +68,11 @@ export function analyticStatement(
     cache.set(key, {
       ...template,
       columns: built.columns,
-      objects: built.objects,
       json: built.json,
       ordered: built.ordered,
     });
-  const { text, params, columns, objects, json, limit } = built;
-  return { text, params, columns, objects, json, limit };
+  const { text, params, columns, json, limit } = built;
+  return { text, params, columns, json, limit };
 }
 
 /** How many shapes the cache holds now (for tests). */

@@ -95,11 +95,15 @@ const WINDOW = sql.text(String(RECENT_WINDOW));
  * The lines of `from` as the answer's JSON text, newest first, each with the keys of index.ts's
  * LINE_KEYS in that order. None is null: the columns are NOT NULL, and labels is an object, since a
  * selector has a matcher that needs a label (selector.ts refuses one whose matchers all match empty).
+ * Byte-compact but for the labels (jsonb writes `{"k": "v"}`): each line is row_to_json of a LATERAL
+ * subquery that names its values (json_build_object writes `"k" : v`), joined by string_agg (json_agg
+ * joins with `, `).
  */
 const linesJson = (
   from: Sql,
-) => sql`(SELECT coalesce(json_agg(json_build_object('timestamp', to_char(l.ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-     'severity', l.severity, 'message', l.message, 'labels', l.labels) ORDER BY l.ts DESC, l.id DESC), '[]')::text FROM ${from} l)`;
+) => sql`(SELECT coalesce('[' || string_agg(row_to_json(e)::text, ',' ORDER BY l.ts DESC, l.id DESC) || ']', '[]')
+  FROM ${from} l CROSS JOIN LATERAL (SELECT to_char(l.ts AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS "timestamp",
+     l.severity AS "severity", l.message AS "message", l.labels AS "labels") e)`;
 
 /**
  * The selector's conditions as one the planner rates as matching half the lines (its default for a
