@@ -57,7 +57,8 @@ const clip = (s: string | undefined) => (s === undefined ? null : s.slice(0, MAX
 /**
  * Stores the event (in `db`, which may be the transaction whose change it records, so that both
  * commit together) and tells the current request's sink (the log and /metrics). Outside a request (the
- * admin CLI run directly) it is stored only.
+ * admin CLI run directly) it is stored only. Action handlers find their request only in mutations
+ * (engine.ts runGraphql): a query's handler that recorded an event would store it without one.
  */
 export async function recordAudit(db: Queryable, event: AuditEvent): Promise<void> {
   const request = currentRequest();

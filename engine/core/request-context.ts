@@ -33,8 +33,9 @@ let inside = 0;
 
 /**
  * Runs `fn` with `record` as the current request's, for the readers that cannot be handed it: audit
- * events (core/audit.ts) of the sign-in routes and of actions, and actions' spans. The GraphQL path
- * hands its record to the engine instead, and enters here only around action handlers.
+ * events (core/audit.ts) of the sign-in routes and of mutations' actions. The GraphQL path hands its
+ * record to the engine instead (and to action handlers in their context), and enters here only around
+ * mutations' action handlers.
  *
  * Node 20's AsyncLocalStorage, once used, runs a hook on every promise of the process (about a tenth
  * of the engine's CPU on a by-primary-key request): it is disabled again as soon as no request is

@@ -2,6 +2,7 @@ import type { GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';
 import type { Queryable } from '../../core/db/database';
 import type { ActionJson } from '../model/metadata-types';
 import type { Session } from '../../core/session';
+import type { RequestRecord } from '../../core/request-context';
 import { RequestError } from '../../core/errors';
 
 /** What an action handler receives besides its arguments. */
@@ -31,6 +32,8 @@ export interface ActionContext<Config = unknown> {
   safeMethod?: boolean;
   /** The actions' own settings (the language model, Loki, Jira), handed over by the composition root. */
   config: Config;
+  /** The HTTP request's record, when there is one: the engine's (the parent of a handler's span). */
+  record?: RequestRecord;
 }
 
 /** `info` (the GraphQL resolver's) tells a handler which fields the caller selected. */
