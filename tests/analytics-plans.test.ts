@@ -1,6 +1,6 @@
 import { buildQuery, roundedLimit, rowsOf, type AnalyticRequest } from '../actions/analytics/builder';
 import { spend_groupings_v2, spends } from '../actions/cost';
-import { k8sWorkloads } from '../actions/kubernetes';
+import { k8sWorkloadMonitoring, k8sWorkloads } from '../actions/kubernetes';
 import { recommendation_missconfig_v2, recommendationMissconfig } from '../actions/recommendations';
 import { analyticOperation } from '../actions/analytics/operation';
 import type { ActionContext } from '../actions/context';
@@ -116,8 +116,8 @@ describe(`analytic statements' plans and uuid filters on ${backendName}`, () => 
   });
 
   /** The plan of a built statement (values inline), with sequential scans discouraged so that a usable index shows. */
-  const planOf = async (req: AnalyticRequest): Promise<string> => {
-    const built = buildQuery(spends, req, acme.id);
+  const planOf = async (req: AnalyticRequest, ds = spends): Promise<string> => {
+    const built = buildQuery(ds, req, acme.id);
     return server.started.db.transaction(async (tx) => {
       await tx.exec('SET LOCAL enable_seqscan = off');
       const lines = await tx.query(`EXPLAIN ${built.text}`, built.params, { prepare: false });
@@ -130,6 +130,12 @@ describe(`analytic statements' plans and uuid filters on ${backendName}`, () => 
     expect(plan).toMatch(/spends_cloud_account_date_idx/);
     const built = buildQuery(spends, { where: { cloud_account: { _eq: BAD } } }, acme.id);
     expect(built.params).not.toContain(BAD);
+  });
+
+  test("workload monitoring reads the tenant's error lines through their partial index, not the whole log table", async () => {
+    const plan = await planOf({ where: { account_id: { _eq: AWS } } }, k8sWorkloadMonitoring);
+    expect(plan).toMatch(/logs_error_lines_idx/);
+    expect(plan).not.toMatch(/Seq Scan on logs/);
   });
 
   test('ordered, limited rows are the same as ordering all rows; JSON text only for those returned', async () => {
