@@ -24,7 +24,7 @@ export const STATEMENTS_CACHED = 512;
 export interface AnalyticStatement {
   text: string;
   params: Param[];
-  /** The returned columns, whether each row is their JSON object, and the most rows to answer, for rowsOf. */
+  /** The returned columns, their JSON kinds (JsonRows) and the most rows to answer, for rowsOf and rowsAnswer. */
   columns: string[];
   json: JsonColumn[];
   limit: number;

@@ -50,7 +50,7 @@ import { STREAM_CURSOR } from '../plan/plan-stream';
 import { assertRuntimeChecks } from './runtime-checks';
 import { checkLiterals, checkSelections, checkVariables } from './input-limits';
 import { AnswerMemory, BUDGET_CODES, countRows, RequestBudget } from './request-budget';
-import { currentRequest, noteOperation, withRequest, type RequestRecord } from '../../core/request-context';
+import { noteOperation, withRequest, type RequestRecord } from '../../core/request-context';
 import { NO_TRACING, type Tracing } from '../../core/tracing';
 import type { Metrics } from '../../core/metrics';
 import { RecentWriters } from './read-your-writes';
@@ -265,7 +265,7 @@ export class Engine {
         `action ${name}`,
         { 'graphql.action': name, 'graphql.field': info?.path.key },
         () => handler(args, ctx, info),
-        ctx.record?.span ?? currentRequest()?.span,
+        ctx.record?.span,
       );
   }
 
@@ -609,12 +609,12 @@ export class Engine {
     vars: Variables,
     ctx: ActionContext,
     /**
-     * The request, for mutations' handlers: their audit events (core/audit.ts) find it through
-     * request-context, whose AsyncLocalStorage puts a hook on every promise of the process while any
-     * request is inside it (4-5 µs of a 120 µs `_v2` query, and more GC). Queries' handlers record no
-     * audit events, and their spans take the request from `ctx.record`: they run outside it.
+     * Whether the handlers run inside request-context with `ctx.record` (mutations: their audit events,
+     * core/audit.ts, find the request there). Its AsyncLocalStorage puts a hook on every promise of the
+     * process while any request is inside it (4-5 µs of a 120 µs `_v2` query, and more GC); queries'
+     * handlers record no audit events, and their spans take the request from `ctx.record`.
      */
-    record: RequestRecord | undefined,
+    inRequest: boolean,
   ): Promise<Record<string, unknown>> {
     const direct = directField(role.schema, document, this.resolveAction as never);
     const run = async (): Promise<ExecutionResult> => {
@@ -624,7 +624,7 @@ export class Engine {
       // An answer only graphql-js completes: it gets the handler's answer, not another call.
       return 'resolved' in out ? execute({ ...args, rootValue: { [RESOLVED]: out.resolved } }) : out;
     };
-    const result = record ? await withRequest(record, run) : await run();
+    const result = inRequest && ctx.record ? await withRequest(ctx.record, run) : await run();
     const original = result.errors?.[0]?.originalError;
     if (original instanceof RequestError || isInternalDbError(original)) throw original;
     if (result.errors?.length)
@@ -680,12 +680,13 @@ export class Engine {
     if (!plan.graphql) rows = await this.runStatements(plan, vars, session, budget, reader);
     else {
       const role = this.schemaFor(session.role);
-      const ctx = safeMethod ? this.safeActionContext(session) : this.actionContext(session);
-      ctx.record = budget.record;
+      const ctx = safeMethod
+        ? this.safeActionContext(session, budget.record)
+        : this.actionContext(session, undefined, budget.record);
       // A query's handlers record no audit events: they need not find the request (see runGraphql).
       [rows, other] = await Promise.all([
         this.runStatements(plan, vars, session, budget, reader),
-        this.runGraphql(plan.graphql, role, vars, ctx, undefined),
+        this.runGraphql(plan.graphql, role, vars, ctx, false),
       ]);
     }
     budget.checkTime();
@@ -702,14 +703,14 @@ export class Engine {
   }
 
   /** The context of action handlers: outside a transaction, or inside `tx` (the request's). */
-  private actionContext(session: Session, tx?: Queryable): ActionContext {
+  private actionContext(session: Session, tx?: Queryable, record?: RequestRecord): ActionContext {
     const config = this.actions.config;
     const writers = {
       allowed: session.role === ADMIN_ROLE || this.writers.includes(session.role),
       roles: this.writers,
     };
-    if (tx) return { db: tx, session, config, writers, transaction: (fn) => fn(tx) };
-    return { db: this.db, session, config, writers, transaction: (fn) => this.db.transaction(fn) };
+    if (tx) return { db: tx, session, config, writers, transaction: (fn) => fn(tx), record };
+    return { db: this.db, session, config, writers, transaction: (fn) => this.db.transaction(fn), record };
   }
 
   /**
@@ -717,7 +718,7 @@ export class Engine {
    * (actions/api.ts `refuseReadOnly` reads `safeMethod`), and should one write all the same, the
    * database refuses it: each of its statements, and each transaction it opens, is READ ONLY.
    */
-  private safeActionContext(session: Session): ActionContext {
+  private safeActionContext(session: Session, record?: RequestRecord): ActionContext {
     const readOnly = <T>(fn: (tx: Queryable) => Promise<T>) =>
       this.db.transaction(async (tx) => {
         await tx.query('SET TRANSACTION READ ONLY');
@@ -727,7 +728,7 @@ export class Engine {
       query: (text, params, options) => readOnly((tx) => tx.query(text, params, options)),
       exec: (script) => readOnly((tx) => tx.exec(script)),
     };
-    const base = this.actionContext(session);
+    const base = this.actionContext(session, undefined, record);
     // As for a read-only role: what a handler keeps for those (a stored analysis) is what a GET gets.
     const writers = { ...base.writers, allowed: false };
     return { ...base, db, transaction: readOnly, writers, safeMethod: true };
@@ -854,9 +855,8 @@ export class Engine {
         for (const item of step.items) values.push(await this.runSql(item, step.alias, vars, session, tx!, budget));
         value = `[${values.join(',')}]`;
       } else {
-        const ctx = this.actionContext(session, tx);
-        ctx.record = budget.record;
-        const data = await this.runGraphql(step.document, role, vars, ctx, budget.record);
+        const ctx = this.actionContext(session, tx, budget.record);
+        const data = await this.runGraphql(step.document, role, vars, ctx, true);
         value = answerJson(data[step.alias]);
       }
       // Actions alone commit as each handler ends: their answer is given whatever the time or size.

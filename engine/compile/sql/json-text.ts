@@ -35,6 +35,9 @@ export function objectText(pairs: [string, JsonValue][]): string {
   return `(${pieces.join(' || ')} || '}')`;
 }
 
+/** A name (a key, a __typename) written as a JSON string, for objectText. */
+export const nameText = (name: string): JsonValue => ({ text: stringLiteral(JSON.stringify(name)) });
+
 function valueText(value: JsonValue): string {
   return typeof value === 'string' ? `coalesce(to_json(${value})::text, 'null')` : value.text;
 }

@@ -2,9 +2,9 @@ import type { Column } from '../model/model-types';
 import type { Field, JsonbOperator, MutationField, MutationOutput, UpdateField } from '../plan/ir';
 import { boolExpSql } from './bool-exp';
 import { NestedInsertWriter, onConflictSql } from './nested-insert';
-import { arrayText, objectText, type JsonValue } from './json-text';
+import { arrayText, nameText, objectText, type JsonValue } from './json-text';
 import { joinedRowJson } from './select';
-import { ident, stringLiteral, tableName, SqlWriter, type JsonOutput } from './writer';
+import { ident, tableName, SqlWriter, type JsonOutput } from './writer';
 
 export interface MutationStatement {
   alias: string;
@@ -111,7 +111,7 @@ function outputSql(out: MutationOutput, one: boolean, w: SqlWriter, affected = '
   }
   return objectText(
     out.fields.map((f): [string, JsonValue] => {
-      if (f.kind === 'typename') return [f.alias, { text: stringLiteral(JSON.stringify(f.name)) }];
+      if (f.kind === 'typename') return [f.alias, nameText(f.name)];
       if (f.kind === 'affected_rows') return [f.alias, { text: `(${affected})::text` }];
       if (f.kind === 'returning') {
         const r = w.alias();

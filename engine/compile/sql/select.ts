@@ -2,7 +2,7 @@ import type { Column, Relationship } from '../model/model-types';
 import { geoType } from '../model/scalar-types';
 import type { AggregateField, AggregateItem, BoolExp, Field, OrderItem, OrderTarget, RowSource } from '../plan/ir';
 import { boolExpSql, countSql, joinCondition } from './bool-exp';
-import { arrayText, objectText, rowObject, type JsonValue } from './json-text';
+import { arrayText, nameText, objectText, rowObject, type JsonValue } from './json-text';
 import { nativeQuerySql } from './native-query';
 import { ident, stringLiteral, tableName, type SqlWriter } from './writer';
 
@@ -274,9 +274,6 @@ export function singleRowJson(
   const row = joinedRowJson(fields, alias, w);
   return `(SELECT ${row.json} FROM ${tableName(table)} AS ${alias}${row.joins} WHERE ${boolExpSql(where, alias, w)} LIMIT 1)`;
 }
-
-/** A name written as a JSON string, for objectText. */
-const nameText = (name: string): JsonValue => ({ text: stringLiteral(JSON.stringify(name)) });
 
 function aggregateItemSql(item: AggregateItem, alias: string, w: SqlWriter): JsonValue {
   switch (item.kind) {
