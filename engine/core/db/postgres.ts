@@ -24,7 +24,7 @@ let survivesDroppedTypeFetch = false;
  * when the server goes away during it, the rejection is unhandled and Node ends the process, so that a
  * database restart would take the engine with it. Such a rejection is a connection failure, and the
  * pool reconnects by itself: it is ignored. Any other unhandled rejection still ends the process, as
- * Node's default does.
+ * Node's default does. (Only a pool's first connections read the types: see readTypesOnce.)
  */
 function surviveDroppedTypeFetch(): void {
   if (survivesDroppedTypeFetch) return;
@@ -91,6 +91,25 @@ function openSql(url: string, opts: PostgresOptions, max: number): postgres.Sql 
   });
 }
 
+/**
+ * What fetchArrayTypes reads goes into the pool's options, which all its connections share, and a
+ * connection runs its first statement only after reading them: once any statement has been answered,
+ * the connections made after (a reconnect, the pool growing) need not read them again. Turned off
+ * then, so that a reconnect costs one round trip less and cannot drop a rejected promise (the handler
+ * above catches that in production, but a test runner's own handler fails the test). Array types made
+ * after start-up are not read, as a long-lived connection's never were.
+ */
+function readTypesOnce(sql: postgres.Sql): () => void {
+  let read = false;
+  return () => {
+    if (read) return;
+    read = true;
+    typesReadBy(sql);
+  };
+}
+
+const typesReadBy = (sql: postgres.Sql) => void (sql.options.fetch_types = false);
+
 // postgres.js's options of a statement: the same two objects for every statement.
 const PREPARE = { prepare: true };
 const DO_NOT_PREPARE = { prepare: false };
@@ -105,19 +124,10 @@ function whole(rows: Row[]): Row[] {
   return rows.length > 0 && !(0 in rows) ? rows.filter(() => true) : rows;
 }
 
-/** PostgreSQL 15+ through postgres.js: a pool, prepared statements (unless turned off), parameters as text. */
-export function connectPostgres(url: string, opts: PostgresOptions): Database {
-  surviveDroppedTypeFetch();
-  const sql = openSql(url, opts, opts.poolSize);
-  const prepared = opts.preparedStatements ?? true;
-  // postgres.js keeps a connection of its own for LISTEN (max 1 here is for anything else run on it).
-  let listener: postgres.Sql | undefined;
-  const listenSql = () => {
-    if (!opts.listenUrl) return sql;
-    listener ??= openSql(opts.listenUrl, { ...opts, transactionPooler: false }, 1);
-    return listener;
-  };
-  const run = async (
+/** Runs a statement on the pool or in a transaction of it: prepared unless told not to, cancelled by its signal. */
+function statementRunner(sql: postgres.Sql, prepared: boolean) {
+  const typesRead = readTypesOnce(sql);
+  return async (
     q: postgres.Sql | postgres.TransactionSql,
     text: string,
     params: readonly Param[],
@@ -125,17 +135,37 @@ export function connectPostgres(url: string, opts: PostgresOptions): Database {
   ): Promise<Row[]> => {
     const pending = q.unsafe(text, params as Param[], prepared && options.prepare !== false ? PREPARE : DO_NOT_PREPARE);
     const signal = options.signal;
-    if (!signal) return whole((await pending) as unknown as Row[]);
+    if (!signal) {
+      const rows = (await pending) as unknown as Row[];
+      typesRead();
+      return whole(rows);
+    }
     // Cancelling an already finished query is harmless; a cancelled one fails with 57014.
     const cancel = () => void pending.cancel();
     if (signal.aborted) cancel();
     else signal.addEventListener('abort', cancel, { once: true });
     try {
-      return whole((await pending) as unknown as Row[]);
+      const rows = (await pending) as unknown as Row[];
+      typesRead();
+      return whole(rows);
     } finally {
       signal.removeEventListener('abort', cancel);
     }
   };
+}
+
+/** PostgreSQL 15+ through postgres.js: a pool, prepared statements (unless turned off), parameters as text. */
+export function connectPostgres(url: string, opts: PostgresOptions): Database {
+  surviveDroppedTypeFetch();
+  const sql = openSql(url, opts, opts.poolSize);
+  // postgres.js keeps a connection of its own for LISTEN (max 1 here is for anything else run on it).
+  let listener: postgres.Sql | undefined;
+  const listenSql = () => {
+    if (!opts.listenUrl) return sql;
+    listener ??= openSql(opts.listenUrl, { ...opts, transactionPooler: false }, 1);
+    return listener;
+  };
+  const run = statementRunner(sql, opts.preparedStatements ?? true);
   // Inside a transaction each statement passes its watch (postgres-transaction.ts).
   const wrap = (q: postgres.Sql | postgres.TransactionSql, tx?: TransactionState): Queryable => ({
     query: tx
@@ -162,7 +192,9 @@ export function connectPostgres(url: string, opts: PostgresOptions): Database {
       // Through the pooler LISTEN would succeed and then hear nothing: its server connection goes back
       // to the pool after the statement. Refused, so that the caller says what is lost.
       if (opts.transactionPooler && !opts.listenUrl) throw new Error(LISTEN_THROUGH_POOLER);
-      const { unlisten } = await listenSql().listen(channel, onNotify, onListen);
+      const on = listenSql();
+      const { unlisten } = await on.listen(channel, onNotify, onListen);
+      typesReadBy(on);
       return () => unlisten().catch(() => undefined);
     },
     close: async () => void (await Promise.all([sql.end({ timeout: 5 }), listener?.end({ timeout: 5 })])),
