@@ -23,6 +23,7 @@ const DATABASE_INDEPENDENT = [
   'kept-metrics',
   'admin-lock',
   'session-secret',
+  'logger',
 ];
 
 module.exports = {

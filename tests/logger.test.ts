@@ -1,0 +1,65 @@
+import { createLogger } from '../engine/core/logger';
+
+/** The engine's JSON lines, read back: level, time and pid first, the fields, msg last; one line each. */
+function collect(level: Parameters<typeof createLogger>[0]) {
+  const written: string[] = [];
+  const log = createLogger(level, { write: (line: string) => written.push(line) });
+  return { log, written, parsed: () => written.map((l) => JSON.parse(l) as Record<string, unknown>) };
+}
+
+describe('the JSON line logger', () => {
+  test('writes one line per entry at or above its level, in the order level, time, pid, fields, msg', () => {
+    const { log, written, parsed } = collect('info');
+    log({ level: 'debug', msg: 'below the level' });
+    log({ level: 'info', msg: 'request', route: '/v1/graphql', status: 200, code: undefined, rows: 1 });
+    log({ level: 'error', msg: 'failed', error: 'connect ECONNREFUSED' });
+    expect(written).toHaveLength(2);
+    for (const line of written) expect(line.endsWith('}\n') && line.indexOf('\n') === line.length - 1).toBe(true);
+    const [first, second] = parsed();
+    expect(Object.keys(first)).toEqual(['level', 'time', 'pid', 'route', 'status', 'rows', 'msg']);
+    expect(first).toMatchObject({
+      level: 'info',
+      pid: process.pid,
+      route: '/v1/graphql',
+      status: 200,
+      rows: 1,
+      msg: 'request',
+    });
+    expect(String(first.time)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Math.abs(Date.parse(String(first.time)) - Date.now())).toBeLessThan(5_000);
+    expect(second).toMatchObject({ level: 'error', error: 'connect ECONNREFUSED', msg: 'failed' });
+  });
+
+  test('an entry without a known level is info; a message that is not a string is written as one', () => {
+    const { log, parsed } = collect('trace');
+    log({ msg: 42 });
+    log({ level: 'loud', msg: undefined, n: 1 });
+    log({ level: 'trace', msg: 'lowest' });
+    expect(parsed()).toEqual([
+      expect.objectContaining({ level: 'info', msg: '42' }),
+      expect.objectContaining({ level: 'info', msg: '', n: 1 }),
+      expect.objectContaining({ level: 'trace', msg: 'lowest' }),
+    ]);
+  });
+
+  test('a field JSON cannot hold (a BigInt, a cycle) is written as its String; the others stay JSON', () => {
+    const { log, parsed } = collect('info');
+    const cycle: Record<string, unknown> = { name: 'c' };
+    cycle.self = cycle;
+    log({ msg: 'odd', big: 10n, cycle, list: [1, 'two'], nested: { a: null } });
+    expect(parsed()[0]).toMatchObject({ big: '10', cycle: '[object Object]', list: [1, 'two'], nested: { a: null } });
+  });
+
+  test('silent writes nothing, fatal included', () => {
+    const { log, written } = collect('silent');
+    log({ level: 'fatal', msg: 'stopping' });
+    expect(written).toEqual([]);
+  });
+
+  test('a message with quotes, newlines and non-ASCII characters stays one valid line', () => {
+    const { log, written, parsed } = collect('info');
+    log({ msg: 'a "quoted"\nsecond line — ü', path: 'C:\\x' });
+    expect(written[0].split('\n')).toHaveLength(2);
+    expect(parsed()[0]).toMatchObject({ msg: 'a "quoted"\nsecond line — ü', path: 'C:\\x' });
+  });
+});
