@@ -1,4 +1,8 @@
-import { createLogger } from '../engine/core/logger';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createLogger, descriptorSink } from '../engine/core/logger';
+import { runTs } from './support/auth';
 
 /** The engine's JSON lines, read back: level, time and pid first, the fields, msg last; one line each. */
 function collect(level: Parameters<typeof createLogger>[0]) {
@@ -61,5 +65,39 @@ describe('the JSON line logger', () => {
     log({ msg: 'a "quoted"\nsecond line — ü', path: 'C:\\x' });
     expect(written[0].split('\n')).toHaveLength(2);
     expect(parsed()[0]).toMatchObject({ msg: 'a "quoted"\nsecond line — ü', path: 'C:\\x' });
+  });
+});
+
+describe('standard output (descriptorSink)', () => {
+  test("writes a turn of the event loop's lines together at its end, in order", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'logger-'));
+    const file = path.join(dir, 'lines');
+    const fd = fs.openSync(file, 'w');
+    try {
+      const log = createLogger('info', descriptorSink(fd));
+      for (let i = 0; i < 50; i++) log({ msg: `line ${i}`, i });
+      expect(fs.readFileSync(file, 'utf8')).toBe('');
+      await new Promise((resolve) => setImmediate(resolve));
+      const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
+      expect(lines.map((l) => JSON.parse(l).i)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    } finally {
+      fs.closeSync(fd);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test.each(['exit', 'throw'])('lines held when the process ends (%s) are written before it ends', async (how) => {
+    const run = await runTs('tests/support/log-exit-probe.ts', [how], {});
+    expect(run.code).toBe(how === 'exit' ? 3 : 1);
+    const lines = run.out
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { level: string; msg: string });
+    expect(lines.map((l) => [l.level, l.msg])).toEqual([
+      ['info', 'line 1'],
+      ['info', 'line 2'],
+      ['fatal', 'line 3'],
+    ]);
+    if (how === 'throw') expect(run.err).toContain('uncaught on purpose');
   });
 });

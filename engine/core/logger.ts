@@ -32,9 +32,9 @@ const RANK: Record<string, number> = {
  * wrote them. The level is written as its name (log shippers and people read it; pino's numbers
  * need a table), the time as ISO 8601. Lines below `level` cost one comparison.
  *
- * The line is made here, by one JSON.stringify of the fields, and handed to pino's destination
- * (SonicBoom, writing each line at once): pino's logger took twice as long a line, and every request
- * writes its access line.
+ * The line is made here, by one JSON.stringify of the fields (pino's logger took twice as long a
+ * line, and every request writes its access line), and written with the others of its turn of the
+ * event loop (descriptorSink).
  */
 export function createLogger(level: LogLevel = 'info', destination?: LineSink): Logger {
   const least = RANK[level];
@@ -88,8 +88,32 @@ function isoNow(): string {
   return lastIso;
 }
 
-/** Lines to a file descriptor, each written at once (pino's destination, sync). */
-export const descriptorSink = (fd: number): LineSink => pino.destination({ dest: fd, sync: true });
+/**
+ * Lines to a file descriptor: those of one turn of the event loop in one write at its end (pino's
+ * destination, sync, which waits out a full pipe), not a write each: under load a write per request's
+ * access line cost more than making the line. What is held is written before the process exits.
+ */
+export function descriptorSink(fd: number): LineSink {
+  const dest = pino.destination({ dest: fd, sync: true });
+  let held = '';
+  const flush = () => {
+    if (!held) return;
+    const out = held;
+    held = '';
+    dest.write(out);
+  };
+  process.on('exit', flush);
+  return {
+    write(line: string) {
+      if (!held) setImmediate(flush);
+      held += line;
+      if (held.length >= FLUSH_BYTES) flush();
+    },
+  };
+}
+
+/** Held lines are written at once past this many characters. */
+const FLUSH_BYTES = 65_536;
 
 let stdout: LineSink | undefined;
 
