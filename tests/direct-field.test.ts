@@ -10,6 +10,8 @@ import { as, startTestServer, type TestServer } from './support/server';
  */
 const acme = DEMO.tenants.acme;
 const readonly = as('tenant_admin_readonly', acme.id, acme.users.readonly.id);
+const globex = DEMO.tenants.globex;
+const globexReadonly = as('tenant_admin_readonly', globex.id, globex.users.readonly.id);
 
 const CASES: [name: string, query: string, variables?: Record<string, unknown>][] = [
   [
@@ -65,6 +67,28 @@ describe(`action fields run directly on ${backendName}`, () => {
     const [key] = Object.keys(direct.body.data as object);
     expect(JSON.stringify(direct.body.data[key])).toBe(JSON.stringify(graphqlJs.body.data[key]));
     expect(graphqlJs.body.data.__typename).toBe('query_root');
+  });
+
+  test("arguments without variables are read once per document; each request still gets its own tenant's rows", async () => {
+    const query = `{ spend_groupings_v2(group_by: ["account_id"], order_by: [{column: "spend_amount", order: desc}], limit: 5) { rows { account_id spend_amount spend_count } } }`;
+    const seen: Record<string, string> = {};
+    for (let round = 0; round < 3; round++)
+      for (const [name, headers] of [
+        ['acme', readonly],
+        ['globex', globexReadonly],
+      ] as const) {
+        const direct = await server.gql(query, {}, headers);
+        const graphqlJs = await server.gql(throughGraphqlJs(query), {}, headers);
+        expect(direct.body.errors).toBeUndefined();
+        const text = JSON.stringify(direct.body.data.spend_groupings_v2);
+        expect(text).toBe(JSON.stringify(graphqlJs.body.data.spend_groupings_v2));
+        expect(direct.body.data.spend_groupings_v2.rows.length).toBeGreaterThan(0);
+        seen[name] ??= text;
+        expect(text).toBe(seen[name]);
+      }
+    // Each tenant's own accounts: the answers differ.
+    expect(seen.acme).not.toBe(seen.globex);
+    expect(seen.acme).toContain(acme.cloudAccounts.aws);
   });
 
   test('the analytic answers are not empty', async () => {

@@ -47,8 +47,7 @@ export function analyticStatement(
   tenant: string,
   selected?: readonly string[],
 ): AnalyticStatement {
-  const values: unknown[] = [tenant, req.offset ?? 0];
-  const key = shapeKey(ds, req, selected, values);
+  const { key, values } = requestShape(ds, req, tenant, selected);
   const hit = cache.get(key);
   if (hit) {
     // In the builder's order: the where values are checked before the page.
@@ -78,6 +77,25 @@ export function analyticStatement(
 /** How many shapes the cache holds now (for tests). */
 export function cachedStatements(): number {
   return cache.size;
+}
+
+/**
+ * Shapes of frozen requests: a document's constant arguments are one frozen object for all its
+ * requests (engine/compile/execute/direct-field.ts), and its selection one frozen list (selection.ts),
+ * so their shape and values are made once. Held weakly: they go with the document.
+ */
+const shapes = new WeakMap<object, { ds: Dataset; selected?: readonly string[]; key: string; rest: unknown[] }>();
+
+/** The request's shape (shapeKey) and its values: the tenant's, the offset, then the where leaves. */
+function requestShape(ds: Dataset, req: AnalyticRequest, tenant: string, selected: readonly string[] | undefined) {
+  const stable = Object.isFrozen(req) && (selected === undefined || Object.isFrozen(selected));
+  const known = stable ? shapes.get(req) : undefined;
+  if (known && known.ds === ds && known.selected === selected)
+    return { key: known.key, values: [tenant, ...known.rest] };
+  const values: unknown[] = [tenant, req.offset ?? 0];
+  const key = shapeKey(ds, req, selected, values);
+  if (stable) shapes.set(req, { ds, selected, key, rest: values.slice(1) });
+  return { key, values };
 }
 
 /** The request's shape as a string (see above); its where values are appended to `values`, in order. */

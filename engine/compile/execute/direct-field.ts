@@ -1,4 +1,5 @@
 import {
+  BREAK,
   getArgumentValues,
   getVariableValues,
   isAbstractType,
@@ -8,6 +9,8 @@ import {
   isObjectType,
   Kind,
   locatedError,
+  visit,
+  type ASTNode,
   type DocumentNode,
   type ExecutionResult,
   type FieldNode,
@@ -49,6 +52,11 @@ export interface DirectField {
   operation: OperationDefinitionNode;
   fragments: Record<string, FragmentDefinitionNode>;
   complete: Completion;
+  /**
+   * The field's arguments when they name no variable: the same for every request of the document, so
+   * read once and kept, frozen (a handler that changed them would change the next request's).
+   */
+  constantArgs?: { args?: Readonly<Record<string, unknown>> };
 }
 
 /** How a value of an output type is completed, for the fields selected. */
@@ -102,7 +110,38 @@ function planOf(
   const fragments: Record<string, FragmentDefinitionNode> = {};
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
   const alias = node.alias?.value ?? node.name.value;
-  return { schema, alias, node, field, parentType, operation, fragments, complete };
+  const constantArgs = namesVariable(node.arguments ?? []) ? undefined : {};
+  return { schema, alias, node, field, parentType, operation, fragments, complete, constantArgs };
+}
+
+/** Whether a variable appears anywhere in these AST nodes (arguments, values, lists, objects). */
+function namesVariable(nodes: readonly ASTNode[]): boolean {
+  let found = false;
+  for (const n of nodes)
+    visit(n, {
+      Variable() {
+        found = true;
+        return BREAK;
+      },
+    });
+  return found;
+}
+
+/** The value frozen through: its objects and arrays too (not typed arrays, which cannot be). */
+function frozen<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value) && !ArrayBuffer.isView(value)) {
+    for (const v of Object.values(value)) frozen(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/** The field's arguments: kept from the first request when they name no variable. */
+function argumentsOf(d: DirectField, variableValues: Variables): Record<string, unknown> {
+  const kept = d.constantArgs;
+  if (!kept) return getArgumentValues(d.field, d.node, variableValues);
+  kept.args ??= frozen(getArgumentValues(d.field, d.node, variableValues));
+  return kept.args;
 }
 
 function completionOf(
@@ -169,7 +208,7 @@ export async function runDirect(
   const variableValues = coerced.coerced;
   let value: unknown;
   try {
-    const args = getArgumentValues(d.field, d.node, variableValues);
+    const args = argumentsOf(d, variableValues);
     const info: GraphQLResolveInfo = {
       fieldName: d.field.name,
       fieldNodes: [d.node],
