@@ -126,6 +126,21 @@ describe(`GraphQL over HTTP on ${backendName}`, () => {
     );
   });
 
+  test('Accept headers sent again and again, in turn, each keep their own answer (the engine keeps what it read of them)', async () => {
+    const turns: [string, number, string | undefined][] = [
+      [GRAPHQL_RESPONSE, 200, GRAPHQL_RESPONSE],
+      ['application/json', 200, 'application/json'],
+      ['text/html', 406, undefined],
+      [`${'x'.repeat(300)}/y, ${GRAPHQL_RESPONSE}`, 200, GRAPHQL_RESPONSE],
+    ];
+    for (let round = 0; round < 3; round++)
+      for (const [accept, status, type] of turns) {
+        const res = await post({ query: '{ __typename }' }, asked(accept));
+        expect(res.status).toBe(status);
+        if (type) expect(res.type).toBe(`${type}; charset=utf-8`);
+      }
+  });
+
   describe('status codes: application/graphql-response+json says what happened, application/json keeps 200', () => {
     const cases: [string, unknown, Record<string, string>, number, string][] = [
       ['a document that does not parse', { query: '{' }, ADMIN, 400, 'validation-failed'],

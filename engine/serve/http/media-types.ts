@@ -23,7 +23,22 @@ function mediaOf(range: string): ResponseMedia | undefined {
  * No Accept header: application/json, as Hasura answers. Undefined: none is acceptable (406).
  */
 export function responseMedia(accept: string | undefined): ResponseMedia | undefined {
-  if (accept === undefined || accept.trim() === '') return JSON_MEDIA;
+  if (accept === undefined) return JSON_MEDIA;
+  // A client sends the same Accept on every request: read once. A few hundred short ones are kept.
+  if (chosen.has(accept)) return chosen.get(accept);
+  const media = chooseMedia(accept);
+  if (accept.length > ACCEPT_KEPT_LENGTH) return media;
+  if (chosen.size >= ACCEPTS_KEPT) chosen.clear();
+  chosen.set(accept, media);
+  return media;
+}
+
+const ACCEPTS_KEPT = 256;
+const ACCEPT_KEPT_LENGTH = 256;
+const chosen = new Map<string, ResponseMedia | undefined>();
+
+function chooseMedia(accept: string): ResponseMedia | undefined {
+  if (accept.trim() === '') return JSON_MEDIA;
   let best: { media: ResponseMedia; q: number } | undefined;
   for (const part of accept.split(',')) {
     const [range, ...params] = part.split(';').map((s) => s.trim().toLowerCase());
