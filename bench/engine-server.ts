@@ -1,4 +1,5 @@
 import '../engine/production-default';
+import * as fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { serve } from '@hono/node-server';
@@ -6,7 +7,6 @@ import { getVariableValues, Kind, parse, validate, type OperationDefinitionNode 
 import { adminSession } from '../engine/serve/auth/admin-secret';
 import { apiJwtKey } from '../engine/serve/auth/jwt';
 import type { Session } from '../engine/core/session';
-import * as fs from 'node:fs';
 import { loadConfig } from '../engine/core/config';
 import { createLogger, descriptorSink, type Logger, type LogLevel } from '../engine/core/logger';
 import { keepConnections } from '../engine/serve/http/keep-alive';

@@ -10,22 +10,13 @@ export type Logger = (entry: Record<string, unknown>) => void;
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-const METHODS = new Set<string>(LOG_LEVELS.filter((l) => l !== 'silent'));
-
 /** Where lines go: pino's destination (SonicBoom) on standard output, or a test's stream. */
 export interface LineSink {
   write(line: string): unknown;
 }
 
-const RANK: Record<string, number> = {
-  trace: 10,
-  debug: 20,
-  info: 30,
-  warn: 40,
-  error: 50,
-  fatal: 60,
-  silent: Infinity,
-};
+/** Each level's rank, in LOG_LEVELS' order; `silent` above every line's. */
+const RANK = new Map<string, number>(LOG_LEVELS.map((l, i) => [l, l === 'silent' ? Infinity : i]));
 
 /**
  * JSON lines on standard output: `{"level":"info","time":"<ISO>","pid":..,...,"msg":..}`, as pino
@@ -37,12 +28,12 @@ const RANK: Record<string, number> = {
  * event loop (descriptorSink).
  */
 export function createLogger(level: LogLevel = 'info', destination?: LineSink): Logger {
-  const least = RANK[level];
+  const least = RANK.get(level)!;
   const sink = destination ?? standardOutput();
   return (entry) => {
     const asked = entry.level;
-    const method = typeof asked === 'string' && METHODS.has(asked) ? asked : 'info';
-    if (RANK[method] < least) return;
+    const method = typeof asked === 'string' && asked !== 'silent' && RANK.has(asked) ? asked : 'info';
+    if (RANK.get(method)! < least) return;
     sink.write(lineOf(method, entry));
   };
 }

@@ -52,11 +52,13 @@ export interface DirectField {
   operation: OperationDefinitionNode;
   fragments: Record<string, FragmentDefinitionNode>;
   complete: Completion;
+  /** Whether the field's arguments name a variable; when none does, they are read once (argumentsOf). */
+  argsNameVariables: boolean;
   /**
-   * The field's arguments when they name no variable: the same for every request of the document, so
-   * read once and kept, frozen (a handler that changed them would change the next request's).
+   * The arguments that name no variable: the same for every request of the document, so kept from
+   * the first, frozen (a handler that changed them would change the next request's).
    */
-  constantArgs?: { args?: Readonly<Record<string, unknown>> };
+  keptArgs?: Readonly<Record<string, unknown>>;
 }
 
 /** How a value of an output type is completed, for the fields selected. */
@@ -110,8 +112,8 @@ function planOf(
   const fragments: Record<string, FragmentDefinitionNode> = {};
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
   const alias = node.alias?.value ?? node.name.value;
-  const constantArgs = namesVariable(node.arguments ?? []) ? undefined : {};
-  return { schema, alias, node, field, parentType, operation, fragments, complete, constantArgs };
+  const argsNameVariables = namesVariable(node.arguments ?? []);
+  return { schema, alias, node, field, parentType, operation, fragments, complete, argsNameVariables };
 }
 
 /** Whether a variable appears anywhere in these AST nodes (arguments, values, lists, objects). */
@@ -138,10 +140,9 @@ function frozen<T>(value: T): T {
 
 /** The field's arguments: kept from the first request when they name no variable. */
 function argumentsOf(d: DirectField, variableValues: Variables): Record<string, unknown> {
-  const kept = d.constantArgs;
-  if (!kept) return getArgumentValues(d.field, d.node, variableValues);
-  kept.args ??= frozen(getArgumentValues(d.field, d.node, variableValues));
-  return kept.args;
+  if (d.argsNameVariables) return getArgumentValues(d.field, d.node, variableValues);
+  d.keptArgs ??= frozen(getArgumentValues(d.field, d.node, variableValues));
+  return d.keptArgs;
 }
 
 function completionOf(

@@ -24,7 +24,7 @@ let survivesDroppedTypeFetch = false;
  * when the server goes away during it, the rejection is unhandled and Node ends the process, so that a
  * database restart would take the engine with it. Such a rejection is a connection failure, and the
  * pool reconnects by itself: it is ignored. Any other unhandled rejection still ends the process, as
- * Node's default does. (Only a pool's first connections read the types: see readTypesOnce.)
+ * Node's default does. (Only a pool's first connections read the types: see typesReadBy.)
  */
 function surviveDroppedTypeFetch(): void {
   if (survivesDroppedTypeFetch) return;
@@ -99,15 +99,6 @@ function openSql(url: string, opts: PostgresOptions, max: number): postgres.Sql 
  * above catches that in production, but a test runner's own handler fails the test). Array types made
  * after start-up are not read, as a long-lived connection's never were.
  */
-function readTypesOnce(sql: postgres.Sql): () => void {
-  let read = false;
-  return () => {
-    if (read) return;
-    read = true;
-    typesReadBy(sql);
-  };
-}
-
 const typesReadBy = (sql: postgres.Sql) => void (sql.options.fetch_types = false);
 
 // postgres.js's options of a statement: the same two objects for every statement.
@@ -126,7 +117,10 @@ function whole(rows: Row[]): Row[] {
 
 /** Runs a statement on the pool or in a transaction of it: prepared unless told not to, cancelled by its signal. */
 function statementRunner(sql: postgres.Sql, prepared: boolean) {
-  const typesRead = readTypesOnce(sql);
+  const answered = (rows: unknown): Row[] => {
+    typesReadBy(sql);
+    return whole(rows as Row[]);
+  };
   return async (
     q: postgres.Sql | postgres.TransactionSql,
     text: string,
@@ -135,19 +129,13 @@ function statementRunner(sql: postgres.Sql, prepared: boolean) {
   ): Promise<Row[]> => {
     const pending = q.unsafe(text, params as Param[], prepared && options.prepare !== false ? PREPARE : DO_NOT_PREPARE);
     const signal = options.signal;
-    if (!signal) {
-      const rows = (await pending) as unknown as Row[];
-      typesRead();
-      return whole(rows);
-    }
+    if (!signal) return answered(await pending);
     // Cancelling an already finished query is harmless; a cancelled one fails with 57014.
     const cancel = () => void pending.cancel();
     if (signal.aborted) cancel();
     else signal.addEventListener('abort', cancel, { once: true });
     try {
-      const rows = (await pending) as unknown as Row[];
-      typesRead();
-      return whole(rows);
+      return answered(await pending);
     } finally {
       signal.removeEventListener('abort', cancel);
     }
