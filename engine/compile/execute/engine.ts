@@ -54,6 +54,7 @@ import { noteOperation, withRequest, type RequestRecord } from '../../core/reque
 import { NO_TRACING, type Tracing } from '../../core/tracing';
 import type { Metrics } from '../../core/metrics';
 import { RecentWriters } from './read-your-writes';
+import { Coalescer } from './coalesce';
 
 /** What the engine reports beside its answers: counts for /metrics, spans for traces. Both optional. */
 export interface EngineTelemetry {
@@ -229,6 +230,8 @@ export class Engine {
   compilations = 0;
   /** The answers all requests hold at once (MAX_RESPONSE_BYTES_IN_FLIGHT). */
   private readonly answerMemory: AnswerMemory;
+  /** Queries' statements of concurrent requests, run as one (coalesce.ts). */
+  readonly coalescer = new Coalescer((reader, text, params, signal) => reader.query(text, params, { signal }));
   /** Sessions that just wrote: their reads stay on the primary (read-your-writes.ts). */
   private readonly recentWriters: RecentWriters;
 
@@ -279,6 +282,22 @@ export class Engine {
       () => db.query(text, params, { signal }),
       budget.record?.span,
     );
+  }
+
+  /**
+   * The answer row of a query's statement: coalesced with the same statement of other requests of
+   * this turn (coalesce.ts), or alone: with DATABASE_COALESCE=false, and when tracing is on (each
+   * request's statement in a span of its own).
+   */
+  private answerRow(
+    reader: Queryable,
+    query: { text: string; bytesParam: number },
+    bound: Param[],
+    budget: RequestBudget,
+  ) {
+    if (this.tracing.on || !this.config.database.coalesce)
+      return this.query(reader, query.text, bound, budget).then((rows) => rows[0]);
+    return this.coalescer.row(reader, query.text, query.bytesParam, bound, budget.signal);
   }
 
   /** The role's schema, built on first use. An unknown role is refused. */
@@ -655,7 +674,7 @@ export class Engine {
       const row = await budget.answer(query.text, async (allowed) => {
         // Its last placeholder is the bytes its answer may have.
         bound.push(String(allowed));
-        const r = (await this.query(reader, query.text, bound, budget))[0];
+        const r = await this.answerRow(reader, query, bound, budget);
         return { row: r, bytes: Number(r.__bytes) };
       });
       budget.checkTime();

@@ -3,7 +3,8 @@
  * queries: every placeholder but the last (the answer's byte limit) becomes a text array holding one
  * value per cohort (a set of variable and session values), the arrays are unnested side by side WITH
  * ORDINALITY, and the statement runs once per cohort in a LATERAL join. Each row of the answer is one
- * cohort's: its number (1-based, in the order of the arrays), its JSON and its size. The original
+ * cohort's: its number (1-based, in the order of the arrays), then the statement's own columns (its
+ * fields' JSON, their row counts, its size). The original
  * placeholders carry their casts (`$3::uuid`), so reading the cohort's text value in their place keeps
  * every type as it was.
  */
@@ -13,15 +14,19 @@ const PLACEHOLDER = /(?<![\w$"])\$(\d+)(?!\d)/g;
 
 export interface Multiplexed {
   text: string;
-  /** Placeholders $1..$cohortParams are the cohort arrays (text[]); $cohortParams+1 is the byte limit. */
+  /** Placeholders $1..$cohortParams are the cohort arrays (text[]); $cohortParams+1, if any, is the byte limit. */
   cohortParams: number;
 }
 
-export function multiplexedStatement(text: string, bytesParam: number): Multiplexed {
-  const cohortParams = bytesParam - 1;
+/**
+ * `bytesPerCohort`: the byte limit is a cohort's value too (requests coalesced by the engine each
+ * have their own, engine/compile/execute/coalesce.ts); then every placeholder is a cohort array.
+ */
+export function multiplexedStatement(text: string, bytesParam: number, bytesPerCohort = false): Multiplexed {
+  const cohortParams = bytesPerCohort ? bytesParam : bytesParam - 1;
   const body = text.replace(PLACEHOLDER, (whole, digits: string) => {
     const n = Number(digits);
-    if (n === bytesParam) return whole;
+    if (n > cohortParams) return whole;
     return `_c."p${n}"`;
   });
   const cohorts =
@@ -33,7 +38,7 @@ export function multiplexedStatement(text: string, bytesParam: number): Multiple
           .map((i) => `"p${i}"`)
           .join(', ')}, "__cohort")`;
   return {
-    text: `SELECT _c."__cohort" AS "__cohort", _r."f0", _r."__bytes" FROM ${cohorts} CROSS JOIN LATERAL (${body}) AS _r`,
+    text: `SELECT _c."__cohort" AS "__cohort", _r.* FROM ${cohorts} CROSS JOIN LATERAL (${body}) AS _r`,
     cohortParams,
   };
 }

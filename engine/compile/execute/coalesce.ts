@@ -1,0 +1,234 @@
+import type { CancelSignal, Param, Queryable, Row } from '../../core/db/database';
+import { arrayLiteral } from '../../core/db/sql';
+import { RequestError } from '../../core/errors';
+import { Lru } from '../../core/lru';
+import { multiplexedStatement, type Multiplexed } from '../sql/multiplex';
+
+/**
+ * Queries' statements of concurrent requests, coalesced: the statements with the same text that
+ * requests ask for in one turn of the event loop run as ONE statement, multiplexed as the live queries
+ * are (sql/multiplex.ts): each request's values are a cohort, and each gets its own row back. Under
+ * load that is one round trip, one Bind and one executor start-up for many requests instead of one
+ * each, for the engine (postgres.js builds and parses one message) and for PostgreSQL alike. A
+ * request alone in its turn runs its own statement, as before.
+ *
+ * The statements are a plan's query statements (compile/sql/query.ts): a read of one row, whose
+ * placeholders carry their casts, the last being the bytes the answer may have (each request's own).
+ *
+ * Only light statements are coalesced: those whose batches took at most LIGHT_MS a request. A batch
+ * runs on one connection, so PostgreSQL runs its cohorts one after the other on one core; for a
+ * statement that costs PostgreSQL more than its round trip (an aggregate under a list, measured: the
+ * bench's `nested` fell from 0.83 to 0.59 of its floor) that parallelism is worth more than the round
+ * trips saved. A statement found heavy runs alone, and is tried in a batch again RETRY_MS later,
+ * since what it costs depends on the data and the load.
+ *
+ * A statement that fails
+ * for one request's values (a malformed value PostgreSQL refuses) is run again alone for each
+ * request, so that one request's error is its own; other failures (the database down, a timeout) are
+ * every request's of the batch. A request cancelled at its deadline stops waiting; the batch's
+ * statement is cancelled once every request in it is.
+ */
+
+/** A request's statement waiting for its turn's batch. */
+interface Waiting {
+  params: readonly Param[];
+  signal?: CancelSignal;
+  resolve(row: Row): void;
+  reject(err: unknown): void;
+}
+
+interface Batch {
+  reader: Queryable;
+  lane: Lane;
+  text: string;
+  waiting: Waiting[];
+}
+
+/** What the coalescer knows of a statement text. */
+interface Lane {
+  multiplexed: Multiplexed;
+  /** Milliseconds a request of its batches usually took (a moving average; 0 before any batch). */
+  usual: number;
+  /** Its batches so far: the first is not counted, it plans (and prepares) the multiplexed statement. */
+  batches: number;
+  /** performance.now() after which a heavy lane is tried in a batch again. */
+  retryAt: number;
+}
+
+/** Statements a batch may hold: the arrays of its values grow with it (each cohort's values are text). */
+const MAX_BATCH = 64;
+/**
+ * A lane is light while its batches usually take at most this per request. Measured on the bench's
+ * machine: by_pk's batches 0.02-0.1 ms a request, `nested`'s 0.9-15 ms.
+ */
+const LIGHT_MS = 0.5;
+/**
+ * A batch's time counts at most this much: a batch that waited behind a slow statement on its
+ * connection (seen: 2.5 ms a request for by_pk) moves a light lane's usual time only so far.
+ */
+const SAMPLE_CAP_MS = 2;
+const RETRY_MS = 1000;
+/** How much the latest batch weighs in a lane's usual time. */
+const USUAL_WEIGHT = 0.2;
+
+/** PostgreSQL's classes of errors caused by a value: data exceptions (22), and a check, a cast (42804). */
+const VALUE_ERROR = /^22|^42804$/;
+
+/** How statements are run: on `reader`, with the request's cancel signal. */
+export type RunStatement = (
+  reader: Queryable,
+  text: string,
+  params: readonly Param[],
+  signal?: CancelSignal,
+) => Promise<Row[]>;
+
+export class Coalescer {
+  private open = new Map<Queryable, Map<string, Batch>>();
+  private scheduled = false;
+  private readonly lanes = new Lru<string, Lane>(1000);
+  /** Statements run for batches of two requests or more, and the requests they answered (tests, the bench). */
+  batches = 0;
+  coalesced = 0;
+
+  constructor(private readonly runStatement: RunStatement) {}
+
+  /**
+   * The answer row of `text` with `params`; the last, `bytesParam`, is the bytes the answer may have.
+   * A statement with no other placeholder cannot be told apart per request and runs alone.
+   */
+  row(
+    reader: Queryable,
+    text: string,
+    bytesParam: number,
+    params: readonly Param[],
+    signal?: CancelSignal,
+  ): Promise<Row> {
+    const lane = bytesParam < 2 ? undefined : this.laneOf(text, bytesParam);
+    if (!lane || (lane.usual > LIGHT_MS && performance.now() < lane.retryAt))
+      return this.runStatement(reader, text, params, signal).then(firstRow);
+    return new Promise<Row>((resolve, reject) => {
+      const waiting: Waiting = { params, signal, resolve, reject };
+      let batches = this.open.get(reader);
+      if (!batches) this.open.set(reader, (batches = new Map()));
+      let batch = batches.get(text);
+      if (!batch || batch.waiting.length >= MAX_BATCH) batches.set(text, (batch = { reader, lane, text, waiting: [] }));
+      batch.waiting.push(waiting);
+      if (!this.scheduled) {
+        this.scheduled = true;
+        // After the poll phase: every request whose bytes arrived in this turn has asked by then.
+        setImmediate(() => this.flush());
+      }
+    });
+  }
+
+  private laneOf(text: string, bytesParam: number): Lane {
+    let lane = this.lanes.get(text);
+    if (!lane)
+      this.lanes.set(
+        text,
+        (lane = { multiplexed: multiplexedStatement(text, bytesParam, true), usual: 0, batches: 0, retryAt: 0 }),
+      );
+    return lane;
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    const open = this.open;
+    this.open = new Map();
+    for (const batches of open.values())
+      for (const batch of batches.values()) {
+        if (batch.waiting.length === 1) this.runAlone(batch.reader, batch.text, batch.waiting[0]);
+        else void this.runBatch(batch);
+      }
+  }
+
+  private runAlone(reader: Queryable, text: string, w: Waiting): void {
+    this.runStatement(reader, text, w.params, w.signal).then((rows) => w.resolve(firstRow(rows)), w.reject);
+  }
+
+  private async runBatch(batch: Batch): Promise<void> {
+    const { waiting, lane } = batch;
+    const params: Param[] = [];
+    for (let p = 0; p < lane.multiplexed.cohortParams; p++) params.push(arrayLiteral(waiting.map((w) => w.params[p])));
+    const signal = new BatchSignal(waiting);
+    this.batches++;
+    this.coalesced += waiting.length;
+    const started = performance.now();
+    let rows: Row[];
+    try {
+      rows = await this.runStatement(batch.reader, lane.multiplexed.text, params, signal.live ? signal : undefined);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (typeof code === 'string' && VALUE_ERROR.test(code) && !(err instanceof RequestError)) {
+        for (const w of waiting) this.runAlone(batch.reader, batch.text, w);
+      } else for (const w of waiting) w.reject(err);
+      return;
+    }
+    this.note(lane, (performance.now() - started) / waiting.length);
+    const byCohort: (Row | undefined)[] = [];
+    for (const r of rows) byCohort[Number(r.__cohort) - 1] = r;
+    waiting.forEach((w, i) => {
+      const row = byCohort[i];
+      if (row) w.resolve(row);
+      else w.reject(new Error('a coalesced statement returned no row for a request'));
+    });
+  }
+
+  private note(lane: Lane, msPerRequest: number): void {
+    if (++lane.batches === 1) return;
+    const ms = Math.min(msPerRequest, SAMPLE_CAP_MS);
+    lane.usual = lane.usual === 0 ? ms : lane.usual + USUAL_WEIGHT * (ms - lane.usual);
+    if (lane.usual > LIGHT_MS) lane.retryAt = performance.now() + RETRY_MS;
+  }
+}
+
+function firstRow(rows: Row[]): Row {
+  return rows[0];
+}
+
+/**
+ * The cancel signal of a batch's statement: aborted once every request of the batch was. A request
+ * cancelled before stops waiting at once (its deadline's answer is the engine's, request-budget.ts).
+ */
+class BatchSignal implements CancelSignal {
+  aborted = false;
+  private left: number;
+  private listeners: (() => void)[] = [];
+
+  constructor(waiting: Waiting[]) {
+    this.left = waiting.length;
+    for (const w of waiting) {
+      if (!w.signal) {
+        // One request without a deadline keeps the statement going.
+        this.left = Infinity;
+        continue;
+      }
+      const gone = () => {
+        w.reject(new RequestError('timeout', 'the request was cancelled', '$'));
+        if (--this.left === 0) this.abort();
+      };
+      if (w.signal.aborted) gone();
+      else w.signal.addEventListener('abort', gone, { once: true });
+    }
+  }
+
+  /** Whether any request may still cancel it. */
+  get live(): boolean {
+    return this.left !== Infinity;
+  }
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const at = this.listeners.indexOf(listener);
+    if (at >= 0) this.listeners.splice(at, 1);
+  }
+
+  private abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    for (const l of this.listeners.splice(0)) l();
+  }
+}
