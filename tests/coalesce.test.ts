@@ -1,5 +1,7 @@
 import { DEMO } from '../demo/demo-data';
-import { backendName } from './support/database';
+import type { CancelSignal } from '../engine/core/db/database';
+import { Coalescer } from '../engine/compile/execute/coalesce';
+import { backendName, onPostgres } from './support/database';
 import { as, startTestServer, type TestServer } from './support/server';
 
 /**
@@ -108,5 +110,75 @@ describe(`statements of concurrent requests, coalesced, on ${backendName}`, () =
     const r = await send({ query: BY_PK, variables: { id: acme.cloudAccounts.aws }, headers: acmeAdmin });
     expect(r.body.data.cloud_accounts_by_pk.id).toBe(acme.cloudAccounts.aws);
     expect(coalescer().batches).toBe(batches);
+  });
+});
+
+/**
+ * Which statements the coalescer batches, shown on the database with statements of the test's own:
+ * one quick, one that sleeps 3 ms for each request (a batch of six takes 18 ms, 3 ms a request, past
+ * the 0.5 ms a request of a light statement).
+ */
+describe(`the coalescer's choice on ${backendName}`, () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  const statement = (sleep: number) =>
+    `SELECT ($1::int * 2)::text AS "f0", 4 AS "__bytes" FROM pg_sleep(${sleep}) WHERE $2::bigint > 0`;
+  /** `n` requests at once, in one turn, asking for 2, 4, 6 ... */
+  const asked = (c: Coalescer, text: string, n: number, signal?: CancelSignal) =>
+    Array.from({ length: n }, (_, i) => c.row(server.started.db, text, 2, [String(i + 1), '1000'], signal));
+  const round = (c: Coalescer, text: string, n: number) => Promise.all(asked(c, text, n));
+  const doubles = (n: number) => Array.from({ length: n }, (_, i) => String(2 * (i + 1)));
+  const newCoalescer = () => new Coalescer((reader, text, params, signal) => reader.query(text, params, { signal }));
+
+  test('a light statement: every round one batch, each request its own row', async () => {
+    const c = newCoalescer();
+    // Thirty a round: however busy the machine, a batch's round trip shared by thirty is well under
+    // the light statement's 0.5 ms a request.
+    for (let i = 1; i <= 3; i++) {
+      const rows = await round(c, statement(0), 30);
+      expect(rows.map((r) => r.f0)).toEqual(doubles(30));
+      expect(c.batches).toBe(i);
+    }
+    expect(c.coalesced).toBe(90);
+    // More than a batch holds (64), in one turn: two batches, every request answered.
+    expect((await round(c, statement(0), 70)).map((r) => r.f0)).toEqual(doubles(70));
+    expect(c.batches).toBe(5);
+  });
+
+  test('a heavy statement: after its first measured batch, each request runs alone', async () => {
+    const c = newCoalescer();
+    // The first batch plans the multiplexed statement and is not counted; the second is measured.
+    await round(c, statement(0.003), 6);
+    await round(c, statement(0.003), 6);
+    expect(c.batches).toBe(2);
+    const rows = await round(c, statement(0.003), 6);
+    expect(rows.map((r) => r.f0)).toEqual(doubles(6));
+    expect(c.batches).toBe(2);
+  });
+
+  test('a batch whose every request is cancelled is cancelled on the server', async () => {
+    if (!onPostgres) return; // PGlite runs a statement to its end in this thread: nothing to cancel.
+    const c = newCoalescer();
+    const deadline = new AbortController();
+    const text = statement(5);
+    const started = Date.now();
+    setTimeout(() => deadline.abort(), 200);
+    const outcomes = await Promise.allSettled(asked(c, text, 6, deadline.signal));
+    expect(outcomes.map((o) => o.status)).toEqual(Array(6).fill('rejected'));
+    expect((outcomes[0] as PromiseRejectedResult).reason).toMatchObject({ code: 'timeout' });
+    expect(Date.now() - started).toBeLessThan(4000);
+    // The server's statement is gone too, not left sleeping.
+    const sleeping = async () =>
+      (
+        await server.started.db.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%pg_sleep(5)%' AND pid <> pg_backend_pid()`,
+        )
+      )[0].n;
+    for (let i = 0; i < 40 && (await sleeping()) > 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await sleeping()).toBe(0);
   });
 });

@@ -3,6 +3,7 @@ import { arrayLiteral } from '../../core/db/sql';
 import { RequestError } from '../../core/errors';
 import { Lru } from '../../core/lru';
 import { multiplexedStatement, type Multiplexed } from '../sql/multiplex';
+import { Cancellation } from './request-budget';
 
 /**
  * Queries' statements of concurrent requests, coalesced: the statements with the same text that
@@ -111,8 +112,13 @@ export class Coalescer {
       let batches = this.open.get(reader);
       if (!batches) this.open.set(reader, (batches = new Map()));
       let batch = batches.get(text);
-      if (!batch || batch.waiting.length >= MAX_BATCH) batches.set(text, (batch = { reader, lane, text, waiting: [] }));
+      if (!batch) batches.set(text, (batch = { reader, lane, text, waiting: [] }));
       batch.waiting.push(waiting);
+      if (batch.waiting.length === MAX_BATCH) {
+        // Full: it runs now, and the next request of this turn starts another.
+        batches.delete(text);
+        void this.runBatch(batch);
+      }
       if (!this.scheduled) {
         this.scheduled = true;
         // After the poll phase: every request whose bytes arrived in this turn has asked by then.
@@ -150,13 +156,13 @@ export class Coalescer {
     const { waiting, lane } = batch;
     const params: Param[] = [];
     for (let p = 0; p < lane.multiplexed.cohortParams; p++) params.push(arrayLiteral(waiting.map((w) => w.params[p])));
-    const signal = new BatchSignal(waiting);
+    const signal = batchSignal(waiting);
     this.batches++;
     this.coalesced += waiting.length;
     const started = performance.now();
     let rows: Row[];
     try {
-      rows = await this.runStatement(batch.reader, lane.multiplexed.text, params, signal.live ? signal : undefined);
+      rows = await this.runStatement(batch.reader, lane.multiplexed.text, params, signal);
     } catch (err) {
       const code = (err as { code?: unknown }).code;
       if (typeof code === 'string' && VALUE_ERROR.test(code) && !(err instanceof RequestError)) {
@@ -189,46 +195,19 @@ function firstRow(rows: Row[]): Row {
 /**
  * The cancel signal of a batch's statement: aborted once every request of the batch was. A request
  * cancelled before stops waiting at once (its deadline's answer is the engine's, request-budget.ts).
+ * Undefined when a request has no signal: it keeps the statement going.
  */
-class BatchSignal implements CancelSignal {
-  aborted = false;
-  private left: number;
-  private listeners: (() => void)[] = [];
-
-  constructor(waiting: Waiting[]) {
-    this.left = waiting.length;
-    for (const w of waiting) {
-      if (!w.signal) {
-        // One request without a deadline keeps the statement going.
-        this.left = Infinity;
-        continue;
-      }
-      const gone = () => {
-        w.reject(new RequestError('timeout', 'the request was cancelled', '$'));
-        if (--this.left === 0) this.abort();
-      };
-      if (w.signal.aborted) gone();
-      else w.signal.addEventListener('abort', gone, { once: true });
-    }
+function batchSignal(waiting: Waiting[]): CancelSignal | undefined {
+  if (waiting.some((w) => !w.signal)) return undefined;
+  const batch = new Cancellation();
+  let left = waiting.length;
+  for (const w of waiting) {
+    const gone = () => {
+      w.reject(new RequestError('timeout', 'the request was cancelled', '$'));
+      if (--left === 0) batch.abort();
+    };
+    if (w.signal!.aborted) gone();
+    else w.signal!.addEventListener('abort', gone, { once: true });
   }
-
-  /** Whether any request may still cancel it. */
-  get live(): boolean {
-    return this.left !== Infinity;
-  }
-
-  addEventListener(_type: 'abort', listener: () => void): void {
-    this.listeners.push(listener);
-  }
-
-  removeEventListener(_type: 'abort', listener: () => void): void {
-    const at = this.listeners.indexOf(listener);
-    if (at >= 0) this.listeners.splice(at, 1);
-  }
-
-  private abort(): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    for (const l of this.listeners.splice(0)) l();
-  }
+  return batch;
 }

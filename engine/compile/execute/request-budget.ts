@@ -63,7 +63,7 @@ export class AnswerMemory {
  * A request's cancellation: a CancelSignal that the deadline aborts. The statements of one request run
  * one after another, so it has few listeners at a time; no EventTarget is made.
  */
-class Cancellation implements CancelSignal {
+export class Cancellation implements CancelSignal {
   aborted = false;
   private listeners: (() => void)[] = [];
 
