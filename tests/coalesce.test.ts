@@ -160,6 +160,23 @@ describe(`the coalescer's choice on ${backendName}`, () => {
     expect(c.batches).toBe(2);
   });
 
+  test('a batch whose connection fails under it (one that died while idle) is run again', async () => {
+    let failures = 2;
+    const c = new Coalescer((reader, text, params, signal) => {
+      if (text.includes('__cohort') && failures-- > 0)
+        return Promise.reject(
+          Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+        );
+      return reader.query(text, params, { signal });
+    });
+    expect((await round(c, statement(0), 6)).map((r) => r.f0)).toEqual(doubles(6));
+    expect([c.batches, failures]).toEqual([1, -1]);
+    // Past three runs, the failure is every request's.
+    failures = 3;
+    const outcomes = await Promise.allSettled(asked(c, statement(0), 6));
+    expect(outcomes.map((o) => o.status)).toEqual(Array(6).fill('rejected'));
+  });
+
   test('a batch whose every request is cancelled is cancelled on the server', async () => {
     if (!onPostgres) return; // PGlite runs a statement to its end in this thread: nothing to cancel.
     const c = newCoalescer();

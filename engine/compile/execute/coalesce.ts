@@ -1,5 +1,6 @@
 import type { CancelSignal, Param, Queryable, Row } from '../../core/db/database';
 import { arrayLiteral } from '../../core/db/sql';
+import { isConnectionFailure } from '../../core/db/faults';
 import { RequestError } from '../../core/errors';
 import { Lru } from '../../core/lru';
 import { multiplexedStatement, type Multiplexed } from '../sql/multiplex';
@@ -25,8 +26,10 @@ import { Cancellation } from './request-budget';
  *
  * A statement that fails
  * for one request's values (a malformed value PostgreSQL refuses) is run again alone for each
- * request, so that one request's error is its own; other failures (the database down, a timeout) are
- * every request's of the batch. A request cancelled at its deadline stops waiting; the batch's
+ * request, so that one request's error is its own. A connection that fails under a batch (one that
+ * died while idle: the server restarted) gets the batch run again (up to BATCH_ATTEMPTS runs), since
+ * one request alone would have failed once but a batch fails all of its own. Other failures (the database down, a timeout)
+ * are every request's of the batch. A request cancelled at its deadline stops waiting; the batch's
  * statement is cancelled once every request in it is.
  */
 
@@ -71,6 +74,12 @@ const SAMPLE_CAP_MS = 2;
 const RETRY_MS = 1000;
 /** How much the latest batch weighs in a lane's usual time. */
 const USUAL_WEIGHT = 0.2;
+
+/**
+ * Runs of a batch whose connection fails under it: after a restart every idle connection of the pool
+ * is dead, and each fails the statement sent on it once.
+ */
+const BATCH_ATTEMPTS = 3;
 
 /** PostgreSQL's classes of errors caused by a value: data exceptions (22), and a check, a cast (42804). */
 const VALUE_ERROR = /^22|^42804$/;
@@ -159,16 +168,24 @@ export class Coalescer {
     const signal = batchSignal(waiting);
     this.batches++;
     this.coalesced += waiting.length;
-    const started = performance.now();
-    let rows: Row[];
-    try {
-      rows = await this.runStatement(batch.reader, lane.multiplexed.text, params, signal);
-    } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      if (typeof code === 'string' && VALUE_ERROR.test(code) && !(err instanceof RequestError)) {
-        for (const w of waiting) this.runAlone(batch.reader, batch.text, w);
-      } else for (const w of waiting) w.reject(err);
-      return;
+    let started = performance.now();
+    let rows: Row[] | undefined;
+    for (let attempt = 1; !rows; attempt++) {
+      try {
+        rows = await this.runStatement(batch.reader, lane.multiplexed.text, params, signal);
+      } catch (err) {
+        // A connection that died while idle (the server restarted) fails the statement sent on it: one
+        // request's alone, but a batch's every request. A read is run again, on another connection.
+        if (attempt < BATCH_ATTEMPTS && isConnectionFailure(err)) {
+          started = performance.now();
+          continue;
+        }
+        const code = (err as { code?: unknown }).code;
+        if (typeof code === 'string' && VALUE_ERROR.test(code) && !(err instanceof RequestError)) {
+          for (const w of waiting) this.runAlone(batch.reader, batch.text, w);
+        } else for (const w of waiting) w.reject(err);
+        return;
+      }
     }
     this.note(lane, (performance.now() - started) / waiting.length);
     const byCohort: (Row | undefined)[] = [];
