@@ -634,10 +634,9 @@ async function startServers(scratch: Scratch, selected: Workload[], spendRows?: 
   );
 
   const poolSettings = () =>
-    Object.fromEntries(Object.entries(process.env).filter(([k]) => /^DATABASE_(POOL|PIPELINE)_/.test(k))) as Record<
-      string,
-      string
-    >;
+    Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => /^DATABASE_(POOL|PIPELINE)_|^DATABASE_COALESCE$/.test(k)),
+    ) as Record<string, string>;
   const profArgs = settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [];
   const engine = forkChild('engine-server.js', [...settings.engineNodeFlags, ...profArgs, '--expose-gc']);
   scratch.children.push(engine);
@@ -651,7 +650,7 @@ async function startServers(scratch: Scratch, selected: Workload[], spendRows?: 
     spendRows,
     workloads: selected.map((w) => w.name),
     // A JWT that outlives the longest run; /metrics for the plan-cache counts; the pool's settings
-    // of the bench's own environment (DATABASE_POOL_*, DATABASE_PIPELINE_*), to compare them.
+    // of the bench's own environment (DATABASE_POOL_*, DATABASE_PIPELINE_*, DATABASE_COALESCE), to compare them.
     env: { ...poolSettings(), METRICS_TOKEN: metricsToken, JWT_EXPIRY_SECONDS: '86400' },
   } satisfies EngineStart);
   const floor = forkChild('floor-server.js', profArgs);
