@@ -12,6 +12,8 @@ import { createLogger, descriptorSink, type Logger, type LogLevel } from '../eng
 import { keepConnections } from '../engine/serve/http/keep-alive';
 import { compile } from '../engine/compile/execute/compile';
 import { bindParams } from '../engine/compile/execute/params';
+import { multiplexedStatement } from '../engine/compile/sql/multiplex';
+import { arrayLiteral } from '../engine/core/db/sql';
 import { startEngine, type Started } from '../engine/main';
 import { postgresJs } from '../engine/core/db/postgres';
 import { buildQuery } from '../actions/analytics/builder';
@@ -99,7 +101,15 @@ export interface Explained {
    */
   engineGeneric?: string;
   floorGeneric?: string;
+  /**
+   * The engine's statement as concurrent requests run it (engine/compile/execute/coalesce.ts): its
+   * multiplexed text, and the plan of `cohorts` cohorts of the request's values.
+   */
+  coalesced?: { sql: string; plan: string; cohorts: number };
 }
+
+/** Cohorts in the coalesced statement's EXPLAIN: a batch of concurrent requests. */
+const COALESCED_COHORTS = 8;
 
 let started: Started | undefined;
 let server: Server | undefined;
@@ -250,7 +260,15 @@ async function explainCompiled(s: Started, w: Workload, explain: Explain): Promi
     engine: await explain(c.text, c.params),
     floorSql: w.handJson?.sql,
     floor: floorParams ? await explain(w.handJson!.sql, floorParams) : undefined,
+    ...(await explainCoalesced(c, explain)),
   };
+}
+
+/** EXPLAIN of the statement as a batch of COALESCED_COHORTS requests with the same values runs it. */
+async function explainCoalesced(c: CompiledWorkload, explain: Explain) {
+  const m = multiplexedStatement(c.text, c.params.length, { bytesPerCohort: true, timed: true });
+  const params = c.params.map((p) => arrayLiteral(Array.from({ length: COALESCED_COHORTS }, () => p)));
+  return { coalesced: { sql: m.text, plan: await explain(m.text, params), cohorts: COALESCED_COHORTS } };
 }
 
 const literal = (v: string | null) => (v === null ? 'NULL' : `'${v.replace(/'/g, "''")}'`);

@@ -378,7 +378,12 @@ function summaryTable(rows: Row[]): string {
 
 /** The engine's plan compilations for a workload: the first request compiles, the load's requests should not. */
 function planLine(p: Row['plans']): string {
-  return `engine plans: first request ${p.first.miss} compiled (${p.first.hit} cached), load runs ${p.load.miss} compiled, ${p.load.hit} from the plan cache`;
+  const load = p.load;
+  const coalesced =
+    load.statements > 0
+      ? `; ${load.requests} of the load runs' requests answered by ${load.statements} coalesced statements`
+      : '; no coalesced statement in the load runs';
+  return `engine plans: first request ${p.first.miss} compiled (${p.first.hit} cached), load runs ${load.miss} compiled, ${load.hit} from the plan cache${coalesced}`;
 }
 
 /** The notes under the table: the CPU column, each workload's answer, the engine's memory and plan compilations, the seeding. */
@@ -441,6 +446,15 @@ function explainLines(x: Explained): string[] {
       `${x.name}, the engine's statement, generic plan (plan_cache_mode = force_generic_plan), EXPLAIN (ANALYZE, BUFFERS) EXECUTE, ${describePlan(x.engineGeneric)}:`,
     );
     out.push(x.engineGeneric);
+  }
+  if (x.coalesced) {
+    const c = x.coalesced;
+    out.push(
+      `${x.name}, the engine's statement as ${c.cohorts} concurrent requests run it (coalesced, each request a cohort):`,
+      c.sql,
+      `EXPLAIN (ANALYZE, BUFFERS), ${describePlan(c.plan)}:`,
+      c.plan,
+    );
   }
   out.push('');
   if (x.floor === undefined) {
@@ -603,16 +617,23 @@ interface Servers {
   plans: () => Promise<PlanCount>;
 }
 
-type PlanCount = { hit: number; miss: number };
+/** Plan-cache look-ups, and coalesced statements with the requests they answered. */
+type PlanCount = { hit: number; miss: number; statements: number; requests: number };
 
-/** graphql_plan_cache_total{result} of the engine's /metrics. */
+/** graphql_plan_cache_total{result} and database_coalesced_*_total of the engine's /metrics. */
 async function planCount(base: string, token: string): Promise<PlanCount> {
   const res = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${token}` } });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}: ${shorten(text)}`);
   const count = (result: string) =>
     Number(new RegExp(`^graphql_plan_cache_total\\{result="${result}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
-  return { hit: count('hit'), miss: count('miss') };
+  const total = (name: string) => Number(new RegExp(`^${name} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  return {
+    hit: count('hit'),
+    miss: count('miss'),
+    statements: total('database_coalesced_statements_total'),
+    requests: total('database_coalesced_requests_total'),
+  };
 }
 
 /** Undoes a workload's writes (workloads.ts `cleanup`). */
@@ -736,7 +757,12 @@ async function measureRun(
   return r;
 }
 
-const delta = (a: PlanCount, b: PlanCount): PlanCount => ({ hit: b.hit - a.hit, miss: b.miss - a.miss });
+const delta = (a: PlanCount, b: PlanCount): PlanCount => ({
+  hit: b.hit - a.hit,
+  miss: b.miss - a.miss,
+  statements: b.statements - a.statements,
+  requests: b.requests - a.requests,
+});
 
 /**
  * One workload: its answers compared (the engine's first request of it), then its rounds, each starting

@@ -115,8 +115,8 @@ describe(`statements of concurrent requests, coalesced, on ${backendName}`, () =
 
 /**
  * Which statements the coalescer batches, shown on the database with statements of the test's own:
- * one quick, one that sleeps 3 ms for each request (a batch of six takes 18 ms, 3 ms a request, past
- * the 0.5 ms a request of a light statement).
+ * one quick, one that sleeps 5 ms for each request (each cohort of its batch costs the database 5 ms,
+ * more than a batch may take).
  */
 describe(`the coalescer's choice on ${backendName}`, () => {
   let server: TestServer;
@@ -125,8 +125,9 @@ describe(`the coalescer's choice on ${backendName}`, () => {
   });
   afterAll(() => server.close());
 
+  // The sleep takes a cohort's value, so that each cohort runs it (a function of constants runs once).
   const statement = (sleep: number) =>
-    `SELECT ($1::int * 2)::text AS "f0", 4 AS "__bytes" FROM pg_sleep(${sleep}) WHERE $2::bigint > 0`;
+    `SELECT ($1::int * 2)::text AS "f0", 4 AS "__bytes" FROM pg_sleep(${sleep} + 0 * $1::int) WHERE $2::bigint > 0`;
   /** `n` requests at once, in one turn, asking for 2, 4, 6 ... */
   const asked = (c: Coalescer, text: string, n: number, signal?: CancelSignal) =>
     Array.from({ length: n }, (_, i) => c.row(server.started.db, text, 2, [String(i + 1), '1000'], signal));
@@ -134,34 +135,36 @@ describe(`the coalescer's choice on ${backendName}`, () => {
   const doubles = (n: number) => Array.from({ length: n }, (_, i) => String(2 * (i + 1)));
   const newCoalescer = () => new Coalescer((reader, text, params, signal) => reader.query(text, params, { signal }));
 
-  test('a light statement: every round one batch, each request its own row', async () => {
+  test('a light statement: batches of two until measured, then every round one batch', async () => {
     const c = newCoalescer();
-    // Thirty a round: however busy the machine, a batch's round trip shared by thirty is well under
-    // the light statement's 0.5 ms a request.
-    for (let i = 1; i <= 3; i++) {
-      const rows = await round(c, statement(0), 30);
-      expect(rows.map((r) => r.f0)).toEqual(doubles(30));
-      expect(c.batches).toBe(i);
+    // Unmeasured, a statement runs in batches of two: a heavy one would hold a connection long.
+    expect((await round(c, statement(0), 16)).map((r) => r.f0)).toEqual(doubles(16));
+    expect([c.batches, c.coalesced]).toEqual([8, 16]);
+    // Measured light (however busy the machine, a cohort of this statement costs the database well
+    // under the quarter millisecond sixteen in 4 ms need): sixteen a round is one batch.
+    for (let i = 1; i <= 2; i++) {
+      expect((await round(c, statement(0), 16)).map((r) => r.f0)).toEqual(doubles(16));
+      expect(c.batches).toBe(8 + i);
     }
-    expect(c.coalesced).toBe(90);
+    expect(c.coalesced).toBe(48);
     // More than a batch holds (64), in one turn: two batches, every request answered.
     expect((await round(c, statement(0), 70)).map((r) => r.f0)).toEqual(doubles(70));
-    expect(c.batches).toBe(5);
+    expect(c.batches).toBe(12);
   });
 
-  test('a heavy statement: after its first measured batch, each request runs alone', async () => {
+  test('a heavy statement: after its first batch, each request runs alone', async () => {
     const c = newCoalescer();
-    // The first batch plans the multiplexed statement and is not counted; the second is measured.
-    await round(c, statement(0.003), 6);
-    await round(c, statement(0.003), 6);
-    expect(c.batches).toBe(2);
-    const rows = await round(c, statement(0.003), 6);
+    // The database's clock shows each cohort took 5 ms, more than a batch's 4 ms, however quick or
+    // slow the round trip: after the first batches (of two) each request runs alone.
+    expect((await round(c, statement(0.005), 6)).map((r) => r.f0)).toEqual(doubles(6));
+    expect(c.batches).toBe(3);
+    const rows = await round(c, statement(0.005), 6);
     expect(rows.map((r) => r.f0)).toEqual(doubles(6));
-    expect(c.batches).toBe(2);
+    expect(c.batches).toBe(3);
   });
 
   test('a batch whose connection fails under it (one that died while idle) is run again', async () => {
-    let failures = 2;
+    let failures = 0;
     const c = new Coalescer((reader, text, params, signal) => {
       if (text.includes('__cohort') && failures-- > 0)
         return Promise.reject(
@@ -169,8 +172,11 @@ describe(`the coalescer's choice on ${backendName}`, () => {
         );
       return reader.query(text, params, { signal });
     });
+    // Measured first (a batch of two), so that the six of the next turn are one batch.
+    await round(c, statement(0), 2);
+    failures = 2;
     expect((await round(c, statement(0), 6)).map((r) => r.f0)).toEqual(doubles(6));
-    expect([c.batches, failures]).toEqual([1, -1]);
+    expect([c.batches, failures]).toEqual([2, -1]);
     // Past three runs, the failure is every request's.
     failures = 3;
     const outcomes = await Promise.allSettled(asked(c, statement(0), 6));
@@ -192,7 +198,7 @@ describe(`the coalescer's choice on ${backendName}`, () => {
     const sleeping = async () =>
       (
         await server.started.db.query(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%pg_sleep(5)%' AND pid <> pg_backend_pid()`,
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE state = 'active' AND query LIKE '%pg_sleep(5 +%' AND pid <> pg_backend_pid()`,
         )
       )[0].n;
     for (let i = 0; i < 40 && (await sleeping()) > 0; i++) await new Promise((r) => setTimeout(r, 50));

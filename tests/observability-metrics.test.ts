@@ -93,6 +93,22 @@ describe(`/metrics with METRICS_TOKEN on ${backendName}`, () => {
     expect(after).not.toContain(NEEDLE);
   });
 
+  test('coalesced statements and the requests they answered', async () => {
+    const query = 'query Coalesced($n: String!) { cloud_accounts(where: {account_name: {_eq: $n}}) { id } }';
+    const q = (i: number) => server.gql(query, { n: `${NEEDLE}-${i}` }, AUTH);
+    // Sent twice: the first time opens the client's connections, one per request, one by one.
+    await Promise.all([0, 1, 2, 3].map(q));
+    const before = await scrape();
+    const answers = await Promise.all([0, 1, 2, 3].map(q));
+    for (const a of answers) expect(a.status).toBe(200);
+    const after = await scrape();
+    const delta = (name: string) => sample(after, name, {}) - sample(before, name, {});
+    // Each coalesced statement answered two requests or more (a request alone runs no batch).
+    const statements = delta('database_coalesced_statements_total');
+    expect(statements).toBeGreaterThan(0);
+    expect(delta('database_coalesced_requests_total')).toBeGreaterThanOrEqual(2 * statements);
+  });
+
   test('pool gauges, database errors and auth failures', async () => {
     const before = await scrape();
     // An invalid regular expression: PostgreSQL refuses it (SQLSTATE 2201B).

@@ -26,6 +26,8 @@ export class Metrics {
   private readonly planCache: KeptCounter;
   private readonly dbErrors: Counter<'code'>;
   private readonly authFailures: Counter<'reason'>;
+  private readonly coalescedStatements: Counter;
+  private readonly coalescedRequests: Counter;
 
   constructor(pools: () => Record<string, PoolStats | undefined> = () => ({})) {
     const registers = [this.registry];
@@ -72,6 +74,17 @@ export class Metrics {
       labelNames: ['reason'],
       registers,
     });
+    // Counted per batch, not per request: prom-client's own counters are cheap enough at that rate.
+    this.coalescedStatements = new Counter({
+      name: 'database_coalesced_statements_total',
+      help: 'Statements that answered several requests at once (concurrent requests of one query, coalesced)',
+      registers,
+    });
+    this.coalescedRequests = new Counter({
+      name: 'database_coalesced_requests_total',
+      help: 'Requests answered by a coalesced statement',
+      registers,
+    });
     poolGauges(this.registry, pools);
   }
 
@@ -93,6 +106,11 @@ export class Metrics {
   }
   authFailure(reason: string): void {
     this.authFailures.inc({ reason });
+  }
+  /** A coalesced statement ran for `requests` requests (compile/execute/coalesce.ts). */
+  coalescedBatch(requests: number): void {
+    this.coalescedStatements.inc();
+    this.coalescedRequests.inc(requests);
   }
 
   /** Subscriptions' gauges and statements, read from the live queries at each scrape. */

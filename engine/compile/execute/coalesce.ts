@@ -17,11 +17,11 @@ import { Cancellation } from './request-budget';
  * The statements are a plan's query statements (compile/sql/query.ts): a read of one row, whose
  * placeholders carry their casts, the last being the bytes the answer may have (each request's own).
  *
- * Only light statements are coalesced: those whose batches took at most LIGHT_MS a request. A batch
- * runs on one connection, so PostgreSQL runs its cohorts one after the other on one core; for a
- * statement that costs PostgreSQL more than its round trip (an aggregate under a list, measured: the
- * bench's `nested` fell from 0.83 to 0.59 of its floor) that parallelism is worth more than the round
- * trips saved. A statement found heavy runs alone, and is tried in a batch again RETRY_MS later,
+ * A batch holds as many requests as BATCH_MS of the database's time: it runs on one connection, so
+ * PostgreSQL runs its cohorts one after the other on one core. Coalescing every request of a turn
+ * into one batch made the bench's `nested` (an aggregate under a list, 1 ms a cohort) fall from 0.83
+ * to 0.59 of its floor: the parallelism lost was worth more than the round trips saved. A statement
+ * whose one cohort costs more than BATCH_MS runs alone, and is tried in a batch again RETRY_MS later,
  * since what it costs depends on the data and the load.
  *
  * A statement that fails
@@ -51,26 +51,30 @@ interface Batch {
 /** What the coalescer knows of a statement text. */
 interface Lane {
   multiplexed: Multiplexed;
-  /** Milliseconds a request of its batches usually took (a moving average; 0 before any batch). */
+  /**
+   * Milliseconds a cohort of its batches usually costs the database (a moving average; 0 before any
+   * batch): the time between its batches' first and last rows, over the cohorts between them.
+   */
   usual: number;
-  /** Its batches so far: the first is not counted, it plans (and prepares) the multiplexed statement. */
-  batches: number;
-  /** performance.now() after which a heavy lane is tried in a batch again. */
+  /** Requests its batches may hold: as many as BATCH_MS of the database's time holds; under 2, it runs alone. */
+  size: number;
+  /** performance.now() after which a lane that runs alone is tried in a batch again. */
   retryAt: number;
 }
 
 /** Statements a batch may hold: the arrays of its values grow with it (each cohort's values are text). */
 const MAX_BATCH = 64;
 /**
- * A lane is light while its batches usually take at most this per request. Measured on the bench's
- * machine: by_pk's batches 0.02-0.1 ms a request, `nested`'s 0.9-15 ms.
+ * The database's time a batch may take, the sum of its cohorts' usual costs. A batch runs on one
+ * connection, one cohort after the other, on one core; batches of this size leave the database's
+ * other cores requests to work on. The database's own clock measures a cohort (multiplex.ts `timed`):
+ * under load the engine's clock would count the turns of its event loop, milliseconds, whatever the
+ * statement. Measured on the bench's machine: by_pk's cohorts 0.01-0.03 ms (batches of 64), five root
+ * fields' 0.4 ms (batches of 5), `nested`'s about 1 ms (2), an aggregate over 5,000 rows 2 ms (alone).
  */
-const LIGHT_MS = 0.5;
-/**
- * A batch's time counts at most this much: a batch that waited behind a slow statement on its
- * connection (seen: 2.5 ms a request for by_pk) moves a light lane's usual time only so far.
- */
-const SAMPLE_CAP_MS = 2;
+const BATCH_MS = 4;
+/** A batch's time counts at most this much a cohort: one that waited on a lock moves a lane only so far. */
+const SAMPLE_CAP_MS = BATCH_MS;
 const RETRY_MS = 1000;
 /** How much the latest batch weighs in a lane's usual time. */
 const USUAL_WEIGHT = 0.2;
@@ -100,7 +104,11 @@ export class Coalescer {
   batches = 0;
   coalesced = 0;
 
-  constructor(private readonly runStatement: RunStatement) {}
+  constructor(
+    private readonly runStatement: RunStatement,
+    /** Told of each batch run, with its number of requests (the engine's metrics). */
+    private readonly counted: (requests: number) => void = () => undefined,
+  ) {}
 
   /**
    * The answer row of `text` with `params`; the last, `bytesParam`, is the bytes the answer may have.
@@ -114,7 +122,7 @@ export class Coalescer {
     signal?: CancelSignal,
   ): Promise<Row> {
     const lane = bytesParam < 2 ? undefined : this.laneOf(text, bytesParam);
-    if (!lane || (lane.usual > LIGHT_MS && performance.now() < lane.retryAt))
+    if (!lane || (lane.size < 2 && performance.now() < lane.retryAt))
       return this.runStatement(reader, text, params, signal).then(firstRow);
     return new Promise<Row>((resolve, reject) => {
       const waiting: Waiting = { params, signal, resolve, reject };
@@ -123,7 +131,7 @@ export class Coalescer {
       let batch = batches.get(text);
       if (!batch) batches.set(text, (batch = { reader, lane, text, waiting: [] }));
       batch.waiting.push(waiting);
-      if (batch.waiting.length === MAX_BATCH) {
+      if (batch.waiting.length >= Math.max(lane.size, 2)) {
         // Full: it runs now, and the next request of this turn starts another.
         batches.delete(text);
         void this.runBatch(batch);
@@ -141,7 +149,13 @@ export class Coalescer {
     if (!lane)
       this.lanes.set(
         text,
-        (lane = { multiplexed: multiplexedStatement(text, bytesParam, true), usual: 0, batches: 0, retryAt: 0 }),
+        (lane = {
+          multiplexed: multiplexedStatement(text, bytesParam, { bytesPerCohort: true, timed: true }),
+          usual: 0,
+          // Unmeasured: a batch of two finds out what a cohort costs before a bigger one may be run.
+          size: 2,
+          retryAt: 0,
+        }),
       );
     return lane;
   }
@@ -168,7 +182,7 @@ export class Coalescer {
     const signal = batchSignal(waiting);
     this.batches++;
     this.coalesced += waiting.length;
-    let started = performance.now();
+    this.counted(waiting.length);
     let rows: Row[] | undefined;
     for (let attempt = 1; !rows; attempt++) {
       try {
@@ -176,10 +190,7 @@ export class Coalescer {
       } catch (err) {
         // A connection that died while idle (the server restarted) fails the statement sent on it: one
         // request's alone, but a batch's every request. A read is run again, on another connection.
-        if (attempt < BATCH_ATTEMPTS && isConnectionFailure(err)) {
-          started = performance.now();
-          continue;
-        }
+        if (attempt < BATCH_ATTEMPTS && isConnectionFailure(err)) continue;
         const code = (err as { code?: unknown }).code;
         if (typeof code === 'string' && VALUE_ERROR.test(code) && !(err instanceof RequestError)) {
           for (const w of waiting) this.runAlone(batch.reader, batch.text, w);
@@ -187,9 +198,9 @@ export class Coalescer {
         return;
       }
     }
-    this.note(lane, (performance.now() - started) / waiting.length);
     const byCohort: (Row | undefined)[] = [];
     for (const r of rows) byCohort[Number(r.__cohort) - 1] = r;
+    this.note(lane, byCohort);
     waiting.forEach((w, i) => {
       const row = byCohort[i];
       if (row) w.resolve(row);
@@ -197,11 +208,16 @@ export class Coalescer {
     });
   }
 
-  private note(lane: Lane, msPerRequest: number): void {
-    if (++lane.batches === 1) return;
-    const ms = Math.min(msPerRequest, SAMPLE_CAP_MS);
+  /** A batch's cost to the database per cohort, from its rows' times (the first cohort's start-up left out). */
+  private note(lane: Lane, rows: (Row | undefined)[]): void {
+    const first = rows[0]?.__at;
+    const last = rows[rows.length - 1]?.__at;
+    if (rows.length < 2 || first == null || last == null) return;
+    const perCohort = ((Number(last) - Number(first)) * 1000) / (rows.length - 1);
+    const ms = Math.min(Math.max(perCohort, 0), SAMPLE_CAP_MS);
     lane.usual = lane.usual === 0 ? ms : lane.usual + USUAL_WEIGHT * (ms - lane.usual);
-    if (lane.usual > LIGHT_MS) lane.retryAt = performance.now() + RETRY_MS;
+    lane.size = lane.usual > 0 ? Math.min(MAX_BATCH, Math.floor(BATCH_MS / lane.usual)) : MAX_BATCH;
+    if (lane.size < 2) lane.retryAt = performance.now() + RETRY_MS;
   }
 }
 

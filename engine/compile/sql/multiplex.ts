@@ -18,12 +18,20 @@ export interface Multiplexed {
   cohortParams: number;
 }
 
-/**
- * `bytesPerCohort`: the byte limit is a cohort's value too (requests coalesced by the engine each
- * have their own, engine/compile/execute/coalesce.ts); then every placeholder is a cohort array.
- */
-export function multiplexedStatement(text: string, bytesParam: number, bytesPerCohort = false): Multiplexed {
-  const cohortParams = bytesPerCohort ? bytesParam : bytesParam - 1;
+/** How requests coalesced by the engine (engine/compile/execute/coalesce.ts) want it. */
+export interface MultiplexOptions {
+  /** The byte limit is a cohort's value too (each request has its own): every placeholder is a cohort array. */
+  bytesPerCohort?: boolean;
+  /**
+   * Each row carries `__at`, the database's clock (seconds since the epoch, a float) when the row was
+   * made: cohorts run one after the other, so the first and last rows' times tell what a cohort costs
+   * the database, apart from the round trip and the engine's own waits.
+   */
+  timed?: boolean;
+}
+
+export function multiplexedStatement(text: string, bytesParam: number, options: MultiplexOptions = {}): Multiplexed {
+  const cohortParams = options.bytesPerCohort ? bytesParam : bytesParam - 1;
   const body = text.replace(PLACEHOLDER, (whole, digits: string) => {
     const n = Number(digits);
     if (n > cohortParams) return whole;
@@ -37,8 +45,9 @@ export function multiplexedStatement(text: string, bytesParam: number, bytesPerC
           .join(', ')}) WITH ORDINALITY AS _c(${range(cohortParams)
           .map((i) => `"p${i}"`)
           .join(', ')}, "__cohort")`;
+  const at = options.timed ? `, extract(epoch FROM clock_timestamp())::float8 AS "__at"` : '';
   return {
-    text: `SELECT _c."__cohort" AS "__cohort", _r.* FROM ${cohorts} CROSS JOIN LATERAL (${body}) AS _r`,
+    text: `SELECT _c."__cohort" AS "__cohort"${at}, _r.* FROM ${cohorts} CROSS JOIN LATERAL (${body}) AS _r`,
     cohortParams,
   };
 }
