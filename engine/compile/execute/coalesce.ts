@@ -24,13 +24,13 @@ import { Cancellation } from './request-budget';
  * whose one cohort costs more than BATCH_MS runs alone, and is tried in a batch again RETRY_MS later,
  * since what it costs depends on the data and the load.
  *
- * A statement that fails
- * for one request's values (a malformed value PostgreSQL refuses) is run again alone for each
- * request, so that one request's error is its own. A connection that fails under a batch (one that
- * died while idle: the server restarted) gets the batch run again (up to BATCH_ATTEMPTS runs), since
- * one request alone would have failed once but a batch fails all of its own. Other failures (the database down, a timeout)
- * are every request's of the batch. A request cancelled at its deadline stops waiting; the batch's
- * statement is cancelled once every request in it is.
+ * A statement that fails for one request's values (a malformed value PostgreSQL refuses) is run again
+ * alone for each request, so that one request's error is its own. A connection that fails under a
+ * batch (one that died while idle: the server restarted) gets the batch run again (up to
+ * BATCH_ATTEMPTS runs), since one request alone would have failed once but a batch fails all of its
+ * own. Other failures (the database down, a timeout) are every request's of the batch. A request
+ * cancelled at its deadline stops waiting; the batch's statement is cancelled once every request in
+ * it is.
  */
 
 /** A request's statement waiting for its turn's batch. */
