@@ -133,15 +133,17 @@ describe(`the coalescer's choice on ${backendName}`, () => {
     Array.from({ length: n }, (_, i) => c.row(server.started.db, text, 2, [String(i + 1), '1000'], signal));
   const round = (c: Coalescer, text: string, n: number) => Promise.all(asked(c, text, n));
   const doubles = (n: number) => Array.from({ length: n }, (_, i) => String(2 * (i + 1)));
-  const newCoalescer = () => new Coalescer((reader, text, params, signal) => reader.query(text, params, { signal }));
+  const newCoalescer = (batchMs?: number) =>
+    new Coalescer((reader, text, params, signal) => reader.query(text, params, { signal }), { batchMs });
 
   test('a light statement: batches of two until measured, then every round one batch', async () => {
-    const c = newCoalescer();
+    // A batch may take a second of the database's time, so that a busy machine's slow cohorts do not
+    // split the rounds: this shows how batches form, the next test how their size follows the cost.
+    const c = newCoalescer(1000);
     // Unmeasured, a statement runs in batches of two: a heavy one would hold a connection long.
     expect((await round(c, statement(0), 16)).map((r) => r.f0)).toEqual(doubles(16));
     expect([c.batches, c.coalesced]).toEqual([8, 16]);
-    // Measured light (however busy the machine, a cohort of this statement costs the database well
-    // under the quarter millisecond sixteen in 4 ms need): sixteen a round is one batch.
+    // Measured: sixteen a round is one batch.
     for (let i = 1; i <= 2; i++) {
       expect((await round(c, statement(0), 16)).map((r) => r.f0)).toEqual(doubles(16));
       expect(c.batches).toBe(8 + i);
@@ -150,6 +152,16 @@ describe(`the coalescer's choice on ${backendName}`, () => {
     // More than a batch holds (64), in one turn: two batches, every request answered.
     expect((await round(c, statement(0), 70)).map((r) => r.f0)).toEqual(doubles(70));
     expect(c.batches).toBe(12);
+  });
+
+  test('a batch holds as many requests as its time allows, by the database’s clock', async () => {
+    // Each cohort sleeps 1 ms in the database: a batch of 4 ms holds four at most, however quick the
+    // round trip (on a machine so busy that a cohort took 4 ms, each request runs alone).
+    const c = newCoalescer(4);
+    expect((await round(c, statement(0.001), 2)).map((r) => r.f0)).toEqual(doubles(2));
+    const [batches, coalesced] = [c.batches, c.coalesced];
+    expect((await round(c, statement(0.001), 16)).map((r) => r.f0)).toEqual(doubles(16));
+    expect(c.coalesced - coalesced).toBeLessThanOrEqual(4 * (c.batches - batches));
   });
 
   test('a heavy statement: after its first batch, each request runs alone', async () => {

@@ -231,10 +231,9 @@ export class Engine {
   /** The answers all requests hold at once (MAX_RESPONSE_BYTES_IN_FLIGHT). */
   private readonly answerMemory: AnswerMemory;
   /** Queries' statements of concurrent requests, run as one (coalesce.ts). */
-  readonly coalescer = new Coalescer(
-    (reader, text, params, signal) => reader.query(text, params, { signal }),
-    (requests) => this.metrics?.coalescedBatch(requests),
-  );
+  readonly coalescer = new Coalescer((reader, text, params, signal) => reader.query(text, params, { signal }), {
+    counted: (requests) => this.metrics?.coalescedBatch(requests),
+  });
   /** Sessions that just wrote: their reads stay on the primary (read-your-writes.ts). */
   private readonly recentWriters: RecentWriters;
 
