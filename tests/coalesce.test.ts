@@ -1,6 +1,8 @@
 import { DEMO } from '../demo/demo-data';
-import type { CancelSignal } from '../engine/core/db/database';
+import type { CancelSignal, Row } from '../engine/core/db/database';
 import { Coalescer } from '../engine/compile/execute/coalesce';
+import { multiplexedStatement } from '../engine/compile/sql/multiplex';
+import type { ParamSlot } from '../engine/compile/sql/writer';
 import { backendName, onPostgres } from './support/database';
 import { as, startTestServer, type TestServer } from './support/server';
 
@@ -130,7 +132,9 @@ describe(`the coalescer's choice on ${backendName}`, () => {
     `SELECT ($1::int * 2)::text AS "f0", 4 AS "__bytes" FROM pg_sleep(${sleep} + 0 * $1::int) WHERE $2::bigint > 0`;
   /** `n` requests at once, in one turn, asking for 2, 4, 6 ... */
   const asked = (c: Coalescer, text: string, n: number, signal?: CancelSignal) =>
-    Array.from({ length: n }, (_, i) => c.row(server.started.db, text, 2, [String(i + 1), '1000'], signal));
+    Array.from({ length: n }, (_, i) =>
+      c.row(server.started.db, { text, bytesParam: 2 }, [String(i + 1), '1000'], signal),
+    );
   const round = (c: Coalescer, text: string, n: number) => Promise.all(asked(c, text, n));
   const doubles = (n: number) => Array.from({ length: n }, (_, i) => String(2 * (i + 1)));
   const newCoalescer = (batchMs?: number) =>
@@ -193,6 +197,35 @@ describe(`the coalescer's choice on ${backendName}`, () => {
     failures = 3;
     const outcomes = await Promise.allSettled(asked(c, statement(0), 6));
     expect(outcomes.map((o) => o.status)).toEqual(Array(6).fill('rejected'));
+  });
+
+  test('values unnested as their placeholders’ types: each parsed once, a bad one fails its own request', async () => {
+    const c = newCoalescer(1000);
+    const typed = {
+      text: `SELECT ($1::uuid)::text || ' ' || ($2::timestamp without time zone)::text AS "f0", 4 AS "__bytes" WHERE $3::bigint > 0`,
+      bytesParam: 3,
+      params: [
+        { sqlType: 'uuid', array: false },
+        { sqlType: 'timestamp without time zone', array: false },
+      ] as ParamSlot[],
+    };
+    expect(
+      multiplexedStatement(typed.text, 3, { bytesPerCohort: true, cohortTypes: ['uuid', 'timestamp', 'bigint'] }).text,
+    ).toContain('unnest($1::uuid[], $2::timestamp[], $3::bigint[])');
+    const id = (i: number) => `00000000-0000-4000-8000-00000000000${i}`;
+    const ask = (values: string[]) => c.row(server.started.db, typed, [...values, '1000']);
+    // Measured first, in a batch of two; then five in one batch, one of them with a malformed uuid.
+    await Promise.all([ask([id(1), '2026-01-01']), ask([id(2), '2026-01-02'])]);
+    const batches = c.batches;
+    const outcomes = await Promise.allSettled(
+      [1, 2, 3, 4, 5].map((i) => ask([i === 3 ? 'not-a-uuid' : id(i), `2026-01-0${i}`])),
+    );
+    expect(c.batches).toBe(batches + 1);
+    outcomes.forEach((o, k) => {
+      const i = k + 1;
+      if (i === 3) expect((o as PromiseRejectedResult).reason).toMatchObject({ code: '22P02' });
+      else expect((o as PromiseFulfilledResult<Row>).value.f0).toBe(`${id(i)} 2026-01-0${i} 00:00:00`);
+    });
   });
 
   test('a batch whose every request is cancelled is cancelled on the server', async () => {

@@ -4,6 +4,7 @@ import { isConnectionFailure } from '../../core/db/faults';
 import { RequestError } from '../../core/errors';
 import { Lru } from '../../core/lru';
 import { multiplexedStatement, type Multiplexed } from '../sql/multiplex';
+import { cohortType, type ParamSlot } from '../sql/writer';
 import { Cancellation } from './request-budget';
 
 /**
@@ -86,6 +87,16 @@ const BATCH_ATTEMPTS = 3;
 /** PostgreSQL's classes of errors caused by a value: data exceptions (22), and a check, a cast (42804). */
 const VALUE_ERROR = /^22|^42804$/;
 
+/**
+ * A plan's query statement: its text, the number of its last placeholder (the bytes its answer may
+ * have), and its placeholders' types when known (the others are unnested as text).
+ */
+export interface QueryStatement {
+  text: string;
+  bytesParam: number;
+  params?: readonly ParamSlot[];
+}
+
 /** How statements are run: on `reader`, with the request's cancel signal. */
 export type RunStatement = (
   reader: Queryable,
@@ -119,17 +130,12 @@ export class Coalescer {
   }
 
   /**
-   * The answer row of `text` with `params`; the last, `bytesParam`, is the bytes the answer may have.
-   * A statement with no other placeholder cannot be told apart per request and runs alone.
+   * The answer row of `statement` with `params`; the last is the bytes the answer may have. A
+   * statement with no other placeholder cannot be told apart per request and runs alone.
    */
-  row(
-    reader: Queryable,
-    text: string,
-    bytesParam: number,
-    params: readonly Param[],
-    signal?: CancelSignal,
-  ): Promise<Row> {
-    const lane = bytesParam < 2 ? undefined : this.laneOf(text, bytesParam);
+  row(reader: Queryable, statement: QueryStatement, params: readonly Param[], signal?: CancelSignal): Promise<Row> {
+    const text = statement.text;
+    const lane = statement.bytesParam < 2 ? undefined : this.laneOf(statement);
     if (!lane || (lane.size < 2 && performance.now() < lane.retryAt))
       return this.runStatement(reader, text, params, signal).then(firstRow);
     return new Promise<Row>((resolve, reject) => {
@@ -152,20 +158,21 @@ export class Coalescer {
     });
   }
 
-  private laneOf(text: string, bytesParam: number): Lane {
-    let lane = this.lanes.get(text);
-    if (!lane)
-      this.lanes.set(
-        text,
-        (lane = {
-          multiplexed: multiplexedStatement(text, bytesParam, { bytesPerCohort: true, timed: true }),
-          usual: 0,
-          // Unmeasured: a batch of two finds out what a cohort costs before a bigger one may be run.
-          size: 2,
-          retryAt: 0,
-        }),
-      );
-    return lane;
+  private laneOf(statement: QueryStatement): Lane {
+    const lane = this.lanes.get(statement.text);
+    if (lane) return lane;
+    const { text, bytesParam, params } = statement;
+    // Each placeholder's type, the bytes' last; unknown when the slots do not cover every placeholder.
+    const cohortTypes = params?.length === bytesParam - 1 ? [...params.map(cohortType), 'bigint'] : undefined;
+    const made: Lane = {
+      multiplexed: multiplexedStatement(text, bytesParam, { bytesPerCohort: true, timed: true, cohortTypes }),
+      usual: 0,
+      // Unmeasured: a batch of two finds out what a cohort costs before a bigger one may be run.
+      size: 2,
+      retryAt: 0,
+    };
+    this.lanes.set(text, made);
+    return made;
   }
 
   private flush(): void {

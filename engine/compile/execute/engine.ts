@@ -54,7 +54,7 @@ import { noteOperation, withRequest, type RequestRecord } from '../../core/reque
 import { NO_TRACING, type Tracing } from '../../core/tracing';
 import type { Metrics } from '../../core/metrics';
 import { RecentWriters } from './read-your-writes';
-import { Coalescer } from './coalesce';
+import { Coalescer, type QueryStatement } from './coalesce';
 
 /** What the engine reports beside its answers: counts for /metrics, spans for traces. Both optional. */
 export interface EngineTelemetry {
@@ -291,15 +291,10 @@ export class Engine {
    * this turn (coalesce.ts), or alone: with DATABASE_COALESCE=false, and when tracing is on (each
    * request's statement in a span of its own).
    */
-  private answerRow(
-    reader: Queryable,
-    query: { text: string; bytesParam: number },
-    bound: Param[],
-    budget: RequestBudget,
-  ) {
+  private answerRow(reader: Queryable, query: QueryStatement, bound: Param[], budget: RequestBudget) {
     if (this.tracing.on || !this.config.database.coalesce)
       return this.query(reader, query.text, bound, budget).then((rows) => rows[0]);
-    return this.coalescer.row(reader, query.text, query.bytesParam, bound, budget.signal);
+    return this.coalescer.row(reader, query, bound, budget.signal);
   }
 
   /** The role's schema, built on first use. An unknown role is refused. */

@@ -28,6 +28,11 @@ export interface MultiplexOptions {
    * the database, apart from the round trip and the engine's own waits.
    */
   timed?: boolean;
+  /**
+   * The SQL type of each cohort placeholder ($1 first; writer.ts cohortType): its array is unnested
+   * as that type, so that a value is parsed once per cohort. Undefined or absent: text, cast where used.
+   */
+  cohortTypes?: readonly (string | undefined)[];
 }
 
 export function multiplexedStatement(text: string, bytesParam: number, options: MultiplexOptions = {}): Multiplexed {
@@ -41,7 +46,7 @@ export function multiplexedStatement(text: string, bytesParam: number, options: 
     cohortParams === 0
       ? `(SELECT 1::bigint AS "__cohort") AS _c`
       : `unnest(${range(cohortParams)
-          .map((i) => `$${i}::text[]`)
+          .map((i) => `$${i}::${options.cohortTypes?.[i - 1] ?? 'text'}[]`)
           .join(', ')}) WITH ORDINALITY AS _c(${range(cohortParams)
           .map((i) => `"p${i}"`)
           .join(', ')}, "__cohort")`;

@@ -11,6 +11,16 @@ export interface ParamSlot {
 }
 
 export { ident, stringLiteral };
+
+/**
+ * The type a placeholder's values may be unnested as when requests are coalesced (sql/multiplex.ts):
+ * its own, so that each cohort's value is parsed once rather than wherever the statement casts it
+ * (a filter's `$3::uuid` on a cohort's text was parsed again on every row it was compared with).
+ * Undefined (text) for an array, whose values are array literals, and a geometry, read by a function.
+ */
+export function cohortType(slot: ParamSlot): string | undefined {
+  return slot.array || geoType(slot.sqlType) ? undefined : slot.sqlType;
+}
 export const tableName = (t: Table) => `${ident(t.schema)}.${ident(t.name)}`;
 
 /** How values are written into the response JSON. */
