@@ -12,7 +12,8 @@ import { createLogger, descriptorSink, type Logger, type LogLevel } from '../eng
 import { keepConnections } from '../engine/serve/http/keep-alive';
 import { compile } from '../engine/compile/execute/compile';
 import { bindParams } from '../engine/compile/execute/params';
-import { multiplexedStatement } from '../engine/compile/sql/multiplex';
+import { coalescedStatement } from '../engine/compile/execute/coalesce';
+import type { ParamSlot } from '../engine/compile/sql/writer';
 import { arrayLiteral } from '../engine/core/db/sql';
 import { startEngine, type Started } from '../engine/main';
 import { postgresJs } from '../engine/core/db/postgres';
@@ -154,7 +155,8 @@ async function shut(srv: Server | undefined): Promise<void> {
 }
 
 /** GraphQL document -> the engine's plan (compile.ts) -> SQL text and bound parameters, for the bench's admin-secret session. */
-function compileWorkload(s: Started, w: Workload): CompiledWorkload {
+/** The workload's one statement, bound; with its placeholders' types (`slots`), which the coalescer unnests. */
+function compileWorkload(s: Started, w: Workload): CompiledWorkload & { slots: ParamSlot[] } {
   const role = s.engine.schemaFor(BENCH_ROLE);
   const session: Session = {
     role: BENCH_ROLE,
@@ -176,6 +178,7 @@ function compileWorkload(s: Started, w: Workload): CompiledWorkload {
   return {
     name: w.name,
     text: query.text,
+    slots: query.params,
     // The last placeholder: the bytes the answer may have (the engine's MAX_RESPONSE_BYTES).
     params: [...bindParams(query.params, coerced.coerced, session), String(s.engine.config.limits.maxResponseBytes)],
     fields: plan.fields.map((f) => ({ alias: f.alias, column: (f as { column: string }).column })),
@@ -184,7 +187,10 @@ function compileWorkload(s: Started, w: Workload): CompiledWorkload {
 
 /** The statements the floor runs for the workloads without a hand-written floor: the engine's own. */
 function compileWorkloads(s: Started, names: string[]): CompiledWorkload[] {
-  return WORKLOADS.filter((w) => names.includes(w.name) && !w.floor && !w.handJson).map((w) => compileWorkload(s, w));
+  return WORKLOADS.filter((w) => names.includes(w.name) && !w.floor && !w.handJson).map((w) => {
+    const { slots: _, ...compiled } = compileWorkload(s, w);
+    return compiled;
+  });
 }
 
 type Explain = (text: string, params: (string | null)[]) => Promise<string>;
@@ -265,8 +271,8 @@ async function explainCompiled(s: Started, w: Workload, explain: Explain): Promi
 }
 
 /** EXPLAIN of the statement as a batch of COALESCED_COHORTS requests with the same values runs it. */
-async function explainCoalesced(c: CompiledWorkload, explain: Explain) {
-  const m = multiplexedStatement(c.text, c.params.length, { bytesPerCohort: true, timed: true });
+async function explainCoalesced(c: CompiledWorkload & { slots: ParamSlot[] }, explain: Explain) {
+  const m = coalescedStatement({ text: c.text, bytesParam: c.params.length, params: c.slots });
   const params = c.params.map((p) => arrayLiteral(Array.from({ length: COALESCED_COHORTS }, () => p)));
   return { coalesced: { sql: m.text, plan: await explain(m.text, params), cohorts: COALESCED_COHORTS } };
 }

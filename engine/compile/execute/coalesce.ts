@@ -161,17 +161,14 @@ export class Coalescer {
   private laneOf(statement: QueryStatement): Lane {
     const lane = this.lanes.get(statement.text);
     if (lane) return lane;
-    const { text, bytesParam, params } = statement;
-    // Each placeholder's type, the bytes' last; unknown when the slots do not cover every placeholder.
-    const cohortTypes = params?.length === bytesParam - 1 ? [...params.map(cohortType), 'bigint'] : undefined;
     const made: Lane = {
-      multiplexed: multiplexedStatement(text, bytesParam, { bytesPerCohort: true, timed: true, cohortTypes }),
+      multiplexed: coalescedStatement(statement),
       usual: 0,
       // Unmeasured: a batch of two finds out what a cohort costs before a bigger one may be run.
       size: 2,
       retryAt: 0,
     };
-    this.lanes.set(text, made);
+    this.lanes.set(statement.text, made);
     return made;
   }
 
@@ -235,6 +232,13 @@ export class Coalescer {
     lane.size = lane.usual > 0 ? Math.min(MAX_BATCH, Math.floor(this.batchMs / lane.usual)) : MAX_BATCH;
     if (lane.size < 2) lane.retryAt = performance.now() + RETRY_MS;
   }
+}
+
+/** The statement a batch runs: `statement` multiplexed, each request's values a cohort, each row timed. */
+export function coalescedStatement({ text, bytesParam, params }: QueryStatement): Multiplexed {
+  // Each placeholder's type, the bytes' last; unknown when the slots do not cover every placeholder.
+  const cohortTypes = params?.length === bytesParam - 1 ? [...params.map(cohortType), 'bigint'] : undefined;
+  return multiplexedStatement(text, bytesParam, { bytesPerCohort: true, timed: true, cohortTypes });
 }
 
 function firstRow(rows: Row[]): Row {
