@@ -4,7 +4,8 @@ import { Coalescer } from '../engine/compile/execute/coalesce';
 import { multiplexedStatement } from '../engine/compile/sql/multiplex';
 import type { ParamSlot } from '../engine/compile/sql/writer';
 import { backendName, onPostgres } from './support/database';
-import { as, startTestServer, type TestServer } from './support/server';
+import { adminSession } from '../engine/serve/auth/admin-secret';
+import { ADMIN_SECRET, as, startTestServer, type TestServer } from './support/server';
 
 /**
  * Requests sent at once whose query statements have the same text run as one statement, each
@@ -105,6 +106,15 @@ describe(`statements of concurrent requests, coalesced, on ${backendName}`, () =
     expect(together[1].body.errors[0].extensions.code).toBe('bad-request');
     expect(together[0].body.data.cloud_accounts.length).toBeGreaterThan(0);
     expect(together[2].body.data.cloud_accounts.length).toBeGreaterThan(0);
+  });
+
+  test('a subscription’s live query unnests its cohorts as its placeholders’ types too', () => {
+    const session = adminSession({ 'x-hasura-admin-secret': ADMIN_SECRET, ...acmeAdmin }, ADMIN_SECRET);
+    const live = server.started.engine.liveQuery(
+      { query: BY_PK.replace(/^query/, 'subscription'), variables: { id: acme.cloudAccounts.aws } },
+      session,
+    );
+    expect(live?.cohortTypes).toContain('uuid');
   });
 
   test('a request alone runs its own statement, not a batch', async () => {

@@ -43,6 +43,7 @@ import {
 import { answerJson, directField, runDirect } from './direct-field';
 import { compile, type ExecutablePlan, type OutputStatement, type Statement } from './compile';
 import { LONE_REFUSAL } from '../sql/mutation';
+import { cohortType } from '../sql/writer';
 import { coerceVariables } from './coerce-variables';
 import { Lru } from '../../core/lru';
 import { bindOutputParams, bindParams, resolveSource } from './params';
@@ -93,6 +94,8 @@ export interface LiveQuery {
   bytesParam: number;
   /** The values of placeholders 1 .. bytesParam - 1. */
   values: Param[];
+  /** Their SQL types, for unnesting the cohorts' values (sql/writer.ts cohortType; undefined: text). */
+  cohortTypes?: (string | undefined)[];
   /** A stream (T_stream): which of `values` is the cursor; rows carry it as STREAM_CURSOR. */
   stream?: { cursorParam: number };
 }
@@ -522,6 +525,7 @@ export class Engine {
         text: query.text,
         bytesParam: query.bytesParam,
         values: bindParams(query.params, vars, session),
+        cohortTypes: query.params.map(cohortType),
       };
     // A stream's cursor is a placeholder of its own, which the live query moves past each batch.
     const at = { ...vars, [STREAM_CURSOR]: resolveSource(plan.stream.initial, vars, session) };
@@ -531,6 +535,7 @@ export class Engine {
       text: query.text,
       bytesParam: query.bytesParam,
       values: bindParams(query.params, at, session),
+      cohortTypes: query.params.map(cohortType),
       stream: { cursorParam },
     };
   }

@@ -66,8 +66,9 @@ class Poller {
     bytesParam: number,
     /** A stream's cursor: which value it is. */
     private readonly cursorParam?: number,
+    cohortTypes?: readonly (string | undefined)[],
   ) {
-    this.statement = multiplexedStatement(text, bytesParam);
+    this.statement = multiplexedStatement(text, bytesParam, { cohortTypes });
     this.timer = setTimeout(() => this.tick(), owner.options.intervalMs);
   }
 
@@ -210,7 +211,15 @@ export class LiveQueries {
     const key = `${live.alias}\u0000${live.text}`;
     let poller = this.pollers.get(key);
     if (!poller) {
-      poller = new Poller(this, key, live.alias, live.text, live.bytesParam, live.stream?.cursorParam);
+      poller = new Poller(
+        this,
+        key,
+        live.alias,
+        live.text,
+        live.bytesParam,
+        live.stream?.cursorParam,
+        live.cohortTypes,
+      );
       this.pollers.set(key, poller);
     }
     return poller.add(live.values, sink);
