@@ -63,15 +63,16 @@ interface Lane {
   retryAt: number;
 }
 
-/** Statements a batch may hold: the arrays of its values grow with it (each cohort's values are text). */
+/** Requests a batch may hold: the arrays of its values grow with it (sent as text array literals). */
 const MAX_BATCH = 64;
 /**
  * The database's time a batch may take, the sum of its cohorts' usual costs. A batch runs on one
  * connection, one cohort after the other, on one core; batches of this size leave the database's
  * other cores requests to work on. The database's own clock measures a cohort (multiplex.ts `timed`):
  * under load the engine's clock would count the turns of its event loop, milliseconds, whatever the
- * statement. Measured on the bench's machine: by_pk's cohorts 0.01-0.03 ms (batches of 64), five root
- * fields' 0.4 ms (batches of 5), `nested`'s about 1 ms (2), an aggregate over 5,000 rows 2 ms (alone).
+ * statement. Measured on the bench's machine: by_pk's cohorts 0.01-0.03 ms (batches of up to 64), five
+ * root fields' 0.4 ms (10), `nested`'s about 1 ms (4), an aggregate over 5,000 rows 2 ms (2), and more
+ * than 4 ms under load (alone).
  */
 const BATCH_MS = 4;
 const RETRY_MS = 1000;

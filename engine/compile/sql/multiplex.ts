@@ -1,12 +1,12 @@
 /**
  * A query statement (query.ts) made to serve many subscribers at once, as Hasura multiplexes live
- * queries: every placeholder but the last (the answer's byte limit) becomes a text array holding one
- * value per cohort (a set of variable and session values), the arrays are unnested side by side WITH
+ * queries: every placeholder but the last (the answer's byte limit) becomes an array holding one value
+ * per cohort (a set of variable and session values), the arrays are unnested side by side WITH
  * ORDINALITY, and the statement runs once per cohort in a LATERAL join. Each row of the answer is one
  * cohort's: its number (1-based, in the order of the arrays), then the statement's own columns (its
- * fields' JSON, their row counts, its size). The original
- * placeholders carry their casts (`$3::uuid`), so reading the cohort's text value in their place keeps
- * every type as it was.
+ * fields' JSON, their row counts, its size). An array is of its placeholder's type when the caller
+ * knows it (`cohortTypes`), else of text: the original placeholders carry their casts (`$3::uuid`), so
+ * a cohort's text value read in their place keeps every type as it was.
  */
 
 /** A placeholder `$n` outside an identifier or a quoted name. */
@@ -14,7 +14,7 @@ const PLACEHOLDER = /(?<![\w$"])\$(\d+)(?!\d)/g;
 
 export interface Multiplexed {
   text: string;
-  /** Placeholders $1..$cohortParams are the cohort arrays (text[]); $cohortParams+1, if any, is the byte limit. */
+  /** Placeholders $1..$cohortParams are the cohort arrays (of `cohortTypes`, or text); $cohortParams+1, if any, is the byte limit. */
   cohortParams: number;
 }
 
