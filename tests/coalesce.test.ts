@@ -1,6 +1,7 @@
 import { DEMO } from '../demo/demo-data';
 import type { CancelSignal, Row } from '../engine/core/db/database';
 import { Coalescer } from '../engine/compile/execute/coalesce';
+import { placeholderTypes } from '../engine/core/db/placeholder-types';
 import { multiplexedStatement } from '../engine/compile/sql/multiplex';
 import type { ParamSlot } from '../engine/compile/sql/writer';
 import { backendName, onPostgres } from './support/database';
@@ -115,6 +116,38 @@ describe(`statements of concurrent requests, coalesced, on ${backendName}`, () =
       session,
     );
     expect(live?.cohortTypes).toContain('uuid');
+  });
+
+  test('analytic operations: each request its own tenant’s rows, in its order; the one-row ones coalesced', async () => {
+    const count = '{ anomaly_grouping_v2(where: {is_anomaly: {_eq: true}}) { rows { count } } }';
+    const byType = (order: string) =>
+      `{ spend_groupings_v2(group_by: ["resource_type"], order_by: [{column: "resource_type", order: ${order}}]) { rows { resource_type spend_count } } }`;
+    const spends = (min: number) =>
+      `{ spends_v2(where: {amount: {_gt: ${min}}}, order_by: [{column: "amount", order: desc}, {column: "id"}], limit: 3) { rows { id tenant amount } } }`;
+    const requests: Sent[] = [acmeAdmin, globexAdmin].flatMap((headers) => [
+      { query: count, variables: {}, headers },
+      { query: count, variables: {}, headers },
+      { query: byType('asc'), variables: {}, headers },
+      { query: byType('desc'), variables: {}, headers },
+      { query: spends(10), variables: {}, headers },
+      { query: spends(100), variables: {}, headers },
+    ]);
+    // Measured first: a few rounds, so that the one-row groupings' lanes are sized.
+    for (let i = 0; i < 3; i++) await Promise.all(requests.map(send));
+    const { together, alone, ran } = await atOnceAndAlone(requests);
+    expect(together.map((r) => r.body)).toEqual(alone.map((r) => r.body));
+    expect(together.every((r) => !r.body.errors)).toBe(true);
+    // The tenants’ lists differ: a cohort’s rows are its own.
+    expect(together[4].body).not.toEqual(together[10].body);
+    expect(together[2].body.data.spend_groupings_v2.rows.length).toBeGreaterThan(1);
+    expect(together[2].body.data.spend_groupings_v2.rows).toEqual(
+      [...together[3].body.data.spend_groupings_v2.rows].reverse(),
+    );
+    requests.forEach((r, i) => {
+      for (const row of together[i].body.data.spends_v2?.rows ?? [])
+        expect(row.tenant).toBe(r.headers['x-hasura-tenant-id']);
+    });
+    expect(ran.batches).toBeGreaterThan(0);
   });
 
   test('a request alone runs its own statement, not a batch', async () => {
@@ -236,6 +269,45 @@ describe(`the coalescer's choice on ${backendName}`, () => {
       if (i === 3) expect((o as PromiseRejectedResult).reason).toMatchObject({ code: '22P02' });
       else expect((o as PromiseFulfilledResult<Row>).value.f0).toBe(`${id(i)} 2026-01-0${i} 00:00:00`);
     });
+  });
+
+  test('reads of any rows: PostgreSQL tells their placeholders’ types; each request gets its rows in order', async () => {
+    const db = server.started.db;
+    const c = new Coalescer((reader, text, params, signal) => reader.query(text, params, { signal }), {
+      batchMs: 1000,
+      describe: (text) => placeholderTypes(db, text),
+    });
+    // No casts: PostgreSQL infers an integer, a text and an array of integers.
+    const text = `SELECT g AS "n", $2 || g AS "label" FROM generate_series(1, $1) AS g WHERE NOT g = ANY($3) ORDER BY g DESC`;
+    expect(await placeholderTypes(db, text)).toEqual(['integer', 'text', 'integer[]']);
+    const asked = (n: number) => c.rows(db, text, [String(n), `t${n}-`, '{2}']);
+    const expected = (n: number) =>
+      Array.from({ length: n }, (_, i) => n - i)
+        .filter((g) => g !== 2)
+        .map((g) => ({ n: g, label: `t${n}-${g}` }));
+    const plain = (rows: Row[]) => rows.map((r) => ({ n: r.n, label: r.label }));
+    // The first asks run alone while the types are asked; then batches of two, then one a round.
+    for (let round = 0; round < 4; round++) {
+      const got = await Promise.all([0, 1, 3, 5].map(asked));
+      expect(got.map(plain)).toEqual([0, 1, 3, 5].map(expected));
+    }
+    expect(c.batches).toBeGreaterThan(0);
+    expect(c.coalesced).toBeGreaterThan(c.batches);
+  });
+
+  test('a read whose batch PostgreSQL refuses (a type it does not know) runs alone from then on', async () => {
+    const db = server.started.db;
+    const c = new Coalescer((reader, text, params, signal) => reader.query(text, params, { signal }), {
+      batchMs: 1000,
+      describe: async () => ['no_such_type'],
+    });
+    const text = `SELECT $1::int * 3 AS "x"`;
+    const round = () => Promise.all([1, 2, 3].map((i) => c.rows(db, text, [String(i)])));
+    await round(); // the types are asked
+    expect((await round()).map((r) => r[0].x)).toEqual([3, 6, 9]);
+    expect(c.batches).toBe(1);
+    expect((await round()).map((r) => r[0].x)).toEqual([3, 6, 9]);
+    expect(c.batches).toBe(1);
   });
 
   test('a batch whose every request is cancelled is cancelled on the server', async () => {

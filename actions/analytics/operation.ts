@@ -12,6 +12,10 @@ const PLAN_EACH_RUN = { prepare: false };
 export function analyticOperation(ds: Dataset) {
   return async (args: Record<string, unknown>, ctx: ActionContext, info?: GraphQLResolveInfo) => {
     const s = analyticStatement(ds, args as AnalyticRequest, tenantOf(ctx).toLowerCase(), selectedRowFields(info));
-    return { rows: rowsAnswer(s, await ctx.db.query(s.text, s.params, ds.planEachRun ? PLAN_EACH_RUN : undefined)) };
+    // A statement planned for its values runs alone; the others may be coalesced with other requests'.
+    const rows = ds.planEachRun
+      ? await ctx.db.query(s.text, s.params, PLAN_EACH_RUN)
+      : await (ctx.read ?? ctx.db.query.bind(ctx.db))(s.text, s.params);
+    return { rows: rowsAnswer(s, rows) };
   };
 }

@@ -1,5 +1,5 @@
 import type { GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';
-import type { Queryable } from '../../core/db/database';
+import type { Param, Queryable, Row } from '../../core/db/database';
 import type { ActionJson } from '../model/metadata-types';
 import type { Session } from '../../core/session';
 import type { RequestRecord } from '../../core/request-context';
@@ -30,6 +30,13 @@ export interface ActionContext<Config = unknown> {
    * with 405, `writers.allowed` is false, and `db` and `transaction` are READ ONLY).
    */
   safeMethod?: boolean;
+  /**
+   * A read that only reads (a SELECT whose rows depend on nothing but its placeholders' values and
+   * the tables), outside any transaction: the engine may run it as one statement with the same read
+   * of concurrent requests, each request's values a cohort of it (coalesce.ts). Resolves to its rows,
+   * in its order. Absent inside a transaction and for a GET: use `db`.
+   */
+  read?(text: string, params: readonly Param[]): Promise<Row[]>;
   /** The actions' own settings (the language model, Loki, Jira), handed over by the composition root. */
   config: Config;
   /** The HTTP request's record, when there is one: the engine's (the parent of a handler's span). */

@@ -22,7 +22,8 @@ import {
 } from 'graphql';
 import { ADMIN_ROLE, type Session } from '../../core/session';
 import type { EngineConfig } from '../../core/config';
-import { asDbError, type Database, type Param, type Queryable } from '../../core/db/database';
+import { asDbError, type Database, type Param, type Queryable, type Row } from '../../core/db/database';
+import { placeholderTypes } from '../../core/db/placeholder-types';
 import { asUnavailable, isConnectionFailure } from '../../core/db/faults';
 import type { Model } from '../model/model-types';
 import { writerRoles } from '../model/role-permissions';
@@ -236,6 +237,7 @@ export class Engine {
   /** Queries' statements of concurrent requests, run as one (coalesce.ts). */
   readonly coalescer = new Coalescer((reader, text, params, signal) => reader.query(text, params, { signal }), {
     counted: (requests) => this.metrics?.coalescedBatch(requests),
+    describe: (text) => placeholderTypes(this.db, text),
   });
   /** Sessions that just wrote: their reads stay on the primary (read-your-writes.ts). */
   private readonly recentWriters: RecentWriters;
@@ -731,7 +733,17 @@ export class Engine {
       roles: this.writers,
     };
     if (tx) return { db: tx, session, config, writers, transaction: (fn) => fn(tx), record };
-    return { db: this.db, session, config, writers, transaction: (fn) => this.db.transaction(fn), record };
+    const read = (text: string, params: readonly Param[]) => this.read(text, params);
+    return { db: this.db, session, config, writers, transaction: (fn) => this.db.transaction(fn), record, read };
+  }
+
+  /**
+   * A handler's read outside a transaction: coalesced with the same read of other requests of this
+   * turn (coalesce.ts `rows`), or alone: with DATABASE_COALESCE=false, and when tracing is on.
+   */
+  private read(text: string, params: readonly Param[]): Promise<Row[]> {
+    if (this.tracing.on || !this.config.database.coalesce) return this.db.query(text, params);
+    return this.coalescer.rows(this.db, text, params);
   }
 
   /**
@@ -752,7 +764,8 @@ export class Engine {
     const base = this.actionContext(session, undefined, record);
     // As for a read-only role: what a handler keeps for those (a stored analysis) is what a GET gets.
     const writers = { ...base.writers, allowed: false };
-    return { ...base, db, transaction: readOnly, writers, safeMethod: true };
+    // Every statement of a GET is READ ONLY: its reads too, which are then not coalesced.
+    return { ...base, db, transaction: readOnly, writers, safeMethod: true, read: undefined };
   }
 
   private async runMutation(

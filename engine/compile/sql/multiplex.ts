@@ -29,24 +29,29 @@ export interface MultiplexOptions {
    */
   timed?: boolean;
   /**
-   * The SQL type of each cohort placeholder ($1 first; writer.ts cohortType): its array is unnested
-   * as that type, so that a value is parsed once per cohort. Undefined or absent: text, cast where used.
+   * The SQL type of each cohort placeholder ($1 first; writer.ts cohortType, or as PostgreSQL describes
+   * it): its array is unnested as that type, so that a value is parsed once per cohort. Undefined or
+   * absent: text, cast where used by the statement's own cast. An array type (`text[]`) cannot be an
+   * array's element: its values are unnested as text and cast to it where used.
    */
   cohortTypes?: readonly (string | undefined)[];
 }
 
 export function multiplexedStatement(text: string, bytesParam: number, options: MultiplexOptions = {}): Multiplexed {
   const cohortParams = options.bytesPerCohort ? bytesParam : bytesParam - 1;
+  const types = options.cohortTypes ?? [];
+  const isArray = (type: string | undefined) => type?.endsWith('[]') === true;
   const body = text.replace(PLACEHOLDER, (whole, digits: string) => {
     const n = Number(digits);
     if (n > cohortParams) return whole;
-    return `_c."p${n}"`;
+    const type = types[n - 1];
+    return isArray(type) ? `_c."p${n}"::${type}` : `_c."p${n}"`;
   });
   const cohorts =
     cohortParams === 0
       ? `(SELECT 1::bigint AS "__cohort") AS _c`
       : `unnest(${range(cohortParams)
-          .map((i) => `$${i}::${options.cohortTypes?.[i - 1] ?? 'text'}[]`)
+          .map((i) => `$${i}::${isArray(types[i - 1]) ? 'text' : (types[i - 1] ?? 'text')}[]`)
           .join(', ')}) WITH ORDINALITY AS _c(${range(cohortParams)
           .map((i) => `"p${i}"`)
           .join(', ')}, "__cohort")`;
