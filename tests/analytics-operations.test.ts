@@ -1,4 +1,5 @@
 import { DEMO } from '../demo/demo-data';
+import { JsonRows } from '../engine/core/json-rows';
 import { backendName } from './support/database';
 import { spacesOutsideStrings } from './support/json-text';
 import { as, startTestServer, type TestServer } from './support/server';
@@ -134,6 +135,51 @@ describe(`analytic operations on ${backendName}`, () => {
       const got = await rows('spends_v2', `columns: ["id"], limit: 2, order_by: [{column: "date"}]`, 'id amount');
       expect(got).toHaveLength(2);
       expect(got.every((g) => typeof g.id === 'string' && g.amount === null)).toBe(true);
+    });
+  });
+
+  describe('rows as PostgreSQL wrote them, with non-null fields', () => {
+    const fields = 'id name anomaly_type namespace evaluated_at updated_at';
+    const query = (selection: string) =>
+      `{ anomaly_v2(order_by: [{column: "evaluated_at", order: desc}, {column: "id"}], limit: 5) { rows { ${selection} } } }`;
+
+    test('kept as written when no row holds null in a non-null field; the same values as read and completed', async () => {
+      const iterate = jest.spyOn(JsonRows.prototype, Symbol.iterator);
+      try {
+        const asWritten = await server.gql(query(fields), {}, admin);
+        // id, name, anomaly_type, namespace and updated_at are String! in the API, the dataset's
+        // columns may be null: no row holds null, so the text is the answer, not read into objects.
+        expect(iterate).not.toHaveBeenCalled();
+        const read = await server.gql(query(`__typename ${fields}`), {}, admin);
+        expect(iterate).toHaveBeenCalled();
+        const want = asWritten.body.data.anomaly_v2.rows as Row[];
+        expect(want.length).toBeGreaterThan(1);
+        expect(read.body.data.anomaly_v2.rows.map(({ __typename: _, ...r }: Row) => r)).toEqual(want);
+      } finally {
+        iterate.mockRestore();
+      }
+    });
+
+    test('a null in a non-null field is the error graphql-js gives, as before', async () => {
+      const [newest] = await sql(
+        `SELECT id::text AS id FROM anomaly WHERE tenant = $1 ORDER BY evaluated_at DESC, id::text LIMIT 1`,
+      );
+      await server.started.db.exec('ALTER TABLE anomaly ALTER COLUMN updated_at DROP NOT NULL');
+      const kept = await sql(`SELECT updated_at::text AS t FROM anomaly WHERE id = $1`, [String(newest.id)]);
+      await sql(`UPDATE anomaly SET updated_at = NULL WHERE id = $1`, [String(newest.id)]);
+      try {
+        const res = await server.gql(query(fields), {}, admin);
+        expect(res.body.errors[0].message).toBe(
+          'Cannot return null for non-nullable field AnomalyResponse.updated_at.',
+        );
+        expect(res.body.data?.anomaly_v2 ?? null).toBeNull();
+      } finally {
+        await sql(`UPDATE anomaly SET updated_at = $2::timestamp WHERE id = $1`, [
+          String(newest.id),
+          String(kept[0].t),
+        ]);
+        await server.started.db.exec('ALTER TABLE anomaly ALTER COLUMN updated_at SET NOT NULL');
+      }
     });
   });
 

@@ -26,7 +26,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Variables } from '../plan/values';
-import { JsonRows, type JsonColumn } from '../../core/json-rows';
+import { JsonRows } from '../../core/json-rows';
 import { answersAsIs } from '../schema/scalars';
 
 /**
@@ -236,14 +236,18 @@ export async function runDirect(
 const unwrap = (c: Completion): Completion => (c.kind === 'nonNull' ? c.of : c);
 
 /**
- * Whether rows of these columns (JsonRows) complete to themselves: a list of objects selecting exactly
- * those fields, in that order, unaliased, each a leaf that answers its column's values as they are
- * (and non-null only where the column is).
+ * Whether rows (JsonRows) complete to themselves: a list of objects selecting exactly their columns,
+ * in that order, unaliased, each a leaf that answers its column's values as they are, and non-null
+ * only where the column is or where no row holds null. A column the handler says may be null (most
+ * are: an analytic dataset does not know its expressions' nullability) is looked for as `"key":null`
+ * in the text: with the key's quotes unescaped that can only be that key's value (a quote inside a
+ * string is escaped, and the keys are the columns' plain names), a scan far cheaper than parsing.
  */
-function fitsAsIs(c: Completion, columns: readonly JsonColumn[]): boolean {
+function fitsAsIs(c: Completion, rows: JsonRows): boolean {
   const list = unwrap(c);
   if (list.kind !== 'list') return false;
   const row = unwrap(list.of);
+  const columns = rows.columns;
   return (
     row.kind === 'object' &&
     row.fields.length === columns.length &&
@@ -251,10 +255,17 @@ function fitsAsIs(c: Completion, columns: readonly JsonColumn[]): boolean {
       const col = columns[i];
       if (!f.complete || f.key !== col.key || f.name !== col.key) return false;
       const leaf = unwrap(f.complete);
-      if (f.complete.kind === 'nonNull' && col.nullable) return false;
+      if (f.complete.kind === 'nonNull' && col.nullable && mayHoldNull(rows.text, col.key)) return false;
       return leaf.kind === 'leaf' && answersAsIs(leaf.type, col.kind);
     })
   );
+}
+
+const PLAIN_KEY = /^\w+$/;
+
+/** Whether a row of the text may hold null at `key`: it does where `"key":null` is, for a plain key. */
+function mayHoldNull(text: string, key: string): boolean {
+  return !PLAIN_KEY.test(key) || text.includes(`"${key}":null`);
 }
 
 /** A field's answer written already: the completed value with JsonRows in it (writeJson). */
@@ -292,7 +303,7 @@ function complete(c: Completion, value: unknown, path: (string | number)[], kept
     case 'list':
       if (value === null || value === undefined) return null;
       // Rows whose JSON text is their answer: kept as they are, written by writeJson.
-      if (value instanceof JsonRows && fitsAsIs(c, value.columns)) {
+      if (value instanceof JsonRows && fitsAsIs(c, value)) {
         kept.rows = true;
         return value;
       }
