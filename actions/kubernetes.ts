@@ -55,14 +55,16 @@ export const k8sWorkloadGroupings: Dataset = {
   where: whereOf(workloadCommon, workloadWhere, { labels: jsonbWhere('w.labels') }),
 };
 
+/** k8s_workloads_v2's rows: the reference types is_active, ready_pods and total_pods as String. */
 const workloadFields: Record<string, Field> = {
   ...workloadCommon,
+  is_active: { ...workloadCommon.is_active, text: true },
   creation_time: { sql: 'w.creation_time', type: 'datetime' },
   labels: { sql: 'w.labels', type: 'json' },
   last_seen: { sql: 'w.last_seen', type: 'datetime' },
   meta: { sql: 'w.meta', type: 'json' },
-  ready_pods: { sql: 'w.ready_pods', type: 'int' },
-  total_pods: { sql: 'w.total_pods', type: 'int' },
+  ready_pods: { sql: 'w.ready_pods', type: 'int', text: true },
+  total_pods: { sql: 'w.total_pods', type: 'int', text: true },
   updated_at: { sql: 'w.updated_at', type: 'datetime' },
 };
 

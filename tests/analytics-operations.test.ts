@@ -1,5 +1,14 @@
 import { DEMO } from '../demo/demo-data';
+import { getNamedType, GraphQLString, isObjectType, type GraphQLObjectType } from 'graphql';
 import { JsonRows } from '../engine/core/json-rows';
+import type { Dataset } from '../actions/analytics/dataset';
+import * as anomalyActions from '../actions/anomalies';
+import * as automationActions from '../actions/automation';
+import * as cloudActions from '../actions/cloud';
+import * as costActions from '../actions/cost';
+import * as eventActions from '../actions/events';
+import * as kubernetesActions from '../actions/kubernetes';
+import * as recommendationActions from '../actions/recommendations';
 import { backendName } from './support/database';
 import { spacesOutsideStrings } from './support/json-text';
 import { as, startTestServer, type TestServer } from './support/server';
@@ -158,6 +167,61 @@ describe(`analytic operations on ${backendName}`, () => {
       } finally {
         iterate.mockRestore();
       }
+    });
+
+    test('an int or a boolean the API types as String is returned as its text, and kept as written', async () => {
+      const selection = 'name is_active ready_pods total_pods';
+      const query = (fields: string) =>
+        `{ k8s_workloads_v2(order_by: [{column: "name"}, {column: "namespace"}], limit: 3) { rows { ${fields} } } }`;
+      const iterate = jest.spyOn(JsonRows.prototype, Symbol.iterator);
+      try {
+        const asWritten = await server.gql(query(selection), {}, admin);
+        expect(iterate).not.toHaveBeenCalled();
+        const want = asWritten.body.data.k8s_workloads_v2.rows as Row[];
+        expect(want.length).toBeGreaterThan(0);
+        for (const r of want) {
+          expect(r.is_active).toMatch(/^(true|false)$/);
+          expect(r.total_pods).toMatch(/^\d+$/);
+        }
+        const read = await server.gql(query(`__typename ${selection}`), {}, admin);
+        expect(read.body.data.k8s_workloads_v2.rows.map(({ __typename: _, ...r }: Row) => r)).toEqual(want);
+      } finally {
+        iterate.mockRestore();
+      }
+    });
+
+    test('every analytic operation’s int and boolean fields typed String by the API are returned as text', () => {
+      const modules = [
+        anomalyActions,
+        automationActions,
+        cloudActions,
+        costActions,
+        eventActions,
+        kubernetesActions,
+        recommendationActions,
+      ];
+      const datasets = modules.flatMap((m) =>
+        Object.values(m).filter(
+          (d): d is Dataset => typeof d === 'object' && d !== null && 'fields' in d && 'from' in d,
+        ),
+      );
+      const root = server.started.engine.schemaFor('tenant_admin').schema.getQueryType()!.getFields();
+      const untold: string[] = [];
+      let checked = 0;
+      for (const ds of datasets) {
+        const op = root[ds.name];
+        const rowsField = op && (getNamedType(op.type) as GraphQLObjectType).getFields().rows;
+        const item = rowsField && getNamedType(rowsField.type);
+        if (!item || !isObjectType(item)) continue;
+        const api = item.getFields();
+        for (const [name, field] of Object.entries(ds.fields)) {
+          if (!api[name] || (field.type !== 'int' && field.type !== 'boolean')) continue;
+          checked++;
+          if ((getNamedType(api[name].type) === GraphQLString) !== !!field.text) untold.push(`${ds.name}.${name}`);
+        }
+      }
+      expect(checked).toBeGreaterThan(10);
+      expect(untold).toEqual([]);
     });
 
     test('a null in a non-null field is the error graphql-js gives, as before', async () => {

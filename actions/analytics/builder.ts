@@ -65,6 +65,8 @@ interface Resolved {
   name: string;
   type: FieldType;
   constant?: boolean;
+  /** Returned as its text (Field.text). */
+  text?: boolean;
   aggregate: boolean;
   sql: Sql;
 }
@@ -90,7 +92,7 @@ export function buildQuery(
   const rows = sql`FROM ${from} WHERE ${sql.text(ds.tenant.sql)} = ${tenantValue}${filter} AND ${where}${groupBy(groups)}`;
   const fragment = pagedJson(columns, order.keys, rows, page.inner);
   const returned = columns.map((c) => c.name);
-  const json = columns.map((c) => ({ key: c.name, kind: JSON_KINDS[c.type], nullable: true }));
+  const json = columns.map((c) => ({ key: c.name, kind: c.text ? 'string' : JSON_KINDS[c.type], nullable: true }));
   return {
     ...render(fragment),
     fragment,
@@ -334,7 +336,9 @@ function pagedJson(columns: Resolved[], requested: OrderKey[], rows: Sql, inner:
   const order = keys.filter((k, i) => keys.findIndex((o) => o.name === k.name) === i);
   const outerOrder = order.map((k) => ({ ...k, sql: sql`q.${refOf(k)}` }));
   const named = sql.join(
-    c.map((x, i) => sql`q.${x} AS ${sql.text(columnName(columns[i].name))}`),
+    c.map(
+      (x, i) => sql`q.${x}${columns[i].text ? sql.text('::text') : EMPTY} AS ${sql.text(columnName(columns[i].name))}`,
+    ),
     ', ',
   );
   return sql`SELECT row_to_json(e)::text AS r FROM (SELECT ${sql.join(select, ', ')} ${rows}${orderBy(order)}${inner}) AS q CROSS JOIN LATERAL (SELECT ${named}) AS e${orderBy(outerOrder)}`;

@@ -35,6 +35,13 @@ export interface Field {
   constant?: boolean;
   /** For `<column>::text` of a uuid column (uuidText): the bare column, for where's equality filters. */
   uuid?: string;
+  /**
+   * The API answers it as a String (an int or a boolean: k8s_workloads_v2's counts and flag, as the
+   * reference types them): returned as its text, which is what GraphQL's String writes of such a
+   * value, so that the rows' JSON is their answer as PostgreSQL wrote it (core/json-rows.ts) instead
+   * of being read and written again. Filtered, grouped and sorted as its type.
+   */
+  text?: boolean;
 }
 
 export interface WhereField {
