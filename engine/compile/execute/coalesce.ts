@@ -30,12 +30,12 @@ import { Cancellation } from './request-budget';
  *
  * A statement that fails for one request's values (a malformed value PostgreSQL refuses) is run again
  * alone for each request, so that one request's error is its own. So is a batch whose text PostgreSQL
- * refuses (class 42: a type it could not resolve), whose statement is then never batched again. A connection that fails under a
- * batch (one that died while idle: the server restarted) gets the batch run again (up to
- * BATCH_ATTEMPTS runs), since one request alone would have failed once but a batch fails all of its
- * own. Other failures (the database down, a timeout) are every request's of the batch. A request
- * cancelled at its deadline stops waiting; the batch's statement is cancelled once every request in
- * it is.
+ * refuses (class 42: a type it could not resolve), whose statement is then never batched again. A
+ * connection that fails under a batch (one that died while idle: the server restarted) gets the batch
+ * run again (up to BATCH_ATTEMPTS runs), since one request alone would have failed once but a batch
+ * fails all of its own. Other failures (the database down, a timeout) are every request's of the
+ * batch. A request cancelled at its deadline stops waiting; the batch's statement is cancelled once
+ * every request in it is.
  */
 
 /** A request's statement waiting for its turn's batch. */
@@ -279,8 +279,9 @@ export class Coalescer {
         return;
       }
     }
-    // A cohort's rows come together and in its statement's order: each cohort's statement runs as
-    // the inner side of a nested loop (it is LATERAL), one cohort after the other.
+    // Each row to its cohort, in the order they come: a statement with an ORDER BY is a subquery
+    // PostgreSQL does not pull up into the join, so it runs once per cohort (the inner side of a
+    // nested loop) and its rows keep their order.
     const byCohort: Row[][] = waiting.map(() => []);
     for (const r of rows) byCohort[Number(r.__cohort) - 1]?.push(r);
     this.note(lane, byCohort);
