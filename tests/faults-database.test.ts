@@ -171,7 +171,11 @@ suite('database faults on a PostgreSQL cluster of the test', () => {
   test('32 statements held to the statement timeout: health, readiness, the token exchange and a known-quick query answer at once; a new statement waits at most DATABASE_POOL_TIMEOUT_MS, then 503 busy', async () => {
     const secret = await newToken(cluster.url, alice.username);
     // Its last run was quick: it may use the connections kept for quick statements (DATABASE_POOL_QUICK_RESERVE).
-    expect((await gqlPost(SIMPLE, bearer(jwt))).status).toBe(200);
+    // On a machine loaded by the other suites one run can take longer than DATABASE_POOL_QUICK_MS, and
+    // then it waits with the slow ones: it is asked until an answer comes within 100 ms (20 times at most).
+    let warm = await gqlPost(SIMPLE, bearer(jwt));
+    for (let i = 0; i < 20 && warm.ms >= 100; i++) warm = await gqlPost(SIMPLE, bearer(jwt));
+    expect(warm.status).toBe(200);
     // A lock the slow statements wait on until their statement timeout.
     const locker = postgres(cluster.url, { max: 1, onnotice: () => undefined });
     const holding = locker.begin(async (tx) => {
