@@ -242,6 +242,33 @@ describe(`the coalescer's choice on ${backendName}`, () => {
     expect(outcomes.map((o) => o.status)).toEqual(Array(6).fill('rejected'));
   });
 
+  test('a read alone whose connection fails under it is run again; not past three runs, nor a cancelled one', async () => {
+    let failures = 0;
+    let runs = 0;
+    const c = new Coalescer((reader, text, params, signal) => {
+      runs++;
+      if (failures-- > 0)
+        return Promise.reject(Object.assign(new Error('write CONNECTION_CLOSED'), { code: 'CONNECTION_CLOSED' }));
+      return reader.query(text, params, { signal });
+    });
+    const text = statement(0);
+    const ask = (signal?: CancelSignal) => c.row(server.started.db, { text, bytesParam: 2 }, ['7', '1000'], signal);
+    failures = 2;
+    expect((await ask()).f0).toBe('14');
+    expect([runs, c.batches]).toEqual([3, 0]);
+    failures = 3;
+    runs = 0;
+    await expect(ask()).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+    expect(runs).toBe(3);
+    // A request already cancelled (its deadline passed) is not run again.
+    const cancelled = new AbortController();
+    cancelled.abort();
+    failures = 1;
+    runs = 0;
+    await expect(ask(cancelled.signal)).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+    expect(runs).toBe(1);
+  });
+
   test('values unnested as their placeholders’ types: each parsed once, a bad one fails its own request', async () => {
     const c = newCoalescer(1000);
     const typed = {

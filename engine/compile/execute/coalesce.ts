@@ -33,7 +33,7 @@ import { Cancellation } from './request-budget';
  * refuses (class 42: a type it could not resolve), whose statement is then never batched again. A
  * connection that fails under a batch (one that died while idle: the server restarted) gets the batch
  * run again (up to BATCH_ATTEMPTS runs), since one request alone would have failed once but a batch
- * fails all of its own. Other failures (the database down, a timeout) are every request's of the
+ * fails all of its own; a read run alone is run again alike. Other failures (the database down, a timeout) are every request's of the
  * batch. A request cancelled at its deadline stops waiting; the batch's statement is cancelled once
  * every request in it is.
  */
@@ -191,7 +191,7 @@ export class Coalescer {
     signal?: CancelSignal,
   ): Promise<Row[]> {
     if (!lane?.multiplexed || (lane.size < 2 && performance.now() < lane.retryAt))
-      return this.runStatement(reader, text, params, signal);
+      return this.runRead(reader, text, params, signal);
     return new Promise<Row[]>((resolve, reject) => {
       const waiting: Waiting = { params, signal, resolve, reject };
       let batches = this.open.get(reader);
@@ -255,7 +255,23 @@ export class Coalescer {
   }
 
   private runAlone(reader: Queryable, text: string, w: Waiting): void {
-    this.runStatement(reader, text, w.params, w.signal).then(w.resolve, w.reject);
+    this.runRead(reader, text, w.params, w.signal).then(w.resolve, w.reject);
+  }
+
+  /**
+   * A read run alone. One that meets a connection that died while idle (after the server restarted,
+   * every idle connection of the pool has) is run again on another, up to BATCH_ATTEMPTS runs in all,
+   * as a batch is: a read has nothing to undo, and a request should not fail for a connection it
+   * never used before the restart.
+   */
+  private async runRead(reader: Queryable, text: string, params: readonly Param[], signal?: CancelSignal) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.runStatement(reader, text, params, signal);
+      } catch (err) {
+        if (attempt >= BATCH_ATTEMPTS || signal?.aborted || !isConnectionFailure(err)) throw err;
+      }
+    }
   }
 
   private async runBatch(batch: Batch): Promise<void> {
