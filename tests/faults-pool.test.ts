@@ -124,6 +124,27 @@ describe(`the wait for a connection on ${backendName}`, () => {
     expect(Date.now() - quickStart).toBeLessThan(250);
     await Promise.all(holders2);
   });
+
+  test('after a connection ends under a statement, the next slow statement does not keep the quick ones refused', async () => {
+    await db.query(QUICK);
+    const victim = db.query(`SELECT pg_sleep(5), 'victim' AS kind`);
+    victim.catch(() => undefined);
+    await sleep(150);
+    // Its backend ended by an administrator: a connection failure, so the pool counts as down.
+    const [ended] = await db.reserve!.query(
+      `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE query LIKE '%''victim''%' AND pid <> pg_backend_pid()`,
+    );
+    expect(ended).toEqual({ n: 1 });
+    await expect(victim).rejects.toMatchObject({ code: 'database-unavailable', status: 503 });
+    // The next caller's statement is slow. The pool is found up by a probe of its own, sent first,
+    // not by this statement, which would have had everyone else refused until it ended.
+    const slow = db.query(`SELECT pg_sleep(0.8), 'after' AS kind`);
+    await sleep(150);
+    const quickStart = Date.now();
+    expect(await db.query(QUICK)).toEqual([{ quick: 1 }]);
+    expect(Date.now() - quickStart).toBeLessThan(300);
+    expect(await slow).toEqual([{ pg_sleep: '', kind: 'after' }]);
+  });
 });
 
 /**

@@ -48,6 +48,9 @@ interface Waiter {
 /** How many statement texts the gate remembers the last duration of. */
 const LANES_REMEMBERED = 500;
 
+/** The statement that asks whether a database counted as down is back (gated): quick by nature. */
+export const PROBE = 'SELECT 1';
+
 /**
  * A first-come, first-served gate in front of a pool: at most `permits` statements at once, one per
  * connection, and a caller waits for a turn at most `waitMs`, then is told the server is busy. Without
@@ -141,11 +144,15 @@ export class Gate {
   private mayStart(lane: string | undefined, light: boolean, pipelining: boolean): boolean {
     if (this.running < this.permits - this.reserve) return true;
     if (lane === undefined) return false;
-    if (this.running < this.permits) {
-      const t = this.times.get(lane);
-      return t !== undefined && t.last <= this.quickMs;
-    }
+    if (this.running < this.permits) return this.isQuick(lane);
     return pipelining && light && this.heavy === 0 && this.running < this.pipelined;
+  }
+
+  /** Whether a lane may use the quick reserve: the probe, or a statement whose last run was quick. */
+  private isQuick(lane: string): boolean {
+    if (lane === PROBE) return true;
+    const t = this.times.get(lane);
+    return t !== undefined && t.last <= this.quickMs;
   }
 
   /** Waits for a turn; resolves true when let in as a light (pipelinable) statement. */
@@ -197,27 +204,44 @@ export class Gate {
 /**
  * A database whose statements and transactions pass the gate, and whose connection failures reach
  * callers as `database-unavailable` (faults.ts). After a connection failure the database counts as
- * down: one statement at a time goes through to find out whether it is back, and the others are
- * answered at once instead of each waiting on a connection attempt of its own. LISTEN keeps its own
- * connection and passes freely. A statement's lane is its text; a transaction has none.
+ * down until a probe (PROBE, which may use the quick reserve) is answered: one caller at a time sends
+ * it before its own statement, and the others are answered at once instead of each waiting on a
+ * connection attempt of its own. The probe is not the caller's statement: one stuck behind a lock or
+ * an analytic one would have every other request refused for as long as it ran, with the database up
+ * (a single connection that died while idle counts it as down). LISTEN keeps its own connection and
+ * passes freely. A statement's lane is its text; a transaction has none.
  */
 export function gated(db: Database, gate: Gate): Database {
   let down: unknown;
   let probing = false;
+  /** What a statement's outcome says of the database: up when it answered, down when unreachable. */
+  const learn = (err?: unknown) => {
+    if (err === undefined) down = undefined;
+    else if (isConnectionFailure(err)) down = err;
+    else if (!(err instanceof RequestError)) down = undefined;
+  };
+  const probe = async () => {
+    if (probing) throw unavailableError(down);
+    probing = true;
+    try {
+      await gate.run(() => db.query(PROBE), PROBE);
+      learn();
+    } catch (err) {
+      learn(err);
+      if (down !== undefined || err instanceof RequestError) throw asUnavailable(err);
+    } finally {
+      probing = false;
+    }
+  };
   const guard = async <T>(fn: () => Promise<T>, lane?: string): Promise<T> => {
-    if (down !== undefined && probing) throw unavailableError(down);
-    const probe = down !== undefined;
-    if (probe) probing = true;
+    if (down !== undefined) await probe();
     try {
       const result = await gate.run(fn, lane);
-      down = undefined;
+      learn();
       return result;
     } catch (err) {
-      if (isConnectionFailure(err)) down = err;
-      else if (!(err instanceof RequestError)) down = undefined;
+      learn(err);
       throw asUnavailable(err);
-    } finally {
-      if (probe) probing = false;
     }
   };
   return {
