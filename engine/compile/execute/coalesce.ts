@@ -1,6 +1,6 @@
 import type { CancelSignal, Param, Queryable, Row } from '../../core/db/database';
 import { arrayLiteral } from '../../core/db/sql';
-import { isConnectionFailure } from '../../core/db/faults';
+import { readAgainOnFailure } from '../../core/db/faults';
 import { RequestError } from '../../core/errors';
 import { Lru } from '../../core/lru';
 import { multiplexedStatement, type Multiplexed } from '../sql/multiplex';
@@ -32,10 +32,10 @@ import { Cancellation } from './request-budget';
  * alone for each request, so that one request's error is its own. So is a batch whose text PostgreSQL
  * refuses (class 42: a type it could not resolve), whose statement is then never batched again. A
  * connection that fails under a batch (one that died while idle: the server restarted) gets the batch
- * run again (up to BATCH_ATTEMPTS runs), since one request alone would have failed once but a batch
- * fails all of its own; a read run alone is run again alike. Other failures (the database down, a timeout) are every request's of the
- * batch. A request cancelled at its deadline stops waiting; the batch's statement is cancelled once
- * every request in it is.
+ * run again (up to READ_ATTEMPTS runs, core/db/faults.ts), since one request alone would have failed
+ * once but a batch fails all of its own; a read run alone is run again alike. Other failures (the
+ * database down, a timeout) are every request's of the batch. A request cancelled at its deadline
+ * stops waiting; the batch's statement is cancelled once every request in it is.
  */
 
 /** A request's statement waiting for its turn's batch. */
@@ -96,12 +96,6 @@ const BATCH_ROWS = 64;
 /** How much the latest batch weighs in a lane's usual time. */
 const USUAL_WEIGHT = 0.2;
 
-/**
- * Runs of a batch whose connection fails under it: after a restart every idle connection of the pool
- * is dead, and each fails the statement sent on it once.
- */
-const BATCH_ATTEMPTS = 3;
-
 /** PostgreSQL's classes of errors caused by a value: data exceptions (22), and a check, a cast (42804). */
 const VALUE_ERROR = /^22|^42804$/;
 /** Errors of a statement's text (syntax, types, names: class 42): a batch's text the lone one is not. */
@@ -127,6 +121,12 @@ export type RunStatement = (
   params: readonly Param[],
   signal?: CancelSignal,
 ) => Promise<Row[]>;
+
+/** A query statement's one row: its answer. */
+function firstRow(rows: Row[]): Row {
+  if (!rows[0]) throw new Error('a query statement returned no row');
+  return rows[0];
+}
 
 export class Coalescer {
   private open = new Map<Queryable, Map<string, Batch>>();
@@ -160,17 +160,10 @@ export class Coalescer {
    * The answer row of `statement` with `params`; the last is the bytes the answer may have. A
    * statement with no other placeholder cannot be told apart per request and runs alone.
    */
-  async row(
-    reader: Queryable,
-    statement: QueryStatement,
-    params: readonly Param[],
-    signal?: CancelSignal,
-  ): Promise<Row> {
+  row(reader: Queryable, statement: QueryStatement, params: readonly Param[], signal?: CancelSignal): Promise<Row> {
     const lane =
       statement.bytesParam < 2 ? undefined : this.laneOf(statement.text, () => coalescedStatement(statement));
-    const [row] = await this.enqueue(reader, statement.text, lane, params, signal);
-    if (!row) throw new Error('a query statement returned no row');
-    return row;
+    return this.enqueue(reader, statement.text, lane, params, signal).then(firstRow);
   }
 
   /**
@@ -258,20 +251,12 @@ export class Coalescer {
     this.runRead(reader, text, w.params, w.signal).then(w.resolve, w.reject);
   }
 
-  /**
-   * A read run alone. One that meets a connection that died while idle (after the server restarted,
-   * every idle connection of the pool has) is run again on another, up to BATCH_ATTEMPTS runs in all,
-   * as a batch is: a read has nothing to undo, and a request should not fail for a connection it
-   * never used before the restart.
-   */
-  private async runRead(reader: Queryable, text: string, params: readonly Param[], signal?: CancelSignal) {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.runStatement(reader, text, params, signal);
-      } catch (err) {
-        if (attempt >= BATCH_ATTEMPTS || signal?.aborted || !isConnectionFailure(err)) throw err;
-      }
-    }
+  /** A read run alone, run again when its connection had died while idle (faults.ts). */
+  private runRead(reader: Queryable, text: string, params: readonly Param[], signal?: CancelSignal) {
+    return readAgainOnFailure(
+      () => this.runStatement(reader, text, params, signal),
+      () => signal?.aborted === true,
+    );
   }
 
   private async runBatch(batch: Batch): Promise<void> {
@@ -283,17 +268,17 @@ export class Coalescer {
     this.batches++;
     this.coalesced += waiting.length;
     this.counted(waiting.length);
-    let rows: Row[] | undefined;
-    for (let attempt = 1; !rows; attempt++) {
-      try {
-        rows = await this.runStatement(batch.reader, multiplexed.text, params, signal);
-      } catch (err) {
-        // A connection that died while idle (the server restarted) fails the statement sent on it: one
-        // request's alone, but a batch's every request. A read is run again, on another connection.
-        if (attempt < BATCH_ATTEMPTS && isConnectionFailure(err)) continue;
-        this.failed(batch, err);
-        return;
-      }
+    let rows: Row[];
+    try {
+      // A connection that died while idle fails the statement sent on it: one request's alone, but a
+      // batch's every request. A read is run again, on another connection.
+      rows = await readAgainOnFailure(
+        () => this.runStatement(batch.reader, multiplexed.text, params, signal),
+        () => signal?.aborted === true,
+      );
+    } catch (err) {
+      this.failed(batch, err);
+      return;
     }
     // Each row to its cohort, in the order they come: a statement with an ORDER BY is a subquery
     // PostgreSQL does not pull up into the join, so it runs once per cohort (the inner side of a

@@ -24,7 +24,7 @@ import { ADMIN_ROLE, type Session } from '../../core/session';
 import type { EngineConfig } from '../../core/config';
 import { asDbError, type Database, type Param, type Queryable, type Row } from '../../core/db/database';
 import { placeholderTypes } from '../../core/db/placeholder-types';
-import { asUnavailable, isConnectionFailure } from '../../core/db/faults';
+import { asUnavailable, isConnectionFailure, readAgainOnFailure } from '../../core/db/faults';
 import type { Model } from '../model/model-types';
 import { writerRoles } from '../model/role-permissions';
 import { errorPath } from '../plan/error-path';
@@ -297,9 +297,16 @@ export class Engine {
    * request's statement in a span of its own).
    */
   private answerRow(reader: Queryable, query: QueryStatement, bound: Param[], budget: RequestBudget) {
-    if (this.tracing.on || !this.config.database.coalesce)
-      return this.query(reader, query.text, bound, budget).then((rows) => rows[0]);
-    return this.coalescer.row(reader, query, bound, budget.signal);
+    if (this.coalescing) return this.coalescer.row(reader, query, bound, budget.signal);
+    return readAgainOnFailure(
+      () => this.query(reader, query.text, bound, budget),
+      () => budget.signal.aborted,
+    ).then((rows) => rows[0]);
+  }
+
+  /** Whether reads are coalesced: unless DATABASE_COALESCE=false, or tracing gives each its own span. */
+  private get coalescing(): boolean {
+    return !this.tracing.on && this.config.database.coalesce;
   }
 
   /** The role's schema, built on first use. An unknown role is refused. */
@@ -733,7 +740,7 @@ export class Engine {
       roles: this.writers,
     };
     if (tx) return { db: tx, session, config, writers, transaction: (fn) => fn(tx), record };
-    const read = (text: string, params: readonly Param[]) => this.read(text, params);
+    const read = this.read;
     return { db: this.db, session, config, writers, transaction: (fn) => this.db.transaction(fn), record, read };
   }
 
@@ -741,10 +748,10 @@ export class Engine {
    * A handler's read outside a transaction: coalesced with the same read of other requests of this
    * turn (coalesce.ts `rows`), or alone: with DATABASE_COALESCE=false, and when tracing is on.
    */
-  private read(text: string, params: readonly Param[]): Promise<Row[]> {
-    if (this.tracing.on || !this.config.database.coalesce) return this.db.query(text, params);
-    return this.coalescer.rows(this.db, text, params);
-  }
+  private readonly read = (text: string, params: readonly Param[]): Promise<Row[]> =>
+    this.coalescing
+      ? this.coalescer.rows(this.db, text, params)
+      : readAgainOnFailure(() => this.db.query(text, params));
 
   /**
    * The context of a GET request's actions: a query's handlers that write or spend refuse

@@ -68,3 +68,24 @@ export function busyError(waitedMs: number): RequestError {
 export function asUnavailable(err: unknown): unknown {
   return isConnectionFailure(err) && !(err instanceof RequestError) ? unavailableError(err) : err;
 }
+
+/**
+ * Runs of a read whose connection fails under it. After the server restarts, each connection that
+ * sat idle through it fails the statement sent on it once; a read has nothing to undo, and a request
+ * should not fail for a connection it never used before the restart.
+ */
+export const READ_ATTEMPTS = 3;
+
+/**
+ * A read, run again on a connection failure up to READ_ATTEMPTS runs in all; not once `aborted` says
+ * its request is cancelled. Only for statements that are safe to send twice: not a write.
+ */
+export async function readAgainOnFailure<T>(run: () => Promise<T>, aborted?: () => boolean): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (attempt >= READ_ATTEMPTS || aborted?.() || !isConnectionFailure(err)) throw err;
+    }
+  }
+}
