@@ -1,5 +1,5 @@
 import { DEMO } from '../demo/demo-data';
-import type { CancelSignal, Row } from '../engine/core/db/database';
+import type { CancelSignal, Queryable, Row } from '../engine/core/db/database';
 import { Coalescer } from '../engine/compile/execute/coalesce';
 import { placeholderTypes } from '../engine/core/db/placeholder-types';
 import { multiplexedStatement } from '../engine/compile/sql/multiplex';
@@ -33,7 +33,9 @@ interface Sent {
 describe(`statements of concurrent requests, coalesced, on ${backendName}`, () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer();
+    // One connection, as PGlite has: requests at once are batched, however few (with more connections,
+    // only those past one each: the coalescer's choice, below).
+    server = await startTestServer({ env: { DATABASE_POOL_SIZE: '1' } });
   });
   afterAll(() => server.close());
 
@@ -159,6 +161,36 @@ describe(`statements of concurrent requests, coalesced, on ${backendName}`, () =
 });
 
 /**
+ * With the default pool (DATABASE_POOL_SIZE, ten connections) a few requests at once each run their own
+ * statement, beside the others, on PostgreSQL; PGlite's one connection has their reads batched.
+ */
+describe(`few requests at once on a pool of ten, on ${backendName}`, () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  test('four requests at once: batched on one connection only', async () => {
+    const asked = [
+      ...Object.values(acme.cloudAccounts).map((id) => ({ id, headers: acmeAdmin })),
+      ...Object.values(globex.cloudAccounts).map((id) => ({ id, headers: globexAdmin })),
+    ].slice(0, 4);
+    expect(asked).toHaveLength(4);
+    const send = () => Promise.all(asked.map((a) => server.gql(BY_PK, { id: a.id }, a.headers)));
+    const alone = await send();
+    await send();
+    const batches = server.started.engine.coalescer.batches;
+    const together = await send();
+    expect(together.map((r) => r.body)).toEqual(alone.map((r) => r.body));
+    expect(together.every((r) => r.body.data.cloud_accounts_by_pk?.id)).toBe(true);
+    const ran = server.started.engine.coalescer.batches - batches;
+    if (onPostgres) expect(ran).toBe(0);
+    else expect(ran).toBeGreaterThan(0);
+  });
+});
+
+/**
  * Which statements the coalescer batches, shown on the database with statements of the test's own:
  * one quick, one that sleeps 5 ms for each request (each cohort of its batch costs the database 5 ms,
  * more than a batch may take).
@@ -173,12 +205,19 @@ describe(`the coalescer's choice on ${backendName}`, () => {
   // The sleep takes a cohort's value, so that each cohort runs it (a function of constants runs once).
   const statement = (sleep: number) =>
     `SELECT ($1::int * 2)::text AS "f0", 4 AS "__bytes" FROM pg_sleep(${sleep} + 0 * $1::int) WHERE $2::bigint > 0`;
+  /**
+   * The engine's database, not saying how many connections it has: its reads are batched however few
+   * are in flight, as on a full pool. The last tests show the rule on the pool itself.
+   */
+  const full: Queryable = {
+    query: (text, params, options) => server.started.db.query(text, params, options),
+    exec: (script) => server.started.db.exec(script),
+  };
   /** `n` requests at once, in one turn, asking for 2, 4, 6 ... */
-  const asked = (c: Coalescer, text: string, n: number, signal?: CancelSignal) =>
-    Array.from({ length: n }, (_, i) =>
-      c.row(server.started.db, { text, bytesParam: 2 }, [String(i + 1), '1000'], signal),
-    );
-  const round = (c: Coalescer, text: string, n: number) => Promise.all(asked(c, text, n));
+  const asked = (c: Coalescer, text: string, n: number, signal?: CancelSignal, reader: Queryable = full) =>
+    Array.from({ length: n }, (_, i) => c.row(reader, { text, bytesParam: 2 }, [String(i + 1), '1000'], signal));
+  const round = (c: Coalescer, text: string, n: number, reader?: Queryable) =>
+    Promise.all(asked(c, text, n, undefined, reader));
   const doubles = (n: number) => Array.from({ length: n }, (_, i) => String(2 * (i + 1)));
   const newCoalescer = (batchMs?: number) =>
     new Coalescer((reader, text, params, signal) => reader.query(text, params, { signal }), { batchMs });
@@ -222,6 +261,33 @@ describe(`the coalescer's choice on ${backendName}`, () => {
     expect(c.batches).toBe(3);
   });
 
+  test('reads run alone while the requests in flight are no more than the pool’s connections; past that, batched', async () => {
+    let requests = 0;
+    const c = new Coalescer((reader, text, params, signal) => reader.query(text, params, { signal }), {
+      batchMs: 1000,
+      requestsInFlight: () => requests,
+    });
+    const text = statement(0);
+    // Measured (batches of two, then one a round), so that a batch may hold a whole round.
+    await round(c, text, 16);
+    await round(c, text, 16);
+    const db = server.started.db;
+    const size = db.poolStats!().size;
+    const ran = async (n: number) => {
+      const before = [c.batches, c.coalesced];
+      expect((await round(c, text, n, db)).map((r) => r.f0)).toEqual(doubles(n));
+      return [c.batches - before[0], c.coalesced - before[1]];
+    };
+    // As many requests as connections: each read runs alone, beside the others. PGlite has one
+    // connection, beside which nothing runs: its reads at once are batched.
+    requests = size;
+    expect(await ran(8)).toEqual(size > 1 ? [0, 0] : [1, 8]);
+    // One more: every read of the turn is batched.
+    requests = size + 1;
+    expect(await ran(8)).toEqual([1, 8]);
+    if (onPostgres) expect(size).toBeGreaterThan(1);
+  });
+
   test('a batch whose connection fails under it (one that died while idle) is run again', async () => {
     let failures = 0;
     const c = new Coalescer((reader, text, params, signal) => {
@@ -252,7 +318,7 @@ describe(`the coalescer's choice on ${backendName}`, () => {
       return reader.query(text, params, { signal });
     });
     const text = statement(0);
-    const ask = (signal?: CancelSignal) => c.row(server.started.db, { text, bytesParam: 2 }, ['7', '1000'], signal);
+    const ask = (signal?: CancelSignal) => c.row(full, { text, bytesParam: 2 }, ['7', '1000'], signal);
     failures = 2;
     expect((await ask()).f0).toBe('14');
     expect([runs, c.batches]).toEqual([3, 0]);
@@ -283,7 +349,7 @@ describe(`the coalescer's choice on ${backendName}`, () => {
       multiplexedStatement(typed.text, 3, { bytesPerCohort: true, cohortTypes: ['uuid', 'timestamp', 'bigint'] }).text,
     ).toContain('unnest($1::uuid[], $2::timestamp[], $3::bigint[])');
     const id = (i: number) => `00000000-0000-4000-8000-00000000000${i}`;
-    const ask = (values: string[]) => c.row(server.started.db, typed, [...values, '1000']);
+    const ask = (values: string[]) => c.row(full, typed, [...values, '1000']);
     // Measured first, in a batch of two; then five in one batch, one of them with a malformed uuid.
     await Promise.all([ask([id(1), '2026-01-01']), ask([id(2), '2026-01-02'])]);
     const batches = c.batches;
@@ -307,7 +373,7 @@ describe(`the coalescer's choice on ${backendName}`, () => {
     // No casts: PostgreSQL infers an integer, a text and an array of integers.
     const text = `SELECT g AS "n", $2 || g AS "label" FROM generate_series(1, $1) AS g WHERE NOT g = ANY($3) ORDER BY g DESC`;
     expect(await placeholderTypes(db, text)).toEqual(['integer', 'text', 'integer[]']);
-    const asked = (n: number) => c.rows(db, text, [String(n), `t${n}-`, '{2}']);
+    const asked = (n: number) => c.rows(full, text, [String(n), `t${n}-`, '{2}']);
     const expected = (n: number) =>
       Array.from({ length: n }, (_, i) => n - i)
         .filter((g) => g !== 2)
@@ -323,13 +389,12 @@ describe(`the coalescer's choice on ${backendName}`, () => {
   });
 
   test('a read whose batch PostgreSQL refuses (a type it does not know) runs alone from then on', async () => {
-    const db = server.started.db;
     const c = new Coalescer((reader, text, params, signal) => reader.query(text, params, { signal }), {
       batchMs: 1000,
       describe: async () => ['no_such_type'],
     });
     const text = `SELECT $1::int * 3 AS "x"`;
-    const round = () => Promise.all([1, 2, 3].map((i) => c.rows(db, text, [String(i)])));
+    const round = () => Promise.all([1, 2, 3].map((i) => c.rows(full, text, [String(i)])));
     await round(); // the types are asked
     expect((await round()).map((r) => r[0].x)).toEqual([3, 6, 9]);
     expect(c.batches).toBe(1);

@@ -33,7 +33,8 @@ describe(`/metrics with METRICS_TOKEN on ${backendName}`, () => {
   };
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { METRICS_TOKEN: TOKEN } });
+    // One connection: reads of requests at once are batched however few (coalesce.ts), as on PGlite.
+    server = await startTestServer({ env: { METRICS_TOKEN: TOKEN, DATABASE_POOL_SIZE: '1' } });
   });
   afterAll(() => server?.close());
 

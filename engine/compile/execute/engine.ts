@@ -238,7 +238,10 @@ export class Engine {
   readonly coalescer = new Coalescer((reader, text, params, signal) => reader.query(text, params, { signal }), {
     counted: (requests) => this.metrics?.coalescedBatch(requests),
     describe: (text) => placeholderTypes(this.db, text),
+    requestsInFlight: () => this.answering,
   });
+  /** Requests being answered (from their budget's making to its end): the coalescer's measure of load. */
+  private answering = 0;
   /** Sessions that just wrote: their reads stay on the primary (read-your-writes.ts). */
   private readonly recentWriters: RecentWriters;
 
@@ -398,6 +401,7 @@ export class Engine {
 
   /** The limits of one HTTP request's work, shared by the operations of a batch. */
   private newBudget(record: RequestRecord | undefined): RequestBudget {
+    this.answering++;
     const l = this.config.limits;
     return new RequestBudget(
       { maxTotalRows: l.maxTotalRows, maxResponseBytes: l.maxResponseBytes, requestTimeoutMs: l.requestTimeoutMs },
@@ -474,6 +478,7 @@ export class Engine {
 
   /** The request's work is over: its rows go to the access log (core/request-context.ts). */
   private done(budget: RequestBudget): void {
+    this.answering--;
     if (budget.record) budget.record.rows = budget.rowCount;
     budget.dispose();
   }
