@@ -86,6 +86,36 @@ describe('standard output (descriptorSink)', () => {
     }
   });
 
+  test('writes at most once every 10 ms: lines of the next turns soon after a write wait for the rest of it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'logger-'));
+    const file = path.join(dir, 'lines');
+    const fd = fs.openSync(file, 'w');
+    const count = () => fs.readFileSync(file, 'utf8').split('\n').length - 1;
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    try {
+      const log = createLogger('info', descriptorSink(fd));
+      log({ msg: 'first' });
+      await turn();
+      const wrote = Date.now();
+      expect(count()).toBe(1);
+      // Three turns' lines, each soon after the write: held, then written together.
+      for (let i = 0; i < 3; i++) {
+        log({ msg: `line ${i}` });
+        await turn();
+      }
+      if (Date.now() - wrote < 8) expect(count()).toBe(1);
+      await new Promise((r) => setTimeout(r, 30));
+      expect(count()).toBe(4);
+      // After a quiet spell a line is written at the end of its turn again.
+      log({ msg: 'after' });
+      await turn();
+      expect(count()).toBe(5);
+    } finally {
+      fs.closeSync(fd);
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test.each(['exit', 'throw'])('lines held when the process ends (%s) are written before it ends', async (how) => {
     const run = await runTs('tests/support/log-exit-probe.ts', [how], {});
     expect(run.code).toBe(how === 'exit' ? 3 : 1);
