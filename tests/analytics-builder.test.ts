@@ -504,6 +504,33 @@ describe(`analytic query builder on ${backendName}`, () => {
     expect(spacesOutsideStrings((text as JsonRows).text)).toEqual([]);
   });
 
+  test('groups are ordered by no more keys than make their order whole; aggregates alone are one row, neither ordered nor cut', async () => {
+    const run = async (req: AnalyticRequest) => {
+      const built = buildQuery(recommendationGroupings, req, acme);
+      return { text: built.text, rows: rowsOf(built, await server.started.db.query(built.text, built.params)) };
+    };
+    // Grouped by category: the category orders the groups whole; count and sum break no tie.
+    const grouped = await run({ group_by: ['category'], columns: ['category', 'count', 'sum_estimated_savings'] });
+    expect(grouped.text).toMatch(/GROUP BY rc\.category ORDER BY rc\.category ASC NULLS LAST LIMIT \d+\)/);
+    expect(grouped.text).toMatch(/ORDER BY q\.c0 ASC NULLS LAST$/);
+    expect(grouped.rows.length).toBeGreaterThan(1);
+    // Ordered by count first: the category still follows, as the tie breaker that makes it whole.
+    const byCount = await run({
+      group_by: ['category'],
+      columns: ['category', 'count'],
+      order_by: [{ column: 'count', order: 'desc' }],
+    });
+    expect(byCount.text).toContain('ORDER BY count(*)::int DESC, rc.category ASC NULLS LAST LIMIT');
+    // No groups: one row, and no ORDER BY nor LIMIT; an offset or a limit of 0 still cuts it.
+    const total = await run({ columns: ['count'] });
+    expect(total.text).not.toMatch(/ORDER BY|LIMIT/);
+    expect(total.rows).toEqual([{ count: grouped.rows.reduce((n, r) => n + Number(r.count), 0) }]);
+    expect((await run({ columns: ['count'], limit: 0 })).rows).toEqual([]);
+    const offset = await run({ columns: ['count'], order_by: [{ column: 'count' }], offset: 1 });
+    expect(offset.text).toMatch(/LIMIT \d+ OFFSET \$\d+::bigint/);
+    expect(offset.rows).toEqual([]);
+  });
+
   test('values travel only as parameters', () => {
     const evil = "x'; DROP TABLE spends; --";
     const built = buildQuery(

@@ -87,12 +87,14 @@ export function buildQuery(
   const groups = grouping ? groupsOf(ds, req, columns, requested) : undefined;
   const where = whereSql(ds, req.where);
   const order = orderOf(req, groups, columns, names);
-  const page = pageOf(req, order.ordered);
+  // Aggregates without groups are one row: nothing to order or cut, but for an offset or a limit of 0.
+  const oneRow = groups?.length === 0;
+  const page = pageOf(req, order.ordered, oneRow);
   // After every name is resolved: the LATERAL subquery holds the transformations used.
   const from = sql`${definitionSql(ds.from, tenantValue)}${names.lateral()}`;
   const filter = ds.filter ? sql` AND (${sql.text(ds.filter)})` : EMPTY;
   const rows = sql`FROM ${from} WHERE ${sql.text(ds.tenant.sql)} = ${tenantValue}${filter} AND ${where}${groupBy(groups)}`;
-  const fragment = pagedJson(columns, order.keys, rows, page.inner);
+  const fragment = pagedJson(columns, order.keys, rows, page.inner, groups);
   const returned = columns.map((c) => c.name);
   const json = columns.map((c) => ({ key: c.name, kind: c.text ? 'string' : JSON_KINDS[c.type], nullable: true }));
   return {
@@ -260,8 +262,9 @@ function orderOf(
  * where its custom plan and the floor's sort the category's 95 rows (0.6 ms). Returning up to the
  * rounded limit costs a few rows' JSON. Offsets, one per page, stay bound.
  */
-function pageOf(req: AnalyticRequest, ordered: boolean): { inner: Sql; limit: number } {
+function pageOf(req: AnalyticRequest, ordered: boolean, oneRow: boolean): { inner: Sql; limit: number } {
   const { limit, offset } = checkedPage(req, ordered);
+  if (oneRow && !offset && limit > 0) return { inner: EMPTY, limit };
   const rounded = sql.text(` LIMIT ${roundedLimit(limit)}`);
   return { inner: offset ? sql`${rounded} OFFSET ${slot(offset, '$.offset')}::bigint` : rounded, limit };
 }
@@ -327,7 +330,7 @@ function groupBy(groups: Resolved[] | undefined): Sql {
  * `created_at` both ordered by and returned as o0 and c3, recommendation_missconfig_v2's rows were
  * sorted a second time.
  */
-function pagedJson(columns: Resolved[], requested: OrderKey[], rows: Sql, inner: Sql): Sql {
+function pagedJson(columns: Resolved[], requested: OrderKey[], rows: Sql, inner: Sql, groups?: Resolved[]): Sql {
   if (!columns.length) return sql`SELECT NULL AS c FROM (SELECT 1 AS one ${rows}${orderBy(requested)}${inner}) AS q`;
   const c = columns.map((_, i) => sql.text(`c${i}`));
   const extra = requested.filter((k) => !columns.some((col) => col.name === k.name));
@@ -340,7 +343,10 @@ function pagedJson(columns: Resolved[], requested: OrderKey[], rows: Sql, inner:
     ...extra.map((k) => sql`${k.sql} AS ${refOf(k)}`),
   ];
   const keys = [...requested, ...columns.map((col) => ({ name: col.name, sql: col.sql, dir: 'ASC NULLS LAST' }))];
-  const order = keys.filter((k, i) => keys.findIndex((o) => o.name === k.name) === i);
+  const order = untilGrouped(
+    keys.filter((k, i) => keys.findIndex((o) => o.name === k.name) === i),
+    groups,
+  );
   const outerOrder = order.map((k) => ({ ...k, sql: sql`q.${refOf(k)}` }));
   const named = sql.join(
     c.map(
@@ -349,6 +355,23 @@ function pagedJson(columns: Resolved[], requested: OrderKey[], rows: Sql, inner:
     ', ',
   );
   return sql`SELECT row_to_json(e)::text AS r FROM (SELECT ${sql.join(select, ', ')} ${rows}${orderBy(order)}${inner}) AS q CROSS JOIN LATERAL (SELECT ${named}) AS e${orderBy(outerOrder)}`;
+}
+
+/**
+ * The order keys up to the one after which every group is ordered by: groups are distinct, so no
+ * later key breaks a tie, and sorting by it (an aggregate, a sum) only costs PostgreSQL comparisons.
+ * Aggregates without groups are one row: no key at all. Without groups (a list), every key.
+ */
+function untilGrouped(keys: OrderKey[], groups: Resolved[] | undefined): OrderKey[] {
+  if (!groups) return keys;
+  const left = new Set(groups.map((g) => g.name));
+  const kept: OrderKey[] = [];
+  for (const k of keys) {
+    if (left.size === 0) break;
+    kept.push(k);
+    left.delete(k.name);
+  }
+  return left.size === 0 ? kept : keys;
 }
 
 /** The JSON PostgreSQL writes for a field's SQL value: timestamps as strings, jsonb as itself. */
