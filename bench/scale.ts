@@ -50,13 +50,21 @@ function intSetting(name: string, fallback: number, min: number): number {
   return n;
 }
 
-const settings = {
-  seconds: intSetting('BENCH_SCALE_DURATION_SECONDS', 8, 1),
-  warmupSeconds: intSetting('BENCH_WARMUP_SECONDS', 2, 0),
-  connections: intSetting('BENCH_CONNECTIONS', 32, 1),
-  extraSpendDays: intSetting('BENCH_EXTRA_SPEND_DAYS', 0, 0),
-  workloads: (process.env.BENCH_WORKLOADS || 'by_pk,nested').split(',').map((s) => s.trim()),
-};
+/**
+ * Read when the scale mode runs, not when run.ts loads this module: the other modes read the same
+ * variables their own way (BENCH_CONNECTIONS a comma list).
+ */
+let read: ReturnType<typeof readSettings> | undefined;
+const settings = () => (read ??= readSettings());
+function readSettings() {
+  return {
+    seconds: intSetting('BENCH_SCALE_DURATION_SECONDS', 8, 1),
+    warmupSeconds: intSetting('BENCH_WARMUP_SECONDS', 2, 0),
+    connections: intSetting('BENCH_CONNECTIONS', 32, 1),
+    extraSpendDays: intSetting('BENCH_EXTRA_SPEND_DAYS', 0, 0),
+    workloads: (process.env.BENCH_WORKLOADS || 'by_pk,nested').split(',').map((s) => s.trim()),
+  };
+}
 const ENGINES = 3;
 const ADMIN_SECRET = randomBytes(16).toString('hex');
 const METRICS_TOKEN = randomBytes(24).toString('hex');
@@ -107,7 +115,7 @@ async function startEngine(parts: Parts, primary: OwnCluster, replicas: OwnClust
   const started = await child.call<EngineStarted>('start', {
     databaseUrl: primary.url,
     adminSecret: ADMIN_SECRET,
-    extraSpendDays: replicas.length ? 0 : settings.extraSpendDays,
+    extraSpendDays: replicas.length ? 0 : settings().extraSpendDays,
     scale: 0,
     logLines: 0,
     workloads: [],
@@ -134,7 +142,7 @@ async function stopEngine(parts: Parts, engine: Engine): Promise<void> {
  * load balancer does, on a fresh connection.
  */
 async function startProxy(ports: number[]): Promise<http.Server> {
-  const agents = ports.map(() => new http.Agent({ keepAlive: true, maxSockets: settings.connections }));
+  const agents = ports.map(() => new http.Agent({ keepAlive: true, maxSockets: settings().connections }));
   let next = 0;
   const forward = (i: number, req: http.IncomingMessage, body: Buffer, res: http.ServerResponse, again: boolean) => {
     const upstream = http.request(
@@ -238,7 +246,11 @@ async function measuredRun(load: Child, setUp: SetUp, run: Omit<LoadRun, 'second
   const loadAverage = os.loadavg()[0];
   const engines0 = await cpuMicros(setUp.engines.map((e) => e.child));
   const proxy0 = process.cpuUsage();
-  const r = await load.call<LoadResult>('run', { ...run, seconds: settings.seconds, measure: true } satisfies LoadRun);
+  const r = await load.call<LoadResult>('run', {
+    ...run,
+    seconds: settings().seconds,
+    measure: true,
+  } satisfies LoadRun);
   const proxy = process.cpuUsage(proxy0);
   r.serverCpuMicros = (await cpuMicros(setUp.engines.map((e) => e.child))) - engines0;
   return { ...r, proxyCpuMicros: setUp.proxied ? proxy.user + proxy.system : 0, loadAverage };
@@ -251,7 +263,7 @@ async function warmUp(load: Child, url: string | string[], w: Workload, seconds:
     url,
     headers: sessionHeaders(ADMIN_SECRET),
     body: requestBody(w),
-    connections: settings.connections,
+    connections: settings().connections,
     seconds,
     measure: false,
   };
@@ -267,9 +279,9 @@ async function measure(load: Child, setUp: SetUp, workloads: Workload[]): Promis
       url: setUp.url,
       headers: sessionHeaders(ADMIN_SECRET),
       body: requestBody(w),
-      connections: settings.connections,
+      connections: settings().connections,
     };
-    await warmUp(load, setUp.url, w, settings.warmupSeconds);
+    await warmUp(load, setUp.url, w, settings().warmupSeconds);
     const r = await measuredRun(load, setUp, run);
     log(`${setUp.label}, ${w.name}: ${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(2)} ms, p99 ${r.p99.toFixed(2)} ms`);
     if (r.errors + r.non2xx > 0) log(`${setUp.label}, ${w.name}: ${r.errors} errors/timeouts, ${r.non2xx} non-2xx`);
@@ -301,7 +313,7 @@ function report(measured: Measured[], workloads: Workload[], names: Map<string, 
   const pad = (s: string, n: number) => s.padEnd(n);
   out.push('');
   out.push(
-    `scale: read workloads, ${settings.connections} keep-alive connections, ${settings.warmupSeconds} s warm-up + ${settings.seconds} s measured per run`,
+    `scale: read workloads, ${settings().connections} keep-alive connections, ${settings().warmupSeconds} s warm-up + ${settings().seconds} s measured per run`,
   );
   out.push('(on this 2-core machine engines, replicas, proxy and load generator share the same two cores:');
   out.push(' the ratios to set-up 1 say more than the absolute figures)');
@@ -341,7 +353,7 @@ function report(measured: Measured[], workloads: Workload[], names: Map<string, 
 }
 
 function selectedWorkloads(): Workload[] {
-  return settings.workloads.map((name) => {
+  return settings().workloads.map((name) => {
     const w = WORKLOADS.find((x) => x.name === name && !x.writes);
     if (!w) throw new Error(`BENCH_WORKLOADS: no read workload "${name}"`);
     return w;
@@ -394,8 +406,8 @@ async function scale(parts: Parts): Promise<void> {
   // The new engines are warmed up first: a process that has just started spends more CPU per request
   // for a while (measured: 40 to 80 % more on by_pk in its first run), which would weigh on whichever
   // set-up came first.
-  log(`warming up the new engines: ${settings.warmupSeconds * (ENGINES - 1)} s per workload`);
-  for (const w of workloads) await warmUp(load, many.slice(1).map(url), w, settings.warmupSeconds * (ENGINES - 1));
+  log(`warming up the new engines: ${settings().warmupSeconds * (ENGINES - 1)} s per workload`);
+  for (const w of workloads) await warmUp(load, many.slice(1).map(url), w, settings().warmupSeconds * (ENGINES - 1));
   await run({
     label: SET_UPS[2],
     replicas: true,
