@@ -305,7 +305,7 @@ export class Coalescer {
     this.runRead(reader, text, w.params, w.signal).then(w.resolve, w.reject);
   }
 
-  /** A read run alone, run again when its connection had died while idle (faults.ts). */
+  /** A read (alone, or a batch's), run again when its connection had died while idle (faults.ts). */
   private runRead(reader: Queryable, text: string, params: readonly Param[], signal?: CancelSignal) {
     return readAgainOnFailure(
       () => this.runStatement(reader, text, params, signal),
@@ -325,11 +325,8 @@ export class Coalescer {
     let rows: Row[];
     try {
       // A connection that died while idle fails the statement sent on it: one request's alone, but a
-      // batch's every request. A read is run again, on another connection.
-      rows = await readAgainOnFailure(
-        () => this.runStatement(batch.reader, multiplexed.text, params, signal),
-        () => signal?.aborted === true,
-      );
+      // batch's every request. A batch is a read too, run again on another connection.
+      rows = await this.runRead(batch.reader, multiplexed.text, params, signal);
     } catch (err) {
       this.failed(batch, err);
       return;

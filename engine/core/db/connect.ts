@@ -2,7 +2,7 @@ import type { EngineConfig } from '../config';
 import { silentLogger, type Logger } from '../logger';
 import type { Database } from './database';
 import { isConnectionFailure } from './faults';
-import { Gate, gated, type GateOptions } from './gate';
+import { Gate, gated, PROBE, type GateOptions } from './gate';
 import { openPglite } from './pglite';
 import { connectPostgres } from './postgres';
 import { readReplicas } from './replicas';
@@ -115,7 +115,7 @@ async function waitForServer(db: Database, url: string, retrySeconds: number, lo
   let delay = 250;
   for (let attempt = 1; ; attempt++) {
     try {
-      await db.query('SELECT 1');
+      await db.query(PROBE);
       if (attempt > 1) log({ level: 'info', msg: `PostgreSQL at ${target} is reachable`, attempts: attempt });
       return;
     } catch (err) {
