@@ -138,6 +138,40 @@ describe('the GraphQL lane', () => {
     });
   });
 
+  it('writes a large answer of several fields in pieces: the same bytes as Hono, its length in bytes', async () => {
+    // Names of two and three UTF-8 bytes a character: a length counted in characters would cut the answer short.
+    const [account] = (await t.gql('{ cloud_accounts(limit: 1) { id tenant } }')).body.data.cloud_accounts;
+    const objects = Array.from({ length: 40 }, (_, i) => ({
+      tenant_id: account.tenant,
+      account_id: account.id,
+      name: `lane-pieces-${i} Zürich 東京 ${'é'.repeat(60)}`,
+      status: 'DRAFT',
+    }));
+    const inserted = await t.gql(
+      'mutation ($o: [auto_playbook_insert_input!]!) { insert_auto_playbook(objects: $o) { affected_rows } }',
+      { o: objects },
+    );
+    expect(inserted.body).toEqual({ data: { insert_auto_playbook: { affected_rows: 40 } } });
+    const body = JSON.stringify({
+      query: `query Large { first: auto_playbook(where: {name: {_like: "lane-pieces-%"}}, order_by: {name: asc}) { name status }
+        n: auto_playbook_aggregate(where: {name: {_like: "lane-pieces-%"}}) { aggregate { count } }
+        __typename
+        last: auto_playbook(where: {name: {_like: "lane-pieces-1%"}}, order_by: {name: desc}) { name } }`,
+    });
+    const lane = await send('/api/graphql', body, ADMIN);
+    const hono = await send('/api/graphql', body, { ...ADMIN, ...BROWSER });
+    expect(lane.viaHono).toBe(false);
+    expect(lane.answer.status).toBe(200);
+    expect(lane.answer.body.length).toBeGreaterThan(4096);
+    expect(Number(lane.answer.headers['content-length'])).toBe(Buffer.byteLength(lane.answer.body));
+    expect({ ...lane.answer, requestId: undefined }).toEqual({ ...hono.answer, requestId: undefined });
+    const data = JSON.parse(lane.answer.body).data;
+    expect(Object.keys(data)).toEqual(['first', 'n', '__typename', 'last']);
+    expect(data.first).toHaveLength(40);
+    expect(data.first[0].name).toBe(objects[0].name);
+    expect(data.n.aggregate.count).toBe(40);
+  });
+
   it('counts its requests in /metrics as the Hono route does', async () => {
     const before = await t.started.observability.metrics.registry.metrics();
     await send('/api/graphql', JSON.stringify({ query: '{ tenant(limit: 1) { id } }' }), ADMIN);

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import { answerHeaders, answerPost, type PostAnswer } from './graphql-route';
+import type { EngineResponse } from '../../compile/execute/engine';
 import { statusFor } from './media-types';
 import { readIncomingBody } from './read-request';
 import { beginRequest, finishRequest, GRAPHQL_ROUTES, type ObserveOptions } from './observe';
@@ -38,12 +39,15 @@ export function graphqlLane(opts: AppOptions, next: RequestListener): RequestLis
       record,
     };
     const write = (a: PostAnswer) => {
-      const body = a.response.body;
-      const bytes = Buffer.byteLength(body);
+      const pieces = writtenPieces(a.response);
+      let bytes = 0;
+      for (const p of pieces) bytes += Buffer.byteLength(p);
       const status = statusFor(a.response, a.media);
       const extra = { ...a.extra, ...vary, 'x-request-id': record.id, 'content-length': String(bytes) };
       res.writeHead(status, answerHeaders(a.media, a.response, extra));
-      res.end(body);
+      // One write of the socket still (Node corks it until the end of the turn), each piece as it is.
+      for (let i = 0; i < pieces.length - 1; i++) res.write(pieces[i]);
+      res.end(pieces[pieces.length - 1]);
       finishRequest(observe, record, { route, method: 'POST', status, bytes });
     };
     answerPost(opts.engine, resolveSession, opts.bodyBytes, post)
@@ -59,6 +63,22 @@ export function graphqlLane(opts: AppOptions, next: RequestListener): RequestLis
       });
   };
 }
+
+/**
+ * What the lane writes of an answer: its pieces when it is large enough that joining them costs more
+ * than a write each (a copy of the answer, and two more where Node measures it and puts the head
+ * before it), else its body.
+ */
+function writtenPieces(r: EngineResponse): readonly string[] {
+  const pieces = r.pieces;
+  if (!pieces) return [r.body];
+  let length = 0;
+  for (const p of pieces) length += p.length;
+  return length >= PIECES_FROM ? pieces : [r.body];
+}
+
+/** Answers of this many characters or more are written in pieces (writtenPieces). */
+const PIECES_FROM = 2048;
 
 /**
  * For @hono/node-server's `serve({createServer})`: Node's HTTP server with the GraphQL lane in front
