@@ -34,6 +34,7 @@ import { serveCalls } from './ipc';
 import { extraSpendsSql, logLinesSql, sizeAccountsSql, sizeSpendsSql } from './data';
 import { checkPlans, type PlanCheck, type StatementToCheck } from './plans';
 import { BENCH_ROLE, BENCH_TENANT, handParams, WORKLOADS, type Workload } from './workloads';
+import { startAllocProfile } from './alloc-profile';
 
 /** The statement the engine runs for one workload, as its own modules compile and bind it. */
 export interface CompiledWorkload {
@@ -60,6 +61,8 @@ export interface EngineStart {
   direct: boolean;
   /** More engine environment (the subscriptions bench's settings). */
   env?: Record<string, string>;
+  /** A folder: profile what the process allocates from start to stop (alloc-profile.ts) and write it there. */
+  allocProfDir?: string;
 }
 
 export interface EngineStarted {
@@ -439,8 +442,12 @@ function benchLogger(level: LogLevel): Logger {
   };
 }
 
+/** Ends the allocation profile and writes it, when one was asked for. */
+let stopAllocProfile: (() => Promise<string>) | undefined;
+
 serveCalls({
   async start(p: EngineStart): Promise<EngineStarted> {
+    if (p.allocProfDir) stopAllocProfile = await startAllocProfile(p.allocProfDir);
     const config = loadConfig({
       DATABASE_URL: p.databaseUrl,
       ADMIN_SECRET: p.adminSecret,
@@ -506,10 +513,11 @@ serveCalls({
     return { memory: process.memoryUsage(), compilations: started?.engine.compilations ?? 0 };
   },
   async stop() {
+    const allocProfile = await stopAllocProfile?.();
     started?.drain();
     await Promise.all([shut(server), shut(direct)]);
     await started?.close();
     setImmediate(() => process.exit(0));
-    return true;
+    return { allocProfile };
   },
 });

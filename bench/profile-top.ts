@@ -91,7 +91,7 @@ function projectPart(rel: string): string {
   return PROJECT_PARTS.find(([re]) => re.test(rel))?.[1] ?? rel;
 }
 
-function label(n: ProfileNode): string {
+export function label(n: Pick<ProfileNode, 'callFrame'>): string {
   const url = n.callFrame.url.replace(/^file:\/\//, '');
   const rel = url.includes('node_modules/')
     ? url.slice(url.lastIndexOf('node_modules/') + 13)
@@ -176,4 +176,5 @@ function main(): void {
   for (const [k, v] of top(t.inclusive, o.count)) out.write(line(v, k));
 }
 
-main();
+// alloc-top.ts borrows partOf and label: run only when called as a script.
+if (require.main === module) main();

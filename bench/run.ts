@@ -51,6 +51,8 @@
  * BENCH_DIAGNOSE=1 (also load `Engine.run` behind a bare node:http route, without Hono, to split
  * the engine's overhead into HTTP layer and engine), BENCH_CPU_PROF (a folder: the engine and floor
  * processes write V8 CPU profiles there when they stop; summarise with dist/bench/profile-top.js),
+ * BENCH_ALLOC_PROF (a folder: the engine writes an allocation profile there when it stops, collected
+ * objects included: alloc-profile.ts; summarise with dist/bench/alloc-top.js),
  * BENCH_ENGINE_NODE_FLAGS (the engine process's Node.js flags; default those of `npm start`, '' for
  * V8's defaults: bench/engine-flags.ts),
  * BENCH_SCALE (0; N > 0 adds the generated demo data of scale N, about 100,000 × N spend lines, through
@@ -145,6 +147,7 @@ const settings = {
     ? env.BENCH_WORKLOADS.split(',').map((s) => s.trim())
     : WORKLOADS.filter(defaultWorkload).map((w) => w.name),
   cpuProfDir: env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : undefined,
+  allocProfDir: env.BENCH_ALLOC_PROF ? path.resolve(env.BENCH_ALLOC_PROF) : undefined,
   diagnose: /^(1|true|yes|on)$/i.test(env.BENCH_DIAGNOSE ?? ''),
   engineNodeFlags: engineNodeFlags(env),
 };
@@ -670,6 +673,7 @@ async function startServers(scratch: Scratch, selected: Workload[], spendRows?: 
     logLines: settings.logLines,
     spendRows,
     workloads: selected.map((w) => w.name),
+    allocProfDir: settings.allocProfDir,
     // A JWT that outlives the longest run; /metrics for the plan-cache counts; the pool's settings
     // of the bench's own environment (DATABASE_POOL_*, DATABASE_PIPELINE_*, DATABASE_COALESCE), to compare them.
     env: { ...poolSettings(), METRICS_TOKEN: metricsToken, JWT_EXPIRY_SECONDS: '86400' },
@@ -800,12 +804,13 @@ async function measureWorkload(w: Workload, s: Servers, scratch: Scratch): Promi
   return rows;
 }
 
-/** Stops the engine and the floor, so that they write their CPU profiles when asked to. */
+/** Stops the engine and the floor, so that they write their profiles when asked to. */
 async function stopServers(s: Servers): Promise<void> {
   await s.db.end({ timeout: 5 });
-  await Promise.all([s.engine.call('stop'), s.floor.call('stop')]);
+  const [stopped] = await Promise.all([s.engine.call<{ allocProfile?: string }>('stop'), s.floor.call('stop')]);
   await Promise.all([s.engine.exited, s.floor.exited]);
   if (settings.cpuProfDir) log(`CPU profiles written to ${settings.cpuProfDir}`);
+  if (stopped.allocProfile) log(`the engine's allocation profile written to ${stopped.allocProfile}`);
 }
 
 async function main(): Promise<number> {
