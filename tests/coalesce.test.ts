@@ -251,7 +251,7 @@ describe(`the coalescer's choice on ${backendName}`, () => {
   });
 
   test('a heavy statement: after its first batch, each request runs alone', async () => {
-    const c = newCoalescer();
+    const c = newCoalescer(4);
     // The database's clock shows each cohort took 5 ms, more than a batch's 4 ms, however quick or
     // slow the round trip: after the first batches (of two) each request runs alone.
     expect((await round(c, statement(0.005), 6)).map((r) => r.f0)).toEqual(doubles(6));

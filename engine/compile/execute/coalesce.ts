@@ -22,12 +22,11 @@ import { Cancellation } from './request-budget';
  * whose placeholders' types PostgreSQL is asked once per text (core/db/placeholder-types.ts) before
  * the text is batched: until then its requests run alone.
  *
- * A batch holds as many requests as BATCH_MS of the database's time: it runs on one connection, so
- * PostgreSQL runs its cohorts one after the other on one core. Coalescing every request of a turn
- * into one batch made the bench's `nested` (an aggregate under a list, 1 ms a cohort) fall from 0.83
- * to 0.59 of its floor: the parallelism lost was worth more than the round trips saved. A statement
- * whose one cohort costs more than BATCH_MS runs alone, and is tried in a batch again RETRY_MS later,
- * since what it costs depends on the data and the load.
+ * A batch holds as many requests as its time budget of the database's time (BATCH_MS for the reads
+ * of one row, ROWS_BATCH_MS for those of many): it runs on one connection, so PostgreSQL runs its
+ * cohorts one after the other on one core, and a turn's requests past that make batches of their
+ * own, on other connections and cores. A statement whose one cohort costs more than its budget runs alone, and is tried in a batch again RETRY_MS later, since what it costs depends on
+ * the data and the load.
  *
  * A statement that fails for one request's values (a malformed value PostgreSQL refuses) is run again
  * alone for each request, so that one request's error is its own. So is a batch whose text PostgreSQL
@@ -66,7 +65,9 @@ interface Lane {
   usual: number;
   /** Rows a cohort usually returns (a moving average, as `usual`). */
   usualRows: number;
-  /** Requests its batches may hold: as many as BATCH_MS of the database's time holds; under 2, it runs alone. */
+  /** The database's time its batches may take (BATCH_MS, ROWS_BATCH_MS). */
+  budgetMs: number;
+  /** Requests its batches may hold: as many as its budget holds; under 2, it runs alone. */
   size: number;
   /** performance.now() after which a lane that runs alone is tried in a batch again. */
   retryAt: number;
@@ -76,14 +77,28 @@ interface Lane {
 const MAX_BATCH = 64;
 /**
  * The database's time a batch may take, the sum of its cohorts' usual costs. A batch runs on one
- * connection, one cohort after the other, on one core; batches of this size leave the database's
- * other cores requests to work on. The database's own clock measures a cohort (multiplex.ts `timed`):
- * under load the engine's clock would count the turns of its event loop, milliseconds, whatever the
- * statement. Measured on the bench's machine: by_pk's cohorts 0.01-0.03 ms (batches of up to 64), five
- * root fields' 0.4 ms (10), `nested`'s about 1 ms (4), an aggregate over 5,000 rows 2 ms (2), and more
- * than 4 ms under load (alone).
+ * connection, one cohort after the other, on one core. The database's own clock measures a cohort
+ * (multiplex.ts `timed`): under load the engine's clock would count the turns of its event loop,
+ * milliseconds, whatever the statement.
+ *
+ * Batches are made only while more requests are in flight than the pool has connections
+ * (`roomBeside`), when the database's cores are busy anyway: then what a batch saves (a statement's
+ * round trip, Bind and executor start-up, and a backend woken, for each request but one) is worth
+ * more than cohorts run side by side. Measured on the bench's machine (two cores shared by engine,
+ * PostgreSQL and load; `npm run bench`, 32 connections), engine requests a second at budgets of 4,
+ * 12, 24 and 48 ms: `nested` (an aggregate under a list, about 0.7 ms a cohort) 1777-1876, 2144-2304,
+ * 2026-2348, 1967; `aggregate` (5,430 rows summed, 1.2 ms) 1765-1813, 1782-2029, 1886-1988, 1553. At 4
+ * ms most of their requests ran alone (a cohort measured 2 ms or more under load).
  */
-const BATCH_MS = 4;
+const BATCH_MS = 24;
+/**
+ * The budget of the reads of many rows a request (`rows`: the analytic operations), whose rows the
+ * engine reads one by one, batched or not. A larger budget cost them more than it saved: at 24 ms
+ * (`npm run bench -- v2`, scale 5, 32 connections, against 4 ms in the same conditions) the engine's
+ * CPU a request rose for most, anomaly_v2 307 -> 391 µs, namespace_v2 269 -> 426, and 17 of 23 `_v2`
+ * workloads fell against their floors, by 0.1 to 0.3.
+ */
+const ROWS_BATCH_MS = 4;
 const RETRY_MS = 1000;
 /** The window over which the most requests in flight are remembered (`recentPeak`). */
 const LOAD_WINDOW_MS = 1000;
@@ -140,7 +155,7 @@ export class Coalescer {
   coalesced = 0;
 
   private readonly counted: (requests: number) => void;
-  private readonly batchMs: number;
+  private readonly batchMs?: number;
   private readonly describe?: DescribePlaceholders;
   private readonly requestsInFlight?: () => number;
   private readonly load = { peak: 0, before: 0, since: 0 };
@@ -150,7 +165,7 @@ export class Coalescer {
     options: {
       /** Told of each batch run, with its number of requests (the engine's metrics). */
       counted?: (requests: number) => void;
-      /** The database's time a batch may take (BATCH_MS); tests set it to show the rule apart from the clock. */
+      /** The database's time a batch may take, every lane's (BATCH_MS, ROWS_BATCH_MS); tests set it to show the rule apart from the clock. */
       batchMs?: number;
       /** Asks the database for a statement's placeholders' types (`rows`); absent, `rows` runs each alone. */
       describe?: DescribePlaceholders;
@@ -159,7 +174,7 @@ export class Coalescer {
     } = {},
   ) {
     this.counted = options.counted ?? (() => undefined);
-    this.batchMs = options.batchMs ?? BATCH_MS;
+    this.batchMs = options.batchMs;
     this.describe = options.describe;
     this.requestsInFlight = options.requestsInFlight;
   }
@@ -263,7 +278,8 @@ export class Coalescer {
     const lane = this.lanes.get(text);
     if (lane) return lane;
     // Unmeasured: a batch of two finds out what a cohort costs before a bigger one may be run.
-    const made: Lane = { multiplexed: multiplexed(), usual: 0, usualRows: 0, size: 2, retryAt: 0 };
+    const budgetMs = this.batchMs ?? BATCH_MS;
+    const made: Lane = { multiplexed: multiplexed(), budgetMs, usual: 0, usualRows: 0, size: 2, retryAt: 0 };
     this.lanes.set(text, made);
     return made;
   }
@@ -273,7 +289,7 @@ export class Coalescer {
     if (!this.describe) return undefined;
     const lane = this.lanes.get(text);
     if (lane) return lane;
-    const made: Lane = { usual: 0, usualRows: 0, size: 2, retryAt: 0 };
+    const made: Lane = { budgetMs: this.batchMs ?? ROWS_BATCH_MS, usual: 0, usualRows: 0, size: 2, retryAt: 0 };
     this.lanes.set(text, made);
     this.describe(text).then(
       (types) => {
@@ -365,11 +381,11 @@ export class Coalescer {
     if (i < 0 || j <= i) return;
     const perCohort = ((Number(firsts[j]) - Number(firsts[i])) * 1000) / (j - i);
     // A cohort counts at most a batch's time: one that waited on a lock moves a lane only so far.
-    const ms = Math.min(Math.max(perCohort, 0), this.batchMs);
+    const ms = Math.min(Math.max(perCohort, 0), lane.budgetMs);
     lane.usual = lane.usual === 0 ? ms : lane.usual + USUAL_WEIGHT * (ms - lane.usual);
     const rows = byCohort.reduce((sum, r) => sum + r.length, 0) / byCohort.length;
     lane.usualRows = lane.usualRows === 0 ? rows : lane.usualRows + USUAL_WEIGHT * (rows - lane.usualRows);
-    const byTime = lane.usual > 0 ? Math.floor(this.batchMs / lane.usual) : MAX_BATCH;
+    const byTime = lane.usual > 0 ? Math.floor(lane.budgetMs / lane.usual) : MAX_BATCH;
     const byRows = lane.usualRows > 1 ? Math.floor(BATCH_ROWS / lane.usualRows) : MAX_BATCH;
     lane.size = Math.min(MAX_BATCH, byTime, byRows);
     if (lane.size < 2) lane.retryAt = performance.now() + RETRY_MS;
