@@ -10,7 +10,7 @@
  * collections, and fewer objects alive across them means shorter ones.
  */
 import * as fs from 'node:fs';
-import { label, partOf } from './profile-top';
+import { label, options, partOf } from './profile-top';
 
 interface HeapNode {
   id: number;
@@ -36,20 +36,14 @@ function stacks(head: HeapNode): Map<number, HeapNode[]> {
 }
 
 function main(): void {
-  const args = process.argv.slice(2);
-  const flag = (name: string) => {
-    const at = args.indexOf(name);
-    return at < 0 ? undefined : args.splice(at, 2)[1];
-  };
-  const from = flag('--from');
-  const requests = Number(flag('--requests') ?? 0);
-  const [file, count = '30'] = args;
-  if (!file) {
+  const o = options(process.argv.slice(2));
+  if (!o) {
     process.stderr.write(
       'usage: node dist/bench/alloc-top.js <file.heapprofile> [count] [--from <fn>] [--requests <n>]\n',
     );
     process.exit(2);
   }
+  const { file, count, from, requests = 0 } = o;
   process.stdout.on('error', () => process.exit(0));
   const profile = JSON.parse(fs.readFileSync(file, 'utf8')) as HeapProfile;
   const byNode = stacks(profile.head);
@@ -84,7 +78,7 @@ function main(): void {
   out.write('\nby part:\n');
   for (const [k, v] of top(parts, 100)) out.write(line(v, k));
   out.write('\nby function (self), with its callers:\n');
-  for (const [k, v] of top(self, Number(count))) {
+  for (const [k, v] of top(self, count)) {
     out.write(line(v, k));
     for (const [path, b] of top(callers.get(k)!, 2))
       out.write(`         ${((100 * b) / total).toFixed(1)}% < ${path}\n`);

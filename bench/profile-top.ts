@@ -29,14 +29,14 @@ interface Profile {
   timeDeltas: number[];
 }
 
-interface Options {
+export interface Options {
   file: string;
   count: number;
   from?: string;
   requests?: number;
 }
 
-function options(argv: string[]): Options | undefined {
+export function options(argv: string[]): Options | undefined {
   const rest: string[] = [];
   let from: string | undefined;
   let requests: number | undefined;

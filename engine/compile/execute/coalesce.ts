@@ -25,8 +25,9 @@ import { Cancellation } from './request-budget';
  * A batch holds as many requests as its time budget of the database's time (BATCH_MS for the reads
  * of one row, ROWS_BATCH_MS for those of many): it runs on one connection, so PostgreSQL runs its
  * cohorts one after the other on one core, and a turn's requests past that make batches of their
- * own, on other connections and cores. A statement whose one cohort costs more than its budget runs alone, and is tried in a batch again RETRY_MS later, since what it costs depends on
- * the data and the load.
+ * own, on other connections and cores. A statement whose one cohort costs more than its budget runs
+ * alone, and is tried in a batch again RETRY_MS later, since what it costs depends on the data and
+ * the load.
  *
  * A statement that fails for one request's values (a malformed value PostgreSQL refuses) is run again
  * alone for each request, so that one request's error is its own. So is a batch whose text PostgreSQL
@@ -155,7 +156,8 @@ export class Coalescer {
   coalesced = 0;
 
   private readonly counted: (requests: number) => void;
-  private readonly batchMs?: number;
+  /** The budgets of new lanes: of reads of one row (`row`) and of many (`rows`). */
+  private readonly budgets: { row: number; rows: number };
   private readonly describe?: DescribePlaceholders;
   private readonly requestsInFlight?: () => number;
   private readonly load = { peak: 0, before: 0, since: 0 };
@@ -165,7 +167,10 @@ export class Coalescer {
     options: {
       /** Told of each batch run, with its number of requests (the engine's metrics). */
       counted?: (requests: number) => void;
-      /** The database's time a batch may take, every lane's (BATCH_MS, ROWS_BATCH_MS); tests set it to show the rule apart from the clock. */
+      /**
+       * The database's time a batch may take, every lane's (instead of BATCH_MS and ROWS_BATCH_MS);
+       * tests set it to show the rule apart from the clock.
+       */
       batchMs?: number;
       /** Asks the database for a statement's placeholders' types (`rows`); absent, `rows` runs each alone. */
       describe?: DescribePlaceholders;
@@ -174,7 +179,7 @@ export class Coalescer {
     } = {},
   ) {
     this.counted = options.counted ?? (() => undefined);
-    this.batchMs = options.batchMs;
+    this.budgets = { row: options.batchMs ?? BATCH_MS, rows: options.batchMs ?? ROWS_BATCH_MS };
     this.describe = options.describe;
     this.requestsInFlight = options.requestsInFlight;
   }
@@ -278,7 +283,7 @@ export class Coalescer {
     const lane = this.lanes.get(text);
     if (lane) return lane;
     // Unmeasured: a batch of two finds out what a cohort costs before a bigger one may be run.
-    const budgetMs = this.batchMs ?? BATCH_MS;
+    const budgetMs = this.budgets.row;
     const made: Lane = { multiplexed: multiplexed(), budgetMs, usual: 0, usualRows: 0, size: 2, retryAt: 0 };
     this.lanes.set(text, made);
     return made;
@@ -289,7 +294,7 @@ export class Coalescer {
     if (!this.describe) return undefined;
     const lane = this.lanes.get(text);
     if (lane) return lane;
-    const made: Lane = { budgetMs: this.batchMs ?? ROWS_BATCH_MS, usual: 0, usualRows: 0, size: 2, retryAt: 0 };
+    const made: Lane = { budgetMs: this.budgets.rows, usual: 0, usualRows: 0, size: 2, retryAt: 0 };
     this.lanes.set(text, made);
     this.describe(text).then(
       (types) => {
