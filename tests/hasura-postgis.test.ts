@@ -269,6 +269,28 @@ suite('PostGIS (Hasura compatible)', () => {
     await sql`DELETE FROM places WHERE id = 10`;
   });
 
+  test('objects inserted together (their values bound as one placeholder) store what one object at a time stores', async () => {
+    const rows = [
+      { id: 20, name: 'a', location: point(1, 2), shape: line([0, 0], [1, 1]), area: point(3, 4), doc: { k: [1] } },
+      { id: 21, name: 'b', location: null, shape: square(0, 0, 2, 2), area: null, doc: 'text' },
+      { id: 22, name: 'c', location: point(-1, 0.5), shape: point(5, 5, 1), area: point(0, 0), doc: null },
+    ];
+    const insert = `mutation($o: [places_insert_input!]!) { insert_places(objects: $o) { returning { id location shape area doc } } }`;
+    const together = await server.gql(insert, { o: rows });
+    expect(together.body.errors).toBeUndefined();
+    const stored = () =>
+      sql`SELECT id, ST_AsEWKT(location) AS l, ST_AsEWKT(shape) AS s, ST_AsEWKT(area) AS a, doc::text AS d
+          FROM places WHERE id BETWEEN 20 AND 29 ORDER BY id`.then((r) => r.map((x) => ({ ...x, id: x.id - 20 })));
+    const first = await stored();
+    await sql`DELETE FROM places WHERE id BETWEEN 20 AND 29`;
+    const alone = [];
+    for (const row of rows) alone.push((await server.gql(insert, { o: [row] })).body.data.insert_places.returning[0]);
+    expect(await stored()).toEqual(first);
+    expect(together.body.data.insert_places.returning).toEqual(alone);
+    expect(first.map((r) => r.l)).toEqual(['SRID=4326;POINT(1 2)', null, 'SRID=4326;POINT(-1 0.5)']);
+    await sql`DELETE FROM places WHERE id BETWEEN 20 AND 29`;
+  });
+
   test('GeoJSON literals: bare names are strings, variables inside are filled per request and checked', async () => {
     const bare = await server.gql(
       '{ places(where: {location: {_eq: {type: Point, coordinates: [7.5, -3.25]}}}) { id } }',

@@ -208,6 +208,20 @@ async function withGenericPlan<T>(tx: Queryable, run: () => Promise<T>): Promise
  * timeout): told as the engine's own are (Engine.failure), so that its text, which may carry SQL or an
  * address, reaches admin callers and the log only. Constraint and data errors stay the handler's.
  */
+/** The SQL texts a plan runs: its queries, and each mutation step's statements (a lone one as it runs). */
+function plannedSql(plan: ExecutablePlan): string[] {
+  const steps = plan.steps.flatMap((step) => {
+    if (step.kind === 'graphql') return [];
+    const items = step.kind === 'sql' ? [step] : step.items;
+    return items.flatMap((i: { statement: Statement; output?: OutputStatement; lone?: Statement }) => [
+      ...(i.lone ? [i.lone.text] : []),
+      i.statement.text,
+      ...(i.output ? [i.output.text] : []),
+    ]);
+  });
+  return [...plan.queries.map((q) => q.text), ...steps];
+}
+
 function isInternalDbError(err: unknown): boolean {
   if (isConnectionFailure(err)) return true;
   const db = asDbError(err);
@@ -651,7 +665,7 @@ export class Engine {
         msg: 'compiled',
         role: role.role,
         operation_name: operation.node.name?.value,
-        sql: plan.queries.map((q) => q.text),
+        sql: plannedSql(plan),
       });
       if (operation.plans.size >= PLANS_PER_OPERATION) operation.plans.clear();
       operation.plans.set(shape, plan);

@@ -79,16 +79,22 @@ const constants = new WeakMap<ParamSlot, { param: Param } | null>();
 function constantParam(slot: ParamSlot, session: Session): { param: Param } | null {
   let c = constants.get(slot);
   if (c === undefined) {
-    c = isConstant(slot.source) ? { param: toParam(resolveSource(slot.source, {}, session), slot) } : null;
+    c = isConstant(slot.source) ? { param: slotParam(slot, {}, session) } : null;
     constants.set(slot, c);
   }
   return c;
 }
 
+/** A slot's text: its value's, or for a slot of rows (writer.ts bindRows) the JSON of its rows' texts. */
+function slotParam(slot: ParamSlot, vars: Record<string, unknown>, session: Session): Param {
+  if (!slot.rows) return toParam(resolveSource(slot.source, vars, session), slot);
+  return JSON.stringify(slot.rows.map((row) => bindParams(row, vars, session)));
+}
+
 export function bindParams(slots: readonly ParamSlot[], vars: Record<string, unknown>, session: Session): Param[] {
   return slots.map((s) => {
     const constant = constantParam(s, session);
-    return constant ? constant.param : toParam(resolveSource(s.source, vars, session), s);
+    return constant ? constant.param : slotParam(s, vars, session);
   });
 }
 

@@ -8,6 +8,11 @@ export interface ParamSlot {
   source: ValueSource;
   sqlType: string;
   array: boolean;
+  /**
+   * Set on a placeholder that takes many rows at once (sql/mutation.ts, an insert's objects): its value
+   * is a JSON array with, for each row, the array of its slots' texts. `source` is then their list.
+   */
+  rows?: readonly (readonly ParamSlot[])[];
 }
 
 export { ident, stringLiteral };
@@ -60,15 +65,42 @@ export class SqlWriter {
 
   bind(ref: ValueRef): string {
     const array = ref.array === true;
-    const key = `${JSON.stringify(ref.source)}|${ref.sqlType}|${array}`;
+    return castValue(`$${this.slot({ source: ref.source, sqlType: ref.sqlType, array })}`, ref);
+  }
+
+  /**
+   * Many rows of values as one placeholder, a JSON array of arrays of texts (`[["a","1"],...]`):
+   * `$n` uncast. Each row's i-th text is read back as `castValue(<elem>->>i, rows[0][i])`.
+   */
+  bindRows(rows: readonly (readonly ValueRef[])[]): string {
+    const slots = rows.map((row) =>
+      row.map((ref) => ({ source: ref.source, sqlType: ref.sqlType, array: ref.array === true })),
+    );
+    const source: ValueSource = {
+      from: 'list',
+      items: slots.map((r) => ({ from: 'list', items: r.map((s) => s.source) })),
+    };
+    return `$${this.slot({ source, sqlType: 'json', array: false, rows: slots })}`;
+  }
+
+  /** The placeholder number of a slot: identical slots share one. */
+  private slot(slot: ParamSlot): number {
+    const types = slot.rows ? JSON.stringify(slot.rows.map((r) => r.map((s) => [s.sqlType, s.array]))) : '';
+    const key = `${JSON.stringify(slot.source)}|${slot.sqlType}|${slot.array}|${types}`;
     let n = this.byKey.get(key);
     if (n === undefined) {
-      this.params.push({ source: ref.source, sqlType: ref.sqlType, array });
+      this.params.push(slot);
       n = this.reserved + this.params.length;
       this.byKey.set(key, n);
     }
-    const geo = geoType(ref.sqlType);
-    if (geo) return geoJsonValue(`$${n}`, geo, array);
-    return `$${n}::${ref.sqlType}${array ? '[]' : ''}`;
+    return n;
   }
+}
+
+/** A value's text (`$3`, `x->>0`) as the SQL value of its type: a cast, or a geometry read from GeoJSON. */
+export function castValue(text: string, type: Omit<ValueRef, 'source'>): string {
+  const array = type.array === true;
+  const geo = geoType(type.sqlType);
+  if (geo) return geoJsonValue(text, geo, array);
+  return `${text}::${type.sqlType}${array ? '[]' : ''}`;
 }
