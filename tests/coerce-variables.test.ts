@@ -8,6 +8,7 @@ import {
   isScalarType,
   parse,
   typeFromAST,
+  type GraphQLInputObjectType,
   type GraphQLInputType,
   type OperationDefinitionNode,
 } from 'graphql';
@@ -90,6 +91,47 @@ describe('coerced as graphql-js coerces them', () => {
       // The same keys in the same order, at every depth.
       expect(JSON.stringify(ours.coerced)).toBe(JSON.stringify(theirs.coerced));
     }
+  });
+});
+
+describe('coerced input objects', () => {
+  const coerced = (definitions: string, inputs: Record<string, unknown>) => {
+    const schema = t.started.engine.schemaFor('admin').schema;
+    const op = parse(`query Q(${definitions}) { __typename }`).definitions[0] as OperationDefinitionNode;
+    const defs = op.variableDefinitions ?? [];
+    return { ours: fastCoerce(schema, defs, inputs)!.coerced, theirs: getVariableValues(schema, defs, inputs) };
+  };
+
+  // Few keys are sorted one way, many (past 16) another.
+  test.each([5, 20])("%i keys given in reverse order come back in the type's order", (count) => {
+    const schema = t.started.engine.schemaFor('admin').schema;
+    const columnsOf = (name: string) =>
+      Object.entries((schema.getType(name) as GraphQLInputObjectType).getFields())
+        .filter(([, f]) => getNamedType(f.type).name.endsWith('_comparison_exp'))
+        .map(([n]) => n);
+    const [name] = Object.keys(schema.getTypeMap())
+      .filter((n) => n.endsWith('_bool_exp'))
+      .sort((x, y) => columnsOf(y).length - columnsOf(x).length);
+    const names = columnsOf(name);
+    expect(names.length).toBeGreaterThanOrEqual(count);
+    const where = Object.fromEntries(
+      names
+        .slice(0, count)
+        .reverse()
+        .map((n) => [n, { _is_null: true }]),
+    );
+    const { ours, theirs } = coerced(`$where: ${name}`, { where });
+    expect(Object.keys(ours.where as object)).toEqual(names.slice(0, count));
+    expect(JSON.stringify(ours)).toBe(JSON.stringify(theirs.coerced));
+  });
+
+  test("inherit no key, as graphql-js's objects without a prototype", () => {
+    const { ours } = coerced('$set: spends_set_input', { set: { unit: 'EUR' } });
+    const set = ours.set as Record<string, unknown>;
+    expect('toString' in set).toBe(false);
+    expect('constructor' in set).toBe(false);
+    expect(set.hasOwnProperty).toBeUndefined();
+    expect({ ...set }).toEqual({ unit: 'EUR' });
   });
 });
 
