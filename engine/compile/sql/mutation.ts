@@ -1,6 +1,7 @@
 import type { Column } from '../model/model-types';
 import type {
   Assignment,
+  BoolExp,
   Field,
   JsonbOperator,
   MutationField,
@@ -151,26 +152,43 @@ function deleteSql(m: Extract<MutationField, { kind: 'delete' }>, w: SqlWriter):
   return `DELETE FROM ${tableName(m.table)} AS "_d" WHERE ${boolExpSql(m.where, '"_d"', w)} RETURNING "_d".*`;
 }
 
-function outputSql(out: MutationOutput, one: boolean, w: SqlWriter, affected = '(SELECT count(*) FROM "_m")'): string {
+/**
+ * The output over the changed rows (`_m`): the row itself for `_one` and `_by_pk`, else every field of
+ * `affected_rows` and `returning` from one scan of the rows. (A subquery per field scanned them once
+ * each: with the permission check's, three scans where the hand-written statement makes one, 10% more
+ * of PostgreSQL's CPU for an insert of ten rows.)
+ */
+function outputSql(out: MutationOutput, one: boolean, w: SqlWriter, affected = 'count(*)'): string {
   const a = w.alias();
   const visible = boolExpSql(out.visible, a, w);
   if (one) {
     const row = joinedRowJson(out.fields as Field[], a, w);
     return `(SELECT ${row.json} FROM "_m" AS ${a}${row.joins} WHERE ${visible} LIMIT 1)`;
   }
-  return objectText(
+  // affected_rows counts every changed row; returning lists those the role may select.
+  const seen = visible === 'true' ? '' : ` FILTER (WHERE ${visible})`;
+  const joins: string[] = [];
+  const json = objectText(
     out.fields.map((f): [string, JsonValue] => {
       if (f.kind === 'typename') return [f.alias, nameText(f.name)];
       if (f.kind === 'affected_rows') return [f.alias, { text: `(${affected})::text` }];
       if (f.kind === 'returning') {
-        const r = w.alias();
-        const row = joinedRowJson(f.fields, r, w);
-        const rows = `(SELECT ${arrayText(row.json)} FROM "_m" AS ${r}${row.joins} WHERE ${boolExpSql(out.visible, r, w)})`;
-        return [f.alias, { text: rows }];
+        const row = joinedRowJson(f.fields, a, w);
+        joins.push(row.joins);
+        return [f.alias, { text: arrayText(row.json, '', seen) }];
       }
       return [f.alias, { text: `'null'` }];
     }),
   );
+  // GROUP BY (): one row, also when no field aggregates (`affected_rows` of a nested insert is a subquery).
+  return `(SELECT ${json} FROM "_m" AS ${a}${joins.join('')} GROUP BY ())`;
+}
+
+/** Whether every changed row passes the permission check; a check that always holds reads no row. */
+function checkSql(check: BoolExp, w: SqlWriter): string {
+  const c = w.alias();
+  const holds = boolExpSql(check, c, w);
+  return holds === 'true' ? 'true' : `(SELECT coalesce(bool_and(${holds}), true) FROM "_m" AS ${c})`;
 }
 
 /**
@@ -184,9 +202,7 @@ export function mutationStatement(
   if (m.kind === 'insert' && m.nested) return nestedInsertStatement(m, output);
   const w = new SqlWriter(0, output);
   const change = m.kind === 'insert' ? insertSql(m, w) : m.kind === 'update' ? updateSql(m, w) : deleteSql(m, w);
-  const c = w.alias();
-  const check =
-    m.kind === 'delete' ? 'true' : `(SELECT coalesce(bool_and(${boolExpSql(m.check, c, w)}), true) FROM "_m" AS ${c})`;
+  const check = m.kind === 'delete' ? 'true' : checkSql(m.check, w);
   if (!readsRelationships(m.output)) {
     const out = outputSql(m.output, m.one, w);
     const bytesParam = w.params.length + 1;
