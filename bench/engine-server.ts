@@ -63,6 +63,8 @@ export interface EngineStart {
   env?: Record<string, string>;
   /** A folder: profile what the process allocates from start to stop (alloc-profile.ts) and write it there. */
   allocProfDir?: string;
+  /** Profile only the objects that lived into the old generation (alloc-profile.ts `old`). */
+  allocProfOld?: boolean;
 }
 
 export interface EngineStarted {
@@ -447,7 +449,7 @@ let stopAllocProfile: (() => Promise<string>) | undefined;
 
 serveCalls({
   async start(p: EngineStart): Promise<EngineStarted> {
-    if (p.allocProfDir) stopAllocProfile = await startAllocProfile(p.allocProfDir);
+    if (p.allocProfDir) stopAllocProfile = await startAllocProfile(p.allocProfDir, p.allocProfOld);
     const config = loadConfig({
       DATABASE_URL: p.databaseUrl,
       ADMIN_SECRET: p.adminSecret,

@@ -53,7 +53,8 @@
  * the engine's overhead into HTTP layer and engine), BENCH_CPU_PROF (a folder: the engine and floor
  * processes write V8 CPU profiles there when they stop; summarise with dist/bench/profile-top.js),
  * BENCH_ALLOC_PROF (a folder: the engine writes an allocation profile there when it stops, collected
- * objects included: alloc-profile.ts; summarise with dist/bench/alloc-top.js),
+ * objects included: alloc-profile.ts; summarise with dist/bench/alloc-top.js), BENCH_ALLOC_PROF_OLD=1
+ * (that profile keeps only the objects that lived into the old generation),
  * BENCH_ENGINE_NODE_FLAGS (the engine process's Node.js flags; default those of `npm start`, '' for
  * V8's defaults: bench/engine-flags.ts),
  * BENCH_SCALE (0; N > 0 adds the generated demo data of scale N, about 100,000 × N spend lines, through
@@ -149,6 +150,7 @@ const settings = {
     : WORKLOADS.filter(defaultWorkload).map((w) => w.name),
   cpuProfDir: env.BENCH_CPU_PROF ? path.resolve(env.BENCH_CPU_PROF) : undefined,
   allocProfDir: env.BENCH_ALLOC_PROF ? path.resolve(env.BENCH_ALLOC_PROF) : undefined,
+  allocProfOld: /^(1|true|yes|on)$/i.test(env.BENCH_ALLOC_PROF_OLD ?? ''),
   diagnose: /^(1|true|yes|on)$/i.test(env.BENCH_DIAGNOSE ?? ''),
   engineNodeFlags: engineNodeFlags(env),
 };
@@ -675,6 +677,7 @@ async function startServers(scratch: Scratch, selected: Workload[], spendRows?: 
     spendRows,
     workloads: selected.map((w) => w.name),
     allocProfDir: settings.allocProfDir,
+    allocProfOld: settings.allocProfOld,
     // A JWT that outlives the longest run; /metrics for the plan-cache counts; the pool's settings
     // of the bench's own environment (DATABASE_POOL_*, DATABASE_PIPELINE_*, DATABASE_COALESCE), to compare them.
     env: { ...poolSettings(), METRICS_TOKEN: metricsToken, JWT_EXPIRY_SECONDS: '86400' },

@@ -220,7 +220,7 @@ describe(`the coalescer's choice on ${backendName}`, () => {
     Promise.all(asked(c, text, n, undefined, reader));
   const doubles = (n: number) => Array.from({ length: n }, (_, i) => String(2 * (i + 1)));
   const newCoalescer = (batchMs?: number) =>
-    new Coalescer((reader, text, params, signal) => reader.query(text, params, { signal }), { batchMs });
+    new Coalescer((reader, text, params, signal, onRow) => reader.query(text, params, { signal, onRow }), { batchMs });
 
   test('a light statement: batches of two until measured, then every round one batch', async () => {
     // A batch may take a second of the database's time, so that a busy machine's slow cohorts do not
@@ -250,6 +250,39 @@ describe(`the coalescer's choice on ${backendName}`, () => {
     expect(c.coalesced - coalesced).toBeLessThanOrEqual(4 * (c.batches - batches));
   });
 
+  test("a one-row read's request is answered at its row, while the batch's later cohorts still run", async () => {
+    // Three requests, one batch: the first two answer 20 KB at once, the third after 0.5 s of sleep.
+    // PostgreSQL sends what it has buffered as more comes (8 KB at a time), so the first row arrives
+    // while the third cohort sleeps; PGlite gives every row when the statement has ended.
+    const events: string[] = [];
+    let ended = Promise.resolve();
+    const c = new Coalescer((reader, text, params, signal, onRow) => {
+      const rows = reader.query(text, params, { signal, onRow });
+      ended = rows.then(() => void events.push('statement ended'));
+      return rows;
+    });
+    const text =
+      `SELECT repeat('x', CASE WHEN $1::int < 3 THEN 20000 ELSE 1 END) AS "f0", 4 AS "__bytes" ` +
+      `FROM pg_sleep(CASE WHEN $1::int = 3 THEN 0.5 ELSE 0 END) WHERE $2::bigint > 0`;
+    // Measured first (a batch of two), so that the three of the next turn are one batch.
+    await round(c, text, 2);
+    await ended;
+    events.length = 0;
+    const batches = c.batches;
+    const answers = Array.from({ length: 3 }, (_, i) =>
+      c.row(full, { text, bytesParam: 2 }, [String(i + 1), '100000']).then((row) => {
+        events.push(`request ${i + 1}`);
+        return (row.f0 as string).length;
+      }),
+    );
+    expect(await Promise.all(answers)).toEqual([20000, 20000, 1]);
+    await ended;
+    expect(c.batches).toBe(batches + 1);
+    // PGlite runs a statement to its end before giving any row.
+    if (onPostgres) expect(events.indexOf('request 1')).toBeLessThan(events.indexOf('statement ended'));
+    expect(events).toHaveLength(4);
+  });
+
   test('a heavy statement: after its first batch, each request runs alone', async () => {
     const c = newCoalescer(4);
     // The database's clock shows each cohort took 5 ms, more than a batch's 4 ms, however quick or
@@ -263,7 +296,7 @@ describe(`the coalescer's choice on ${backendName}`, () => {
 
   test('reads run alone while the requests in flight are no more than the pool’s connections; past that, batched', async () => {
     let requests = 0;
-    const c = new Coalescer((reader, text, params, signal) => reader.query(text, params, { signal }), {
+    const c = new Coalescer((reader, text, params, signal, onRow) => reader.query(text, params, { signal, onRow }), {
       batchMs: 1000,
       requestsInFlight: () => requests,
     });

@@ -72,6 +72,8 @@ interface Lane {
   size: number;
   /** performance.now() after which a lane that runs alone is tried in a batch again. */
   retryAt: number;
+  /** Each cohort answers one row (a plan's query statement): its request is answered at its row. */
+  one: boolean;
 }
 
 /** Requests a batch may hold: the arrays of its values grow with it (sent as text array literals). */
@@ -139,6 +141,8 @@ export type RunStatement = (
   text: string,
   params: readonly Param[],
   signal?: CancelSignal,
+  /** Each row as it arrives (QueryOptions.onRow); the promise then resolves with none. */
+  onRow?: (row: Row) => void,
 ) => Promise<Row[]>;
 
 /** A query statement's one row: its answer. */
@@ -284,7 +288,7 @@ export class Coalescer {
     if (lane) return lane;
     // Unmeasured: a batch of two finds out what a cohort costs before a bigger one may be run.
     const budgetMs = this.budgets.row;
-    const made: Lane = { multiplexed: multiplexed(), budgetMs, usual: 0, usualRows: 0, size: 2, retryAt: 0 };
+    const made: Lane = { multiplexed: multiplexed(), budgetMs, usual: 0, usualRows: 0, size: 2, retryAt: 0, one: true };
     this.lanes.set(text, made);
     return made;
   }
@@ -294,7 +298,7 @@ export class Coalescer {
     if (!this.describe) return undefined;
     const lane = this.lanes.get(text);
     if (lane) return lane;
-    const made: Lane = { budgetMs: this.budgets.rows, usual: 0, usualRows: 0, size: 2, retryAt: 0 };
+    const made: Lane = { budgetMs: this.budgets.rows, usual: 0, usualRows: 0, size: 2, retryAt: 0, one: false };
     this.lanes.set(text, made);
     this.describe(text).then(
       (types) => {
@@ -343,57 +347,129 @@ export class Coalescer {
     this.batches++;
     this.coalesced += waiting.length;
     this.counted(waiting.length);
-    let rows: Row[];
+    const cohorts = new CohortRows(waiting, lane.one, () => this.note(lane, cohorts));
     try {
       // A connection that died while idle fails the statement sent on it: one request's alone, but a
       // batch's every request. A batch is a read too, run again on another connection.
-      rows = await this.runRead(batch.reader, multiplexed.text, params, signal);
+      const rows = await readAgainOnFailure(
+        () => {
+          cohorts.restart();
+          return this.runStatement(batch.reader, multiplexed.text, params, signal, cohorts.onRow);
+        },
+        () => signal?.aborted === true,
+      );
+      // A reader that does not give rows one by one gives them all at the end.
+      for (const row of rows) cohorts.onRow(row);
     } catch (err) {
-      this.failed(batch, err);
+      this.failed(batch, err, cohorts);
       return;
     }
-    // Each row to its cohort, in the order they come: a statement with an ORDER BY is a subquery
-    // PostgreSQL does not pull up into the join, so it runs once per cohort (the inner side of a
-    // nested loop) and its rows keep their order.
-    const byCohort: Row[][] = waiting.map(() => []);
-    for (const r of rows) byCohort[Number(r.__cohort) - 1]?.push(r);
-    this.note(lane, byCohort);
-    waiting.forEach((w, i) => w.resolve(byCohort[i]));
+    cohorts.finish();
   }
 
-  /** A batch's failure: each request's own when a value or the batch's text caused it, else every request's. */
-  private failed(batch: Batch, err: unknown): void {
+  /**
+   * A batch's failure: each request's own when a value or the batch's text caused it, else every
+   * request's. The requests whose rows came before it have their answers.
+   */
+  private failed(batch: Batch, err: unknown, cohorts: CohortRows): void {
     const code = (err as { code?: unknown }).code;
     const fromDatabase = typeof code === 'string' && !(err instanceof RequestError);
+    const left = batch.waiting.filter((_, i) => !cohorts.answered[i]);
     if (fromDatabase && TEXT_ERROR.test(code) && !VALUE_ERROR.test(code)) {
       batch.lane.multiplexed = undefined;
     } else if (!fromDatabase || !VALUE_ERROR.test(code)) {
-      for (const w of batch.waiting) w.reject(err);
+      for (const w of left) w.reject(err);
       return;
     }
-    for (const w of batch.waiting) this.runAlone(batch.reader, batch.text, w);
+    for (const w of left) this.runAlone(batch.reader, batch.text, w);
   }
 
   /**
    * A batch's cost to the database per cohort, from the times of its cohorts' first rows (the first
    * cohort's start-up left out). A cohort without rows tells nothing: the cohorts around it do.
    */
-  private note(lane: Lane, byCohort: Row[][]): void {
-    const firsts = byCohort.map((rows) => rows[0]?.__at);
-    const i = firsts.findIndex((at) => at != null);
+  private note(lane: Lane, cohorts: CohortRows): void {
+    const firsts = cohorts.firstAt;
+    const i = firsts.findIndex((at) => at !== undefined);
     let j = firsts.length - 1;
-    while (j > i && firsts[j] == null) j--;
+    while (j > i && firsts[j] === undefined) j--;
     if (i < 0 || j <= i) return;
-    const perCohort = ((Number(firsts[j]) - Number(firsts[i])) * 1000) / (j - i);
+    const perCohort = ((firsts[j]! - firsts[i]!) * 1000) / (j - i);
     // A cohort counts at most a batch's time: one that waited on a lock moves a lane only so far.
     const ms = Math.min(Math.max(perCohort, 0), lane.budgetMs);
     lane.usual = lane.usual === 0 ? ms : lane.usual + USUAL_WEIGHT * (ms - lane.usual);
-    const rows = byCohort.reduce((sum, r) => sum + r.length, 0) / byCohort.length;
+    const rows = cohorts.counts.reduce((sum, n) => sum + n, 0) / cohorts.counts.length;
     lane.usualRows = lane.usualRows === 0 ? rows : lane.usualRows + USUAL_WEIGHT * (rows - lane.usualRows);
     const byTime = lane.usual > 0 ? Math.floor(lane.budgetMs / lane.usual) : MAX_BATCH;
     const byRows = lane.usualRows > 1 ? Math.floor(BATCH_ROWS / lane.usualRows) : MAX_BATCH;
     lane.size = Math.min(MAX_BATCH, byTime, byRows);
     if (lane.size < 2) lane.retryAt = performance.now() + RETRY_MS;
+  }
+}
+
+/**
+ * A batch's rows by cohort (`__cohort`), as they arrive. The cohort of a one-row read is answered at
+ * its row, while PostgreSQL still runs the cohorts after it: its request need not wait for theirs,
+ * and its answer's text is not held the while. Held for the whole batch, the answers of a batch of
+ * twenty lived long enough for V8 to move them to its old generation, whose collections then took
+ * a tenth of the engine's CPU (ex_GetRecommendations, perf). The reads of many rows a cohort get
+ * theirs when the statement ends, as before.
+ */
+class CohortRows {
+  readonly answered: boolean[];
+  /** Each cohort's first row's `__at` (the database's clock, seconds), and its rows, for Coalescer.note. */
+  readonly firstAt: (number | undefined)[];
+  readonly counts: number[];
+  private rows: Row[][] = [];
+  private left: number;
+
+  constructor(
+    private readonly waiting: readonly Waiting[],
+    private readonly one: boolean,
+    /** Measures the batch: once, before its last request is answered, so that the next batch is of the measured size. */
+    private measure: (() => void) | undefined,
+  ) {
+    this.left = waiting.length;
+    this.answered = waiting.map(() => false);
+    this.firstAt = waiting.map(() => undefined);
+    this.counts = waiting.map(() => 0);
+  }
+
+  /** Before each run of the statement: what an earlier run gave the cohorts not answered yet is dropped. */
+  restart(): void {
+    this.rows = this.waiting.map(() => []);
+    for (let i = 0; i < this.counts.length; i++)
+      if (!this.answered[i]) {
+        this.counts[i] = 0;
+        this.firstAt[i] = undefined;
+      }
+  }
+
+  readonly onRow = (row: Row): void => {
+    const i = Number(row.__cohort) - 1;
+    if (!(i >= 0 && i < this.waiting.length) || this.answered[i]) return;
+    if (this.counts[i]++ === 0) this.firstAt[i] = row.__at == null ? undefined : Number(row.__at);
+    if (!this.one) {
+      this.rows[i].push(row);
+      return;
+    }
+    this.answer(i, [row]);
+  };
+
+  /** The statement has ended: each cohort not answered yet gets its rows (none, for a one-row read without). */
+  finish(): void {
+    this.waiting.forEach((_, i) => {
+      if (!this.answered[i]) this.answer(i, this.rows[i]);
+    });
+  }
+
+  private answer(i: number, rows: Row[]): void {
+    this.answered[i] = true;
+    if (--this.left === 0) {
+      this.measure?.();
+      this.measure = undefined;
+    }
+    this.waiting[i].resolve(rows);
   }
 }
 

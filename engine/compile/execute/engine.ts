@@ -270,11 +270,14 @@ export class Engine {
   /** The answers all requests hold at once (MAX_RESPONSE_BYTES_IN_FLIGHT). */
   private readonly answerMemory: AnswerMemory;
   /** Queries' statements of concurrent requests, run as one (coalesce.ts). */
-  readonly coalescer = new Coalescer((reader, text, params, signal) => reader.query(text, params, { signal }), {
-    counted: (requests) => this.metrics?.coalescedBatch(requests),
-    describe: (text) => placeholderTypes(this.db, text),
-    requestsInFlight: () => this.answering,
-  });
+  readonly coalescer = new Coalescer(
+    (reader, text, params, signal, onRow) => reader.query(text, params, { signal, onRow }),
+    {
+      counted: (requests) => this.metrics?.coalescedBatch(requests),
+      describe: (text) => placeholderTypes(this.db, text),
+      requestsInFlight: () => this.answering,
+    },
+  );
   /** Requests being answered (from their budget's making to its end): the coalescer's measure of load. */
   private answering = 0;
   /** Sessions that just wrote: their reads stay on the primary (read-your-writes.ts). */

@@ -19,6 +19,12 @@ export interface QueryOptions {
    * (error 57014). PGlite runs a statement to its end in this thread and cannot honour it.
    */
   signal?: CancelSignal;
+  /**
+   * Each row as it arrives, and the promise then resolves with no rows: postgres.js parses rows from
+   * the socket as PostgreSQL sends them, so a caller may use the first rows of a statement still
+   * running. PGlite gives them all once the statement has ended.
+   */
+  onRow?: (row: Row) => void;
 }
 
 /**

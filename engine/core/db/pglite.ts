@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import type { Database, Param, Queryable, Row } from './database';
+import type { Database, Param, Queryable, QueryOptions, Row } from './database';
 import { lockDataDir } from './data-lock';
 
 /**
@@ -52,9 +52,11 @@ export async function openPglite(
     throw err;
   }
   const wrap = (q: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
-    async query(text: string, params: readonly Param[] = []): Promise<Row[]> {
+    async query(text: string, params: readonly Param[] = [], options?: QueryOptions): Promise<Row[]> {
       const res = await q.query<Row>(text, params as Param[]);
-      return res.rows;
+      if (!options?.onRow) return res.rows;
+      for (const row of res.rows) options.onRow(row);
+      return [];
     },
     async exec(script: string): Promise<void> {
       await q.exec(script);

@@ -128,6 +128,8 @@ function statementRunner(sql: postgres.Sql, prepared: boolean) {
     options: QueryOptions,
   ): Promise<Row[]> => {
     const pending = q.unsafe(text, params as Param[], prepared && options.prepare !== false ? PREPARE : DO_NOT_PREPARE);
+    // Rows given as postgres.js parses them (before the statement has ended), none kept.
+    if (options.onRow) void pending.forEach(options.onRow);
     const signal = options.signal;
     if (!signal) return answered(await pending);
     // Cancelling an already finished query is harmless; a cancelled one fails with 57014.
