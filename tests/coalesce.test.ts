@@ -181,9 +181,13 @@ describe(`few requests at once on a pool of ten, on ${backendName}`, () => {
     const alone = await send();
     await send();
     const batches = server.started.engine.coalescer.batches;
-    const together = await send();
-    expect(together.map((r) => r.body)).toEqual(alone.map((r) => r.body));
-    expect(together.every((r) => r.body.data.cloud_accounts_by_pk?.id)).toBe(true);
+    // Sent at once, their reads are asked in one turn of the event loop unless the machine is so busy
+    // that the requests' bytes arrive turns apart: up to five sends, until one is batched.
+    for (let i = 0; i < 5 && server.started.engine.coalescer.batches === batches; i++) {
+      const together = await send();
+      expect(together.map((r) => r.body)).toEqual(alone.map((r) => r.body));
+      expect(together.every((r) => r.body.data.cloud_accounts_by_pk?.id)).toBe(true);
+    }
     const ran = server.started.engine.coalescer.batches - batches;
     if (onPostgres) expect(ran).toBe(0);
     else expect(ran).toBeGreaterThan(0);
