@@ -330,10 +330,22 @@ export class Coalescer {
     this.runRead(reader, text, w.params, w.signal).then(w.resolve, w.reject);
   }
 
-  /** A read (alone, or a batch's), run again when its connection had died while idle (faults.ts). */
-  private runRead(reader: Queryable, text: string, params: readonly Param[], signal?: CancelSignal) {
+  /**
+   * A read (alone, or a batch's), run again when its connection had died while idle (faults.ts). A
+   * batch's rows go to its `cohorts` as they arrive, each run starting them anew.
+   */
+  private runRead(
+    reader: Queryable,
+    text: string,
+    params: readonly Param[],
+    signal?: CancelSignal,
+    cohorts?: CohortRows,
+  ) {
     return readAgainOnFailure(
-      () => this.runStatement(reader, text, params, signal),
+      () => {
+        cohorts?.restart();
+        return this.runStatement(reader, text, params, signal, cohorts?.onRow);
+      },
       () => signal?.aborted === true,
     );
   }
@@ -351,13 +363,7 @@ export class Coalescer {
     try {
       // A connection that died while idle fails the statement sent on it: one request's alone, but a
       // batch's every request. A batch is a read too, run again on another connection.
-      const rows = await readAgainOnFailure(
-        () => {
-          cohorts.restart();
-          return this.runStatement(batch.reader, multiplexed.text, params, signal, cohorts.onRow);
-        },
-        () => signal?.aborted === true,
-      );
+      const rows = await this.runRead(batch.reader, multiplexed.text, params, signal, cohorts);
       // A reader that does not give rows one by one gives them all at the end.
       for (const row of rows) cohorts.onRow(row);
     } catch (err) {
@@ -437,7 +443,7 @@ class CohortRows {
 
   /** Before each run of the statement: what an earlier run gave the cohorts not answered yet is dropped. */
   restart(): void {
-    this.rows = this.waiting.map(() => []);
+    if (!this.one) this.rows = this.waiting.map(() => []);
     for (let i = 0; i < this.counts.length; i++)
       if (!this.answered[i]) {
         this.counts[i] = 0;

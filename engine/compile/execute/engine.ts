@@ -203,11 +203,6 @@ async function withGenericPlan<T>(tx: Queryable, run: () => Promise<T>): Promise
   return result;
 }
 
-/**
- * A handler's database error that is not the caller's doing (a connection failure, a syntax error, a
- * timeout): told as the engine's own are (Engine.failure), so that its text, which may carry SQL or an
- * address, reaches admin callers and the log only. Constraint and data errors stay the handler's.
- */
 /** The SQL texts a plan runs: its queries, and each mutation step's statements (a lone one as it runs). */
 function plannedSql(plan: ExecutablePlan): string[] {
   const steps = plan.steps.flatMap((step) => {
@@ -222,6 +217,11 @@ function plannedSql(plan: ExecutablePlan): string[] {
   return [...plan.queries.map((q) => q.text), ...steps];
 }
 
+/**
+ * A handler's database error that is not the caller's doing (a connection failure, a syntax error, a
+ * timeout): told as the engine's own are (Engine.failure), so that its text, which may carry SQL or an
+ * address, reaches admin callers and the log only. Constraint and data errors stay the handler's.
+ */
 function isInternalDbError(err: unknown): boolean {
   if (isConnectionFailure(err)) return true;
   const db = asDbError(err);

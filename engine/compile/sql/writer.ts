@@ -64,8 +64,7 @@ export class SqlWriter {
   }
 
   bind(ref: ValueRef): string {
-    const array = ref.array === true;
-    return castValue(`$${this.slot({ source: ref.source, sqlType: ref.sqlType, array })}`, ref);
+    return castValue(`$${this.slot({ source: ref.source, sqlType: ref.sqlType, array: ref.array === true })}`, ref);
   }
 
   /**
@@ -97,7 +96,10 @@ export class SqlWriter {
   }
 }
 
-/** A value's text (`$3`, `x->>0`) as the SQL value of its type: a cast, or a geometry read from GeoJSON. */
+/**
+ * A value's text, a placeholder or a parenthesised expression (`$3`, `("_r"."v"->>0)`), as the SQL value
+ * of its type: a cast, or a geometry read from GeoJSON.
+ */
 export function castValue(text: string, type: Omit<ValueRef, 'source'>): string {
   const array = type.array === true;
   const geo = geoType(type.sqlType);
