@@ -260,11 +260,15 @@ describe(`the coalescer's choice on ${backendName}`, () => {
     // while the third cohort sleeps; PGlite gives every row when the statement has ended.
     const events: string[] = [];
     let ended = Promise.resolve();
-    const c = new Coalescer((reader, text, params, signal, onRow) => {
-      const rows = reader.query(text, params, { signal, onRow });
-      ended = rows.then(() => void events.push('statement ended'));
-      return rows;
-    });
+    const c = new Coalescer(
+      (reader, text, params, signal, onRow) => {
+        const rows = reader.query(text, params, { signal, onRow });
+        ended = rows.then(() => void events.push('statement ended'));
+        return rows;
+      },
+      // A second of the database's time a batch, so that a busy machine's slow cohorts do not split it.
+      { batchMs: 1000 },
+    );
     const text =
       `SELECT repeat('x', CASE WHEN $1::int < 3 THEN 20000 ELSE 1 END) AS "f0", 4 AS "__bytes" ` +
       `FROM pg_sleep(CASE WHEN $1::int = 3 THEN 0.5 ELSE 0 END) WHERE $2::bigint > 0`;
