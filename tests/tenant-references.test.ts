@@ -32,6 +32,8 @@ let db: Database;
 let catalog: Map<string, CatalogTable>;
 let tables: Map<string, Table>;
 let counter = 0;
+/** The SQL of each plan the engine compiled (LOG_LEVEL=debug's `compiled` lines). */
+const compiled: string[] = [];
 
 const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 const tableSql = (t: Table) => `${q(t.schema)}.${q(t.name)}`;
@@ -212,7 +214,12 @@ async function check(c: Case): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  server = await startTestServer();
+  server = await startTestServer({
+    env: { LOG_LEVEL: 'debug' },
+    log: (entry) => {
+      if (entry.msg === 'compiled') compiled.push((entry.sql as string[]).join('\n'));
+    },
+  });
   db = server.started.db;
   catalog = await readCatalog(db, ['public']);
   tables = new Map(server.started.engine.model.tables.map((t) => [`${t.schema}.${t.name}`, t]));
@@ -240,6 +247,26 @@ describe(`tenant_admin writes point only at the tenant's rows (${backendName})`,
     );
   const ACCOUNT = `{account_name: "nested", account_type: "member", account_env: prod, status: active,
     created_by: "${DEMO.tenants.acme.users.admin.id}", updated_by: "${DEMO.tenants.acme.users.admin.id}"}`;
+
+  test('a key to the tenant table is checked by its column; a key to a tenant-owned row reads that row', async () => {
+    const account = DEMO.tenants.acme.cloudAccounts.aws;
+    const theirs = DEMO.tenants.globex.cloudAccounts.aws;
+    const insert = (a: string) =>
+      server.gql(
+        `mutation($o: [auto_playbook_insert_input!]!) { r: insert_auto_playbook(objects: $o) { affected_rows returning { tenant_id } } }`,
+        { o: [1, 2].map((i) => ({ account_id: a, name: `tenant-check-${i}`, status: 'DRAFT' })) },
+        as(ROLE, acme),
+      );
+    compiled.length = 0;
+    const accepted = await insert(account);
+    expect(accepted.body.data.r).toEqual({ affected_rows: 2, returning: [{ tenant_id: acme }, { tenant_id: acme }] });
+    // tenant_id's key names the tenant itself: the foreign key guarantees the row, so no lookup of it.
+    const statement = compiled.find((c) => c.includes('INSERT INTO "public"."auto_playbook"'))!;
+    expect(statement).toContain('FROM "public"."cloud_accounts"');
+    expect(statement).not.toContain('FROM "public"."tenant"');
+    const refused = await insert(theirs);
+    expect(refused.body.errors[0].extensions.code).toBe('permission-error');
+  });
 
   test('a nested insert: the rows written below a new account may not point at Globex', async () => {
     const before = await countRows(tables.get('public.cloud_accounts')!);

@@ -44,10 +44,19 @@ function tenantRoles(tablesJson: TableJson[], variable: string): Set<string> {
 
 /**
  * `fk IS NULL OR the referenced row's owner = the session's tenant`: any NULL column of the key leaves
- * it unchecked, as PostgreSQL's own MATCH SIMPLE foreign keys do.
+ * it unchecked, as PostgreSQL's own MATCH SIMPLE foreign keys do. When the key itself names the owner
+ * (a key to the tenants table, or one that includes the target's tenant column), the foreign key
+ * already guarantees the referenced row, so comparing the written column costs no lookup of it.
  */
 function referenceCondition(table: Table, fk: CatalogForeignKey, target: Table, owner: Column, t: Tenancy): BoolExp {
   const at = { file: 'tenancy', where: `${table.name}.${fk.name}` };
+  const nulls = fk.columns.map((c) => parsePermissionBoolExp(table, { [c]: { _is_null: true } }, at));
+  const own = fk.refColumns.indexOf(owner.name);
+  if (own >= 0)
+    return {
+      kind: 'or',
+      items: [...nulls, parsePermissionBoolExp(table, { [fk.columns[own]]: { _eq: t.variable } }, at)],
+    };
   const mapping = fk.columns.map((c, i) => [table.columnByName.get(c)!, target.columnByName.get(fk.refColumns[i])!]);
   const rel: Relationship = {
     name: fk.name,
@@ -58,7 +67,6 @@ function referenceCondition(table: Table, fk: CatalogForeignKey, target: Table, 
     insertion: 'before_parent',
   };
   const owned = parsePermissionBoolExp(target, { [owner.name]: { _eq: t.variable } }, at);
-  const nulls = fk.columns.map((c) => parsePermissionBoolExp(table, { [c]: { _is_null: true } }, at));
   return { kind: 'or', items: [...nulls, { kind: 'relationship', rel, where: owned }] };
 }
 
