@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import type { Child } from './ipc';
 
 /**
@@ -11,3 +12,45 @@ export async function cpuMicros(children: Child[]): Promise<number> {
 
 /** Microseconds of CPU per answered request (0 requests count as 1). */
 export const perRequest = (micros: number, requests: number): number => micros / Math.max(1, requests);
+
+/** Linux's clock ticks per second in /proc/<pid>/stat (USER_HZ, 100 on every architecture Node runs on). */
+const TICKS_PER_SECOND = 100;
+
+/** utime + stime of one process, in microseconds; undefined when it has gone or cannot be read. */
+function processCpuMicros(pid: string): number | undefined {
+  try {
+    // The command name may hold spaces and parentheses: the fields are counted from the last ')'.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU time of every PostgreSQL process of this machine (postmaster, backends, background workers), in
+ * microseconds, or undefined where /proc cannot tell (not Linux). Read before and after a load run,
+ * it is what the run's statements cost PostgreSQL: the bench's pools keep their backends for the whole
+ * run, so none ends with its time uncounted. It counts whatever else PostgreSQL did meanwhile
+ * (autovacuum, another database's clients) too: on a quiet machine, little.
+ */
+export function postgresCpuMicros(): number | undefined {
+  let pids: string[];
+  try {
+    pids = fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p));
+  } catch {
+    return undefined;
+  }
+  let total = 0;
+  for (const pid of pids) {
+    let comm: string;
+    try {
+      comm = fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      continue;
+    }
+    if (comm === 'postgres') total += processCpuMicros(pid) ?? 0;
+  }
+  return total;
+}

@@ -28,6 +28,8 @@ export interface LoadResult {
   latencies: number[];
   /** CPU time (user + system) of the server process during the run, in microseconds. */
   serverCpuMicros: number;
+  /** CPU time of PostgreSQL's processes during the run (cpu.ts), when the database runs on this machine. */
+  postgresCpuMicros?: number;
 }
 
 function run(opts: LoadRun, onResponse?: (status: number, ms: number) => void): Promise<autocannon.Result> {

@@ -86,7 +86,7 @@ import { runStartup } from './startup';
 import { runSubscriptions } from './subscriptions';
 import { answerRows, requestBody, sessionHeaders, WORKLOADS, type Workload } from './workloads';
 import { rowsDifference, valueDifference } from './compare';
-import { cpuMicros, perRequest } from './cpu';
+import { cpuMicros, perRequest, postgresCpuMicros } from './cpu';
 import { bearer } from './soak';
 import type { PlanCheck } from './plans';
 import { sampleRss, type RssPeak } from './rss';
@@ -266,18 +266,23 @@ interface Row {
 
 function merge(results: LoadResult[]): LoadResult {
   const sum = (f: (r: LoadResult) => number) => results.reduce((a, r) => a + f(r), 0);
-  return summarize(
+  const merged = summarize(
     results.flatMap((r) => r.latencies),
     sum((r) => r.seconds),
     sum((r) => r.errors),
     sum((r) => r.non2xx),
     sum((r) => r.serverCpuMicros),
   );
+  if (results.every((r) => r.postgresCpuMicros !== undefined))
+    merged.postgresCpuMicros = sum((r) => r.postgresCpuMicros!);
+  return merged;
 }
 
 const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
 const fmt = (n: number, digits = 2) => (n ?? NaN).toFixed(digits);
 const cpuPerRequest = (r: LoadResult) => perRequest(r.serverCpuMicros, r.ok);
+const pgPerRequest = (r: LoadResult) =>
+  r.postgresCpuMicros === undefined ? undefined : perRequest(r.postgresCpuMicros, r.ok);
 
 function table(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
@@ -312,6 +317,7 @@ function targetRow(workload: string, t: Target, x: LoadResult): string[] {
     fmt(x.p90),
     fmt(x.p99),
     fmt(cpuPerRequest(x), 0),
+    fmt(pgPerRequest(x) ?? NaN, 0),
     String(x.ok),
     String(x.errors + x.non2xx),
   ];
@@ -333,6 +339,7 @@ function ratioRow(name: string, a: LoadResult, b: LoadResult, workload: string, 
     `${fmt(a.p90 / b.p90)}x`,
     `${fmt(p99)}x${aim && p99 > 1.2 ? ' (>1.2)' : ''}`,
     `${fmt(cpuPerRequest(a) / cpuPerRequest(b))}x`,
+    `${fmt((pgPerRequest(a) ?? NaN) / (pgPerRequest(b) ?? NaN))}x`,
     '',
     '',
   ];
@@ -351,7 +358,18 @@ function resultsTable(rows: Row[]): string {
       body.push(ratioRow('engine.run/floor', r.results['engine.run'], r.results.floor!, r.label));
   }
   return table(
-    ['workload', 'server', 'req/s', 'p50 ms', 'p90 ms', 'p99 ms', 'server CPU µs/req', 'requests', 'failed'],
+    [
+      'workload',
+      'server',
+      'req/s',
+      'p50 ms',
+      'p90 ms',
+      'p99 ms',
+      'server CPU µs/req',
+      'PostgreSQL CPU µs/req',
+      'requests',
+      'failed',
+    ],
     body,
   );
 }
@@ -397,6 +415,7 @@ function noteLines(rows: Row[], started: EngineStarted, memory: Memory, compilat
   const out: string[] = [];
   out.push(
     'server CPU µs/req: user + system CPU time of the server process during the measured runs, per answered request.',
+    "PostgreSQL CPU µs/req: the same of all of this machine's PostgreSQL processes (NaN when the database is elsewhere); what the server's statements cost the database.",
     'goals (issue 20): engine/floor req/s >= 0.95 (0.9 for the _v2 operations and logs_query), p99 <= 1.2x; marked when missed.',
   );
   for (const r of rows) {
@@ -719,7 +738,13 @@ async function verifyAnswer(w: Workload, s: Servers): Promise<Answer> {
   return answer;
 }
 
-/** One load run of one server: the warm-up, then the measured period with the server's CPU time. */
+/** Whether PostgreSQL runs on this machine, so that its processes' CPU time can be read (cpu.ts). */
+function localPostgres(): boolean {
+  const host = new URL(settings.baseUrl).hostname;
+  return ['', 'localhost', '127.0.0.1', '[::1]'].includes(host);
+}
+
+/** One load run of one server: the warm-up, then the measured period with the server's and PostgreSQL's CPU time. */
 async function measureRun(
   w: Workload,
   target: Target,
@@ -747,12 +772,15 @@ async function measureRun(
   if (w.logs || w.v2) await settle(scratch.admin, scratch.dbName);
   if (w.cleanup) await cleanUp(w, s);
   const cpu0 = await cpuMicros([server]);
+  const pg0 = localPostgres() ? postgresCpuMicros() : undefined;
   const r = await s.load.call<LoadResult>('run', {
     ...run,
     seconds: settings.durationSeconds,
     measure: true,
   } satisfies LoadRun);
   r.serverCpuMicros = (await cpuMicros([server])) - cpu0;
+  const pg1 = pg0 === undefined ? undefined : postgresCpuMicros();
+  if (pg0 !== undefined && pg1 !== undefined) r.postgresCpuMicros = pg1 - pg0;
   if (w.cleanup) await cleanUp(w, s);
   log(
     `${w.name}: ${target} ${r.rps.toFixed(0)} req/s, p50 ${(r.p50 ?? NaN).toFixed(2)} ms, p99 ${(r.p99 ?? NaN).toFixed(2)} ms` +
