@@ -172,28 +172,6 @@ describe('the GraphQL lane', () => {
     expect(data.n.aggregate.count).toBe(40);
   });
 
-  it("writes a field's JSON as the bytes PostgreSQL sent, small answers too (PGlite: as text)", async () => {
-    const [account] = (await t.gql('{ cloud_accounts(limit: 1) { id tenant } }')).body.data.cloud_accounts;
-    const name = 'lane-bytes Zürich 東京 🚀';
-    await t.gql('mutation ($o: auto_playbook_insert_input!) { insert_auto_playbook_one(object: $o) { id } }', {
-      o: { tenant_id: account.tenant, account_id: account.id, name, status: 'DRAFT' },
-    });
-    const query = '{ auto_playbook(where: {name: {_eq: "lane-bytes Zürich 東京 🚀"}}) { name } }';
-    const direct = await t.started.engine.run(
-      { query },
-      { role: 'admin', vars: { 'x-hasura-role': 'admin' }, isAdmin: true },
-    );
-    const bytes = (direct.pieces ?? []).filter((p) => typeof p !== 'string');
-    expect(bytes).toHaveLength(t.started.db.kind === 'postgres' ? 1 : 0);
-    const lane = await send('/api/graphql', JSON.stringify({ query }), ADMIN);
-    const hono = await send('/api/graphql', JSON.stringify({ query }), { ...ADMIN, ...BROWSER });
-    expect(lane.viaHono).toBe(false);
-    expect(JSON.parse(lane.answer.body)).toEqual({ data: { auto_playbook: [{ name }] } });
-    expect(Number(lane.answer.headers['content-length'])).toBe(Buffer.byteLength(lane.answer.body));
-    expect({ ...lane.answer, requestId: undefined }).toEqual({ ...hono.answer, requestId: undefined });
-    expect(direct.body).toBe(lane.answer.body);
-  });
-
   it('counts its requests in /metrics as the Hono route does', async () => {
     const before = await t.started.observability.metrics.registry.metrics();
     await send('/api/graphql', JSON.stringify({ query: '{ tenant(limit: 1) { id } }' }), ADMIN);

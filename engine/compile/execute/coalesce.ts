@@ -53,8 +53,6 @@ interface Batch {
   lane: Lane;
   text: string;
   waiting: Waiting[];
-  /** Columns read as bytes (QueryStatement.answerColumns). */
-  bytesOf?: ReadonlySet<string>;
 }
 
 /** What the coalescer knows of a statement text. */
@@ -132,8 +130,6 @@ export interface QueryStatement {
   text: string;
   bytesParam: number;
   params?: readonly ParamSlot[];
-  /** Columns read as bytes (QueryOptions.bytesOf): the answer's JSON. */
-  answerColumns?: ReadonlySet<string>;
 }
 
 /** The types PostgreSQL gives a statement's placeholders ($1 first), as SQL type names. */
@@ -147,8 +143,6 @@ export type RunStatement = (
   signal?: CancelSignal,
   /** Each row as it arrives (QueryOptions.onRow); the promise then resolves with none. */
   onRow?: (row: Row) => void,
-  /** Columns read as bytes (QueryOptions.bytesOf). */
-  bytesOf?: ReadonlySet<string>,
 ) => Promise<Row[]>;
 
 /** A query statement's one row: its answer. */
@@ -201,7 +195,7 @@ export class Coalescer {
   row(reader: Queryable, statement: QueryStatement, params: readonly Param[], signal?: CancelSignal): Promise<Row> {
     const lane =
       statement.bytesParam < 2 ? undefined : this.laneOf(statement.text, () => coalescedStatement(statement));
-    return this.enqueue(reader, statement.text, lane, params, signal, statement.answerColumns).then(firstRow);
+    return this.enqueue(reader, statement.text, lane, params, signal).then(firstRow);
   }
 
   /**
@@ -220,11 +214,10 @@ export class Coalescer {
     lane: Lane | undefined,
     params: readonly Param[],
     signal?: CancelSignal,
-    bytesOf?: ReadonlySet<string>,
   ): Promise<Row[]> {
     if (!lane?.multiplexed || (lane.size < 2 && performance.now() < lane.retryAt) || this.roomBeside(reader))
-      return this.runRead(reader, text, params, signal, undefined, bytesOf);
-    return this.batched(reader, text, lane, params, signal, bytesOf);
+      return this.runRead(reader, text, params, signal);
+    return this.batched(reader, text, lane, params, signal);
   }
 
   /**
@@ -268,15 +261,14 @@ export class Coalescer {
     text: string,
     lane: Lane,
     params: readonly Param[],
-    signal: CancelSignal | undefined,
-    bytesOf: ReadonlySet<string> | undefined,
+    signal?: CancelSignal,
   ): Promise<Row[]> {
     return new Promise<Row[]>((resolve, reject) => {
       const waiting: Waiting = { params, signal, resolve, reject };
       let batches = this.open.get(reader);
       if (!batches) this.open.set(reader, (batches = new Map()));
       let batch = batches.get(text);
-      if (!batch) batches.set(text, (batch = { reader, lane, text, waiting: [], bytesOf }));
+      if (!batch) batches.set(text, (batch = { reader, lane, text, waiting: [] }));
       batch.waiting.push(waiting);
       if (batch.waiting.length >= Math.max(lane.size, 2)) {
         // Full: it runs now, and the next request of this turn starts another.
@@ -329,13 +321,13 @@ export class Coalescer {
     this.open = new Map();
     for (const batches of open.values())
       for (const batch of batches.values()) {
-        if (batch.waiting.length === 1) this.runAlone(batch, batch.waiting[0]);
+        if (batch.waiting.length === 1) this.runAlone(batch.reader, batch.text, batch.waiting[0]);
         else void this.runBatch(batch);
       }
   }
 
-  private runAlone(batch: Batch, w: Waiting): void {
-    this.runRead(batch.reader, batch.text, w.params, w.signal, undefined, batch.bytesOf).then(w.resolve, w.reject);
+  private runAlone(reader: Queryable, text: string, w: Waiting): void {
+    this.runRead(reader, text, w.params, w.signal).then(w.resolve, w.reject);
   }
 
   /**
@@ -348,12 +340,11 @@ export class Coalescer {
     params: readonly Param[],
     signal?: CancelSignal,
     cohorts?: CohortRows,
-    bytesOf?: ReadonlySet<string>,
   ) {
     return readAgainOnFailure(
       () => {
         cohorts?.restart();
-        return this.runStatement(reader, text, params, signal, cohorts?.onRow, bytesOf);
+        return this.runStatement(reader, text, params, signal, cohorts?.onRow);
       },
       () => signal?.aborted === true,
     );
@@ -372,7 +363,7 @@ export class Coalescer {
     try {
       // A connection that died while idle fails the statement sent on it: one request's alone, but a
       // batch's every request. A batch is a read too, run again on another connection.
-      const rows = await this.runRead(batch.reader, multiplexed.text, params, signal, cohorts, batch.bytesOf);
+      const rows = await this.runRead(batch.reader, multiplexed.text, params, signal, cohorts);
       // A reader that does not give rows one by one gives them all at the end.
       for (const row of rows) cohorts.onRow(row);
     } catch (err) {
@@ -396,7 +387,7 @@ export class Coalescer {
       for (const w of left) w.reject(err);
       return;
     }
-    for (const w of left) this.runAlone(batch, w);
+    for (const w of left) this.runAlone(batch.reader, batch.text, w);
   }
 
   /**

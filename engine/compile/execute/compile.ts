@@ -50,11 +50,7 @@ export interface ExecutablePlan {
    * that passes it. The last placeholder (`bytesParam`) of each takes the bytes the request may still
    * answer: a larger answer comes back as NULL fields and its size (`__bytes`).
    */
-  queries: (Statement & {
-    bytesParam: number;
-    /** Its fields' JSON columns: read as bytes and written as they came (QueryOptions.bytesOf). */
-    answerColumns: ReadonlySet<string>;
-  })[];
+  queries: (Statement & { bytesParam: number })[];
   /** A subscription of T_stream: where its cursor starts (plan-stream.ts). */
   stream?: { initial: ValueSource };
   /** The query's action and introspection fields, for graphql-js. */
@@ -187,12 +183,7 @@ export function compile(
   const rowsColumns: (string | undefined)[] = [];
   for (const group of groups) {
     const s = queryStatement(group, json);
-    plan.queries.push({
-      text: s.text,
-      params: s.writer.params,
-      bytesParam: s.bytesParam,
-      answerColumns: new Set(s.answerColumns),
-    });
+    plan.queries.push({ text: s.text, params: s.writer.params, bytesParam: s.bytesParam });
     rowsColumns.push(...s.rowsColumns);
   }
   const others = ir.fields.filter((f): f is GraphqlRootField => f.kind === 'graphql');

@@ -22,7 +22,7 @@ import {
 } from 'graphql';
 import { ADMIN_ROLE, type Session } from '../../core/session';
 import type { EngineConfig } from '../../core/config';
-import { asDbError, textOf, type Database, type Param, type Queryable, type Row } from '../../core/db/database';
+import { asDbError, type Database, type Param, type Queryable, type Row } from '../../core/db/database';
 import { placeholderTypes } from '../../core/db/placeholder-types';
 import { asUnavailable, isConnectionFailure, readAgainOnFailure } from '../../core/db/faults';
 import type { Model } from '../model/model-types';
@@ -101,19 +101,15 @@ export interface LiveQuery {
   stream?: { cursorParam: number };
 }
 
-/** A piece of an answer: text, or the UTF-8 bytes of a field's JSON as PostgreSQL sent them. */
-export type AnswerPiece = string | Buffer;
-
 export interface EngineResponse {
   status: number;
   /** JSON text of the response. */
   body: string;
   /**
    * The same text in pieces, when the engine made it of pieces (`DataAnswer`): the HTTP lane writes
-   * them as they are, so that a large answer is not copied into one string first, and the fields'
-   * JSON as the bytes PostgreSQL sent (QueryOptions.bytesOf) without decoding it.
+   * them as they are, so that a large answer is not copied into one string first.
    */
-  pieces?: readonly AnswerPiece[];
+  pieces?: readonly string[];
   /** Headers beside content-type (Retry-After of a database that is down or busy). */
   headers?: Record<string, string>;
   /** The code of an answer that is an error (no data): the HTTP route chooses a status by it. */
@@ -130,9 +126,9 @@ export interface EngineResponse {
 class DataAnswer implements EngineResponse {
   readonly status = 200;
   private joined?: string;
-  constructor(readonly pieces: readonly AnswerPiece[]) {}
+  constructor(readonly pieces: readonly string[]) {}
   get body(): string {
-    return (this.joined ??= this.pieces.map(textOf).join(''));
+    return (this.joined ??= this.pieces.join(''));
   }
 }
 
@@ -275,7 +271,7 @@ export class Engine {
   private readonly answerMemory: AnswerMemory;
   /** Queries' statements of concurrent requests, run as one (coalesce.ts). */
   readonly coalescer = new Coalescer(
-    (reader, text, params, signal, onRow, bytesOf) => reader.query(text, params, { signal, onRow, bytesOf }),
+    (reader, text, params, signal, onRow) => reader.query(text, params, { signal, onRow }),
     {
       counted: (requests) => this.metrics?.coalescedBatch(requests),
       describe: (text) => placeholderTypes(this.db, text),
@@ -325,19 +321,13 @@ export class Engine {
   }
 
   /** A statement, in a span of its own when tracing is on (its SQL text has $n slots, never values). */
-  private query(
-    db: Queryable,
-    text: string,
-    params: readonly Param[],
-    budget: RequestBudget,
-    bytesOf?: ReadonlySet<string>,
-  ) {
-    const options = { signal: budget.signal, bytesOf };
-    if (!this.tracing.on) return db.query(text, params, options);
+  private query(db: Queryable, text: string, params: readonly Param[], budget: RequestBudget) {
+    const signal = budget.signal;
+    if (!this.tracing.on) return db.query(text, params, { signal });
     return this.tracing.span(
       'db.query',
       { 'db.system': 'postgresql', 'db.query.text': text.slice(0, 4096) },
-      () => db.query(text, params, options),
+      () => db.query(text, params, { signal }),
       budget.record?.span,
     );
   }
@@ -350,7 +340,7 @@ export class Engine {
   private answerRow(reader: Queryable, query: QueryStatement, bound: Param[], budget: RequestBudget) {
     if (this.coalescing) return this.coalescer.row(reader, query, bound, budget.signal);
     return readAgainOnFailure(
-      () => this.query(reader, query.text, bound, budget, query.answerColumns),
+      () => this.query(reader, query.text, bound, budget),
       () => budget.signal.aborted,
     ).then((rows) => rows[0]);
   }
@@ -744,7 +734,7 @@ export class Engine {
       budget.checkTime();
       for (const f of plan.fields)
         if (f.from === 'query' && f.statement === i)
-          budget.addRows(f.rowsColumn ? Number(row[f.rowsColumn]) : countRows(textOf(row[f.column]), f.rows).rows);
+          budget.addRows(f.rowsColumn ? Number(row[f.rowsColumn]) : countRows(String(row[f.column]), f.rows).rows);
       rows.push(row);
     }
     return rows;
@@ -773,10 +763,10 @@ export class Engine {
       ]);
     }
     budget.checkTime();
-    const pieces: AnswerPiece[] = [];
+    const pieces: string[] = [];
     plan.fields.forEach((f, i) => {
-      let value: AnswerPiece;
-      if (f.from === 'query') value = (rows[f.statement][f.column] as AnswerPiece | null) ?? 'null';
+      let value: string;
+      if (f.from === 'query') value = (rows[f.statement][f.column] as string | null) ?? 'null';
       else {
         value = answerJson(other[f.alias]);
         budget.addBytes(Buffer.byteLength(value));

@@ -51,14 +51,7 @@ function fieldOutput(f: ReadField, i: number, w: SqlWriter): FieldOutput {
 export function queryStatement(
   fields: ReadField[],
   output: JsonOutput = {},
-): {
-  text: string;
-  writer: SqlWriter;
-  bytesParam: number;
-  rowsColumns: (string | undefined)[];
-  /** The fields' JSON columns (`f0`, `f1`, ...). */
-  answerColumns: string[];
-} {
+): { text: string; writer: SqlWriter; bytesParam: number; rowsColumns: (string | undefined)[] } {
   const w = new SqlWriter(0, output);
   const outputs = fields.map((f, i) => fieldOutput(f, i, w));
   const columns = outputs.flatMap((o, i) => [`${o.json} AS "f${i}"`, ...(o.rows ? [`${o.rows} AS "r${i}"`] : [])]);
@@ -74,5 +67,5 @@ export function queryStatement(
   // reference to a field's column (measured, compared, returned) became a copy of the field's whole
   // statement, and each answer was built three times or more.
   const text = `SELECT ${[...guarded, ...counted].join(', ')}, b.n AS "__bytes" FROM (SELECT ${columns.join(', ')}${from} OFFSET 0) AS q, LATERAL (SELECT ${size} AS n) AS b`;
-  return { text, writer: w, bytesParam, rowsColumns, answerColumns: fields.map((_, i) => `f${i}`) };
+  return { text, writer: w, bytesParam, rowsColumns };
 }

@@ -25,18 +25,6 @@ export interface QueryOptions {
    * running. PGlite gives them all once the statement has ended.
    */
   onRow?: (row: Row) => void;
-  /**
-   * Columns given as the Buffer of their UTF-8 text rather than a string (postgres.js): a query's
-   * answer JSON, which is written to the response as it came from the socket, never decoded into a
-   * string that is then measured, encoded again and collected. PGlite gives strings; a caller takes
-   * either (`textOf`). The other columns of such a statement come as text, whatever their type.
-   */
-  bytesOf?: ReadonlySet<string>;
-}
-
-/** A column's value as text: a Buffer's (QueryOptions.bytesOf) decoded, anything else as String makes it. */
-export function textOf(value: unknown): string {
-  return typeof value === 'string' ? value : Buffer.isBuffer(value) ? value.toString('utf8') : String(value);
 }
 
 /**

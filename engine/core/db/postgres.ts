@@ -115,26 +115,11 @@ function whole(rows: Row[]): Row[] {
   return rows.length > 0 && !(0 in rows) ? rows.filter(() => true) : rows;
 }
 
-/** postgres.js's raw row (each column's bytes) by column name: `bytes` as they are, the others as text. */
-function namedRow(raw: (Buffer | null)[], columns: readonly { name: string }[], bytes: ReadonlySet<string>): Row {
-  const row: Row = {};
-  for (let i = 0; i < columns.length; i++) {
-    const name = columns[i].name;
-    const value = raw[i];
-    row[name] = value === null || bytes.has(name) ? value : value.toString('utf8');
-  }
-  return row;
-}
-
-type RawRows = (Buffer | null)[][] & { columns: { name: string }[] };
-
 /** Runs a statement on the pool or in a transaction of it: prepared unless told not to, cancelled by its signal. */
 function statementRunner(sql: postgres.Sql, prepared: boolean) {
-  const answered = (rows: unknown, bytes: ReadonlySet<string> | undefined): Row[] => {
+  const answered = (rows: unknown): Row[] => {
     typesReadBy(sql);
-    if (!bytes) return whole(rows as Row[]);
-    const raw = rows as RawRows;
-    return whole(raw.map((r) => namedRow(r, raw.columns, bytes)));
+    return whole(rows as Row[]);
   };
   return async (
     q: postgres.Sql | postgres.TransactionSql,
@@ -143,23 +128,16 @@ function statementRunner(sql: postgres.Sql, prepared: boolean) {
     options: QueryOptions,
   ): Promise<Row[]> => {
     const pending = q.unsafe(text, params as Param[], prepared && options.prepare !== false ? PREPARE : DO_NOT_PREPARE);
-    const { bytesOf: bytes, onRow } = options;
-    // Raw: each column's bytes, a view of what was read from the socket (named by namedRow).
-    if (bytes) pending.raw();
     // Rows given as postgres.js parses them (before the statement has ended), none kept.
-    if (onRow && bytes)
-      void pending.forEach((row, result) =>
-        onRow(namedRow(row as never, (result as unknown as RawRows).columns, bytes)),
-      );
-    else if (onRow) void pending.forEach(onRow);
+    if (options.onRow) void pending.forEach(options.onRow);
     const signal = options.signal;
-    if (!signal) return answered(await pending, bytes);
+    if (!signal) return answered(await pending);
     // Cancelling an already finished query is harmless; a cancelled one fails with 57014.
     const cancel = () => void pending.cancel();
     if (signal.aborted) cancel();
     else signal.addEventListener('abort', cancel, { once: true });
     try {
-      return answered(await pending, bytes);
+      return answered(await pending);
     } finally {
       signal.removeEventListener('abort', cancel);
     }

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import { answerHeaders, answerPost, type PostAnswer } from './graphql-route';
-import type { AnswerPiece, EngineResponse } from '../../compile/execute/engine';
+import type { EngineResponse } from '../../compile/execute/engine';
 import { statusFor } from './media-types';
 import { readIncomingBody } from './read-request';
 import { beginRequest, finishRequest, GRAPHQL_ROUTES, type ObserveOptions } from './observe';
@@ -65,18 +65,15 @@ export function graphqlLane(opts: AppOptions, next: RequestListener): RequestLis
 }
 
 /**
- * What the lane writes of an answer: its pieces when it holds the bytes PostgreSQL sent (joining would
- * decode them) or is large enough that joining them costs more than a write each (a copy of the
- * answer, and two more where Node measures it and puts the head before it), else its body.
+ * What the lane writes of an answer: its pieces when it is large enough that joining them costs more
+ * than a write each (a copy of the answer, and two more where Node measures it and puts the head
+ * before it), else its body.
  */
-function writtenPieces(r: EngineResponse): readonly AnswerPiece[] {
+function writtenPieces(r: EngineResponse): readonly string[] {
   const pieces = r.pieces;
   if (!pieces) return [r.body];
   let length = 0;
-  for (const p of pieces) {
-    if (typeof p !== 'string') return pieces;
-    length += p.length;
-  }
+  for (const p of pieces) length += p.length;
   return length >= PIECES_FROM ? pieces : [r.body];
 }
 
