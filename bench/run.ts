@@ -779,8 +779,7 @@ async function measureRun(
     measure: true,
   } satisfies LoadRun);
   r.serverCpuMicros = (await cpuMicros([server])) - cpu0;
-  const pg1 = pg0 === undefined ? undefined : postgresCpuMicros();
-  if (pg0 !== undefined && pg1 !== undefined) r.postgresCpuMicros = pg1 - pg0;
+  if (pg0 !== undefined) r.postgresCpuMicros = (postgresCpuMicros() ?? pg0) - pg0;
   if (w.cleanup) await cleanUp(w, s);
   log(
     `${w.name}: ${target} ${r.rps.toFixed(0)} req/s, p50 ${(r.p50 ?? NaN).toFixed(2)} ms, p99 ${(r.p99 ?? NaN).toFixed(2)} ms` +
