@@ -1,6 +1,7 @@
 import { DEMO } from '../demo/demo-data';
 import type { CancelSignal, Queryable, Row } from '../engine/core/db/database';
 import { Coalescer } from '../engine/compile/execute/coalesce';
+import { arrayLiteral } from '../engine/core/db/sql';
 import { placeholderTypes } from '../engine/core/db/placeholder-types';
 import { multiplexedStatement } from '../engine/compile/sql/multiplex';
 import type { ParamSlot } from '../engine/compile/sql/writer';
@@ -388,7 +389,7 @@ describe(`the coalescer's choice on ${backendName}`, () => {
     };
     expect(
       multiplexedStatement(typed.text, 3, { bytesPerCohort: true, cohortTypes: ['uuid', 'timestamp', 'bigint'] }).text,
-    ).toContain('unnest($1::uuid[], $2::timestamp[], $3::bigint[])');
+    ).toContain('unnest((SELECT $1::uuid[]), (SELECT $2::timestamp[]), (SELECT $3::bigint[]))');
     const id = (i: number) => `00000000-0000-4000-8000-00000000000${i}`;
     const ask = (values: string[]) => c.row(full, typed, [...values, '1000']);
     // Measured first, in a batch of two; then five in one batch, one of them with a malformed uuid.
@@ -403,6 +404,33 @@ describe(`the coalescer's choice on ${backendName}`, () => {
       if (i === 3) expect((o as PromiseRejectedResult).reason).toMatchObject({ code: '22P02' });
       else expect((o as PromiseFulfilledResult<Row>).value.f0).toBe(`${id(i)} 2026-01-0${i} 00:00:00`);
     });
+  });
+
+  test('a batch statement keeps its generic plan, however many cohorts its calls hold', async () => {
+    // Planned anew for each call, a batch costs PostgreSQL more than the lone statement it stands for
+    // (multiplex.ts): after the five custom plans every prepared statement starts with, the generic one.
+    const { text } = multiplexedStatement(
+      `SELECT count(*)::text AS "f0", 4 AS "__bytes" FROM spends s WHERE s.cloud_account = $1::uuid AND s.tenant = $2::uuid AND $3::bigint > 0`,
+      3,
+      { bytesPerCohort: true, cohortTypes: ['uuid', 'uuid', 'bigint'] },
+    );
+    const ids = Object.values(acme.cloudAccounts);
+    const call = (n: number) => {
+      const cohorts = Array.from({ length: n }, (_, i) => i);
+      const column = (f: (i: number) => string) => `'${arrayLiteral(cohorts.map(f))}'`;
+      const args = [column((i) => ids[i % ids.length]), column(() => acme.id), column(() => '1000')];
+      return `EXECUTE coalesce_plan_test(${args.join(', ')})`;
+    };
+    const plans = await server.started.db.transaction(async (tx) => {
+      await tx.exec(`PREPARE coalesce_plan_test AS ${text}`);
+      for (let n = 1; n <= 8; n++) expect(await tx.query(call(n))).toHaveLength(n);
+      const [row] = await tx.query(
+        `SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE name = 'coalesce_plan_test'`,
+      );
+      await tx.exec('DEALLOCATE coalesce_plan_test');
+      return row;
+    });
+    expect(plans).toEqual({ generic: 3, custom: 5 });
   });
 
   test('reads of any rows: PostgreSQL tells their placeholders’ types; each request gets its rows in order', async () => {
