@@ -35,6 +35,7 @@ import { extraSpendsSql, logLinesSql, sizeAccountsSql, sizeSpendsSql } from './d
 import { checkPlans, type PlanCheck, type StatementToCheck } from './plans';
 import { BENCH_ROLE, BENCH_TENANT, handParams, WORKLOADS, type Workload } from './workloads';
 import { startAllocProfile } from './alloc-profile';
+import { primeBackends } from './backends';
 
 /** The statement the engine runs for one workload, as its own modules compile and bind it. */
 export interface CompiledWorkload {
@@ -86,6 +87,8 @@ export interface EngineStarted {
   explains: Explained[];
   /** Custom against generic plans and JIT of each workload's engine statement (plans.ts). */
   plans: PlanCheck[];
+  /** The engine's PostgreSQL backends that ran backends.ts PRIME. */
+  primed: number;
   /** The generated spends of `-- size`, when asked for: a line for the report. */
   sizeSeeded?: string;
 }
@@ -480,6 +483,7 @@ serveCalls({
     const s = started;
     const explains = await explainWorkloads(s, p.workloads);
     const plans = await checkPlans(s.db, statementsToCheck(s, p.workloads));
+    const primed = await primeBackends((text) => s.db.query(text), config.poolSize);
     server = serve({ fetch: started.app.fetch, createServer: started.createServer, ...LOOPBACK }) as Server;
     keepConnections(server, config.keepAliveSeconds);
     started.attachWebSockets(server);
@@ -498,6 +502,7 @@ serveCalls({
       sizeSeeded,
       explains,
       plans,
+      primed,
       jwt: {
         key: Buffer.from(apiJwtKey(config.auth)).toString('base64url'),
         issuer: config.auth.jwtIssuer,

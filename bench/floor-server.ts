@@ -8,6 +8,7 @@ import type { CompiledWorkload } from './engine-server';
 import { serveCalls } from './ipc';
 import { floorRowsOf } from './compare';
 import { floorAnswer, handParams, WORKLOADS, type Workload } from './workloads';
+import { primeBackends } from './backends';
 
 /**
  * The floor: a bare node:http route per workload that reads and parses the request body, runs the
@@ -75,7 +76,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 serveCalls({
-  async start(p: FloorStart): Promise<{ port: number }> {
+  async start(p: FloorStart): Promise<{ port: number; primed: number }> {
     // postgres.js as the engine loads it, with its connection queue (engine/core/db/connection-queue.ts):
     // the floor is to differ from the engine only by what the engine adds.
     const db = postgresJs()(p.databaseUrl, {
@@ -130,7 +131,8 @@ serveCalls({
       }
     });
     await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', () => resolve()));
-    return { port: (server.address() as AddressInfo).port };
+    const primed = await primeBackends((text) => db.unsafe(text), p.poolSize);
+    return { port: (server.address() as AddressInfo).port, primed };
   },
   cpu: () => process.cpuUsage(),
   stats: () => ({ memory: process.memoryUsage() }),

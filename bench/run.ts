@@ -704,7 +704,7 @@ async function startServers(scratch: Scratch, selected: Workload[], spendRows?: 
   const floor = forkChild('floor-server.js', profArgs);
   scratch.children.push(floor);
   if (settings.cpuProfDir) log(`CPU profiles: engine process ${engine.pid}, floor process ${floor.pid}`);
-  const { port: floorPort } = await floor.call<{ port: number }>('start', {
+  const { port: floorPort, primed } = await floor.call<{ port: number; primed: number }>('start', {
     databaseUrl,
     poolSize: started.poolSize,
     statementTimeoutMs: started.statementTimeoutMs,
@@ -712,6 +712,9 @@ async function startServers(scratch: Scratch, selected: Workload[], spendRows?: 
     handWritten: selected.filter((w) => w.floor || w.handJson).map((w) => w.name),
     jwt: started.jwt,
   } satisfies FloorStart);
+  log(
+    `PostgreSQL backends that allocated and freed 1 MB before the runs (bench/backends.ts): engine ${started.primed}, floor ${primed}`,
+  );
   const load = forkChild('load.js');
   scratch.children.push(load);
 
