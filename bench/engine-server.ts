@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { serve } from '@hono/node-server';
 import { getVariableValues, Kind, parse, validate, type OperationDefinitionNode } from 'graphql';
-import { adminSession } from '../engine/serve/auth/admin-secret';
+import { createSessionResolver } from '../engine/serve/auth/resolve-session';
 import { apiJwtKey } from '../engine/serve/auth/jwt';
 import type { Session } from '../engine/core/session';
-import { loadConfig } from '../engine/core/config';
+import { loadConfig, type EngineConfig } from '../engine/core/config';
 import { createLogger, descriptorSink, type Logger, type LogLevel } from '../engine/core/logger';
 import { keepConnections } from '../engine/serve/http/keep-alive';
 import { compile } from '../engine/compile/execute/compile';
@@ -130,17 +130,21 @@ const LOOPBACK = { port: 0, hostname: '127.0.0.1' };
  * gap between the engine and the floor splits into the HTTP layer (Hono, web Request/Response) and
  * the engine itself (document cache, variable coercion, plan lookup, binding, query).
  */
-function directServer(s: Started, adminSecret: string): Server {
+function directServer(s: Started, config: EngineConfig): Server {
+  // The engine's own resolver: the admin secret's session, or a Bearer JWT's (the ex_ workloads).
+  const resolveSession = createSessionResolver({
+    auth: config.auth,
+    revocations: s.revocations,
+    adminSecret: config.adminSecret,
+  });
   return createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       let r: { status: number; body: string };
       try {
-        r = await s.engine.run(
-          JSON.parse(Buffer.concat(chunks).toString('utf8')),
-          adminSession(req.headers, adminSecret),
-        );
+        const session = await resolveSession(req.headers);
+        r = await s.engine.run(JSON.parse(Buffer.concat(chunks).toString('utf8')), session);
       } catch (err) {
         r = s.engine.failure(err);
       }
@@ -488,7 +492,7 @@ serveCalls({
     keepConnections(server, config.keepAliveSeconds);
     started.attachWebSockets(server);
     await new Promise<void>((resolve) => (server!.listening ? resolve() : server!.once('listening', () => resolve())));
-    if (p.direct) direct = directServer(started, p.adminSecret);
+    if (p.direct) direct = directServer(started, config);
     return {
       port: (server.address() as AddressInfo).port,
       directPort: direct ? await listen(direct) : undefined,
