@@ -2,10 +2,10 @@
  * The two servers' PostgreSQL backends, put in the same state before they are measured.
  *
  * A backend's memory comes from glibc's malloc, which hands freed memory at the top of its heap back
- * to the kernel once more than its trim threshold (128 KB at first) is free. A statement that builds
- * a few hundred KB of JSON and frees them at its end then pays page faults on every call. Once the
- * backend has freed one chunk larger than glibc's mmap threshold, both thresholds rise (to that
- * chunk's size, and twice it), and the same statement's memory stays mapped from call to call.
+ * to the kernel once more than its trim threshold (128 KB at first) is free. A statement that uses a
+ * few hundred KB while it builds its JSON and frees them at its end then pays page faults on every
+ * call. Once the backend has freed one chunk larger than glibc's mmap threshold, both thresholds rise
+ * (to that chunk's size, and twice it), and the same statement's memory stays mapped from call to call.
  *
  * Measured on the bench's data (object_rel's hand-written statement, 100 rows with their account,
  * 31 KB of JSON; PostgreSQL 15 on Debian, one connection, its backend's CPU a call): 1,600 µs, 1,000 of
