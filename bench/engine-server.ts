@@ -31,6 +31,7 @@ import { logsStatement, rangeStatement } from '../actions/logs/store';
 import { copyTarget } from '../demo/load';
 import { seedDemoScale } from '../demo/seed';
 import { serveCalls } from './ipc';
+import { watchGc } from './gc-watch';
 import { extraSpendsSql, logLinesSql, sizeAccountsSql, sizeSpendsSql } from './data';
 import { checkPlans, type PlanCheck, type StatementToCheck } from './plans';
 import { BENCH_ROLE, BENCH_TENANT, handParams, WORKLOADS, type Workload } from './workloads';
@@ -454,6 +455,9 @@ function benchLogger(level: LogLevel): Logger {
 /** Ends the allocation profile and writes it, when one was asked for. */
 let stopAllocProfile: (() => Promise<string>) | undefined;
 
+/** The process's garbage collections, counted from its start (gc-watch.ts). */
+const gcTotals = watchGc();
+
 serveCalls({
   async start(p: EngineStart): Promise<EngineStarted> {
     if (p.allocProfDir) stopAllocProfile = await startAllocProfile(p.allocProfDir, p.allocProfOld);
@@ -515,6 +519,7 @@ serveCalls({
     };
   },
   cpu: () => process.cpuUsage(),
+  gc: () => gcTotals(),
   /** Live queries: multiplexed statements run so far, and pollers, cohorts and subscribers now. */
   live: () => ({ statements: started?.live.statements ?? 0, ...started?.live.counts() }),
   /** With `gc` (the process runs with --expose-gc), a full collection first. */

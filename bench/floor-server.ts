@@ -6,6 +6,7 @@ import { postgresJs } from '../engine/core/db/postgres';
 import { HASURA_CLAIMS } from '../engine/serve/auth/jwt';
 import type { CompiledWorkload } from './engine-server';
 import { serveCalls } from './ipc';
+import { watchGc } from './gc-watch';
 import { floorRowsOf } from './compare';
 import { floorAnswer, handParams, WORKLOADS, type Workload } from './workloads';
 import { primeBackends } from './backends';
@@ -75,6 +76,9 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+/** The process's garbage collections, counted from its start (gc-watch.ts). */
+const gcTotals = watchGc();
+
 serveCalls({
   async start(p: FloorStart): Promise<{ port: number; primed: number }> {
     // postgres.js as the engine loads it, with its connection queue (engine/core/db/connection-queue.ts):
@@ -135,6 +139,7 @@ serveCalls({
     return { port: (server.address() as AddressInfo).port, primed };
   },
   cpu: () => process.cpuUsage(),
+  gc: () => gcTotals(),
   stats: () => ({ memory: process.memoryUsage() }),
   async stop() {
     if (server) {

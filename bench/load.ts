@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import { serveCalls } from './ipc';
+import type { GcTotals } from './gc-watch';
 
 /** One load run; a warm-up is the same run with `measure` off. */
 export interface LoadRun {
@@ -30,6 +31,8 @@ export interface LoadResult {
   serverCpuMicros: number;
   /** CPU time of PostgreSQL's processes during the run (cpu.ts), when the database runs on this machine. */
   postgresCpuMicros?: number;
+  /** The server process's garbage collections during the run (gc-watch.ts). */
+  serverGc?: GcTotals;
 }
 
 function run(opts: LoadRun, onResponse?: (status: number, ms: number) => void): Promise<autocannon.Result> {

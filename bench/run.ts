@@ -87,6 +87,7 @@ import { runSubscriptions } from './subscriptions';
 import { answerRows, requestBody, sessionHeaders, WORKLOADS, type Workload } from './workloads';
 import { rowsDifference, valueDifference } from './compare';
 import { cpuMicros, perRequest, postgresCpuMicros } from './cpu';
+import { gcBetween, gcSum, type GcTotals } from './gc-watch';
 import { bearer } from './soak';
 import type { PlanCheck } from './plans';
 import { sampleRss, type RssPeak } from './rss';
@@ -275,12 +276,16 @@ function merge(results: LoadResult[]): LoadResult {
   );
   if (results.every((r) => r.postgresCpuMicros !== undefined))
     merged.postgresCpuMicros = sum((r) => r.postgresCpuMicros!);
+  if (results.every((r) => r.serverGc !== undefined)) merged.serverGc = results.map((r) => r.serverGc!).reduce(gcSum);
   return merged;
 }
 
 const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
 const fmt = (n: number, digits = 2) => (n ?? NaN).toFixed(digits);
 const cpuPerRequest = (r: LoadResult) => perRequest(r.serverCpuMicros, r.ok);
+/** A server's garbage collections a second of a measured run (gc-watch.ts); NaN when not counted. */
+const gcPerSecond = (r: LoadResult, field: 'pauseMs' | 'marks') =>
+  r.serverGc ? r.serverGc[field] / Math.max(r.seconds, 1e-9) : NaN;
 const pgPerRequest = (r: LoadResult) =>
   r.postgresCpuMicros === undefined ? undefined : perRequest(r.postgresCpuMicros, r.ok);
 
@@ -318,6 +323,8 @@ function targetRow(workload: string, t: Target, x: LoadResult): string[] {
     fmt(x.p99),
     fmt(cpuPerRequest(x), 0),
     fmt(pgPerRequest(x) ?? NaN, 0),
+    fmt(gcPerSecond(x, 'pauseMs'), 1),
+    fmt(gcPerSecond(x, 'marks'), 1),
     String(x.ok),
     String(x.errors + x.non2xx),
   ];
@@ -340,6 +347,8 @@ function ratioRow(name: string, a: LoadResult, b: LoadResult, workload: string, 
     `${fmt(p99)}x${aim && p99 > 1.2 ? ' (>1.2)' : ''}`,
     `${fmt(cpuPerRequest(a) / cpuPerRequest(b))}x`,
     `${fmt((pgPerRequest(a) ?? NaN) / (pgPerRequest(b) ?? NaN))}x`,
+    `${fmt(gcPerSecond(a, 'pauseMs') / gcPerSecond(b, 'pauseMs'))}x`,
+    '',
     '',
     '',
   ];
@@ -367,6 +376,8 @@ function resultsTable(rows: Row[]): string {
       'p99 ms',
       'server CPU µs/req',
       'PostgreSQL CPU µs/req',
+      'GC pause ms/s',
+      'mark-compacts/s',
       'requests',
       'failed',
     ],
@@ -416,6 +427,7 @@ function noteLines(rows: Row[], started: EngineStarted, memory: Memory, compilat
   out.push(
     'server CPU µs/req: user + system CPU time of the server process during the measured runs, per answered request.',
     "PostgreSQL CPU µs/req: the same of all of this machine's PostgreSQL processes (NaN when the database is elsewhere); what the server's statements cost the database.",
+    "GC pause ms/s, mark-compacts/s: the server process's garbage-collection pauses (every kind) and its full collections (V8's mark-compacts), a second of the measured runs (bench/gc-watch.ts); a mark-compact stops every request in flight, so they show in the p99.",
     'goals (issue 20): engine/floor req/s >= 0.95 (0.9 for the _v2 operations and logs_query), p99 <= 1.2x; marked when missed.',
   );
   for (const r of rows) {
@@ -775,6 +787,7 @@ async function measureRun(
   if (w.logs || w.v2) await settle(scratch.admin, scratch.dbName);
   if (w.cleanup) await cleanUp(w, s);
   const cpu0 = await cpuMicros([server]);
+  const gc0 = await server.call<GcTotals>('gc');
   const pg0 = localPostgres() ? postgresCpuMicros() : undefined;
   const r = await s.load.call<LoadResult>('run', {
     ...run,
@@ -782,6 +795,7 @@ async function measureRun(
     measure: true,
   } satisfies LoadRun);
   r.serverCpuMicros = (await cpuMicros([server])) - cpu0;
+  r.serverGc = gcBetween(gc0, await server.call<GcTotals>('gc'));
   if (pg0 !== undefined) r.postgresCpuMicros = (postgresCpuMicros() ?? pg0) - pg0;
   if (w.cleanup) await cleanUp(w, s);
   log(
