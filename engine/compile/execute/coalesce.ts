@@ -46,6 +46,8 @@ interface Waiting {
   /** The request's rows: the rows of its cohort, in the order the statement gave them. */
   resolve(rows: Row[]): void;
   reject(err: unknown): void;
+  /** The batch's listener on `signal` (batchSignal), taken off once the request is answered. */
+  gone?: () => void;
 }
 
 interface Batch {
@@ -430,7 +432,8 @@ class CohortRows {
   private left: number;
 
   constructor(
-    private readonly waiting: readonly Waiting[],
+    /** The batch's requests (Batch.waiting): each answered one's place is emptied (`answer`). */
+    private readonly waiting: (Waiting | undefined)[],
     private readonly one: boolean,
     /** Measures the batch: once, before its last request is answered, so that the next batch is of the measured size. */
     private measure: (() => void) | undefined,
@@ -475,7 +478,15 @@ class CohortRows {
       this.measure?.();
       this.measure = undefined;
     }
-    this.waiting[i].resolve(rows);
+    // Nothing of the batch stays tied to the request, nor the request to the batch, once it is
+    // answered (below). A scavenge keeps whatever an old object points at, dead or not: tied, the
+    // requests and answers of one batch kept those of the next alive until a mark-compact, and most
+    // of what the engine allocated lived through two scavenges (object_rel, engine.run in a loop at
+    // 32 at once: 70% of it, against 10% with the ties cut or without batches).
+    const w = this.waiting[i]!;
+    if (w.gone) w.signal?.removeEventListener('abort', w.gone);
+    this.waiting[i] = undefined;
+    w.resolve(rows);
   }
 }
 
@@ -501,7 +512,10 @@ function batchSignal(waiting: Waiting[]): CancelSignal | undefined {
       if (--left === 0) batch.abort();
     };
     if (w.signal!.aborted) gone();
-    else w.signal!.addEventListener('abort', gone, { once: true });
+    else {
+      w.gone = gone;
+      w.signal!.addEventListener('abort', gone, { once: true });
+    }
   }
   return batch;
 }
