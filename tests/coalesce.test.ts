@@ -245,6 +245,29 @@ describe(`the coalescer's choice on ${backendName}`, () => {
     expect(c.batches).toBe(12);
   });
 
+  test("an answered request's cancel signal keeps no listener of its batch", async () => {
+    // The batch listens to each request's signal (to stop when all are cancelled). Left there, a
+    // request's signal tied it to the batch's other requests and answers, which then outlived their
+    // requests in V8's young generation (coalesce.ts CohortRows.answer).
+    const listening = new Set<() => void>();
+    const signalOf = (): CancelSignal => ({
+      aborted: false,
+      addEventListener: (_type, listener) => void listening.add(listener),
+      removeEventListener: (_type, listener) => void listening.delete(listener),
+    });
+    const c = newCoalescer(1000);
+    await round(c, statement(0), 2); // measured: the next turn's requests are one batch
+    const batches = c.batches;
+    const rows = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        c.row(full, { text: statement(0), bytesParam: 2 }, [String(i + 1), '1000'], signalOf()),
+      ),
+    );
+    expect(rows.map((r) => r.f0)).toEqual(doubles(8));
+    expect(c.batches).toBe(batches + 1);
+    expect(listening.size).toBe(0);
+  });
+
   test('a batch holds as many requests as its time allows, by the database’s clock', async () => {
     // Each cohort sleeps 1 ms in the database: a batch of 4 ms holds four at most, however quick the
     // round trip (on a machine so busy that a cohort took 4 ms, each request runs alone).
