@@ -24,6 +24,7 @@ const DATABASE_INDEPENDENT = [
   'admin-lock',
   'session-secret',
   'logger',
+  'request-budget',
 ];
 
 module.exports = {

@@ -6,9 +6,11 @@ import { PerformanceObserver, constants, type PerformanceEntry } from 'node:perf
  * together. Read before and after a measured run (a 'gc' call, ipc.ts), like the CPU time.
  *
  * Why: the p99 of a server is set by its longest pauses, and a mark-compact pauses every request in
- * flight at once. With the engine's start flags (a 256 MB old space, which V8 treats as a small
- * heap and grows by little) it ran two or three a second under the bench's load where the floor, on
- * V8's defaults, ran one every few seconds.
+ * flight at once. The engine starts with a 256 MB old space, which V8 treats as a small heap and
+ * grows by little; the floor runs on V8's defaults. When the engine's objects outlived their
+ * requests (the coalescer's ties, until coalesce.ts CohortRows.answer cut them), it ran two or three
+ * mark-compacts a second under the bench's load against the floor's one every few seconds; these
+ * columns are how that showed.
  */
 export interface GcTotals {
   /** Mark-compacts. */
@@ -38,16 +40,15 @@ function count(totals: GcTotals, e: PerformanceEntry): void {
   totals.markMs += e.duration;
 }
 
-/** What happened between two readings. */
-export const gcBetween = (a: GcTotals, b: GcTotals): GcTotals => ({
-  marks: b.marks - a.marks,
-  markMs: b.markMs - a.markMs,
-  pauseMs: b.pauseMs - a.pauseMs,
+/** `a` plus `sign` times `b`, field by field. */
+const combine = (a: GcTotals, b: GcTotals, sign: 1 | -1): GcTotals => ({
+  marks: a.marks + sign * b.marks,
+  markMs: a.markMs + sign * b.markMs,
+  pauseMs: a.pauseMs + sign * b.pauseMs,
 });
 
+/** What happened between two readings. */
+export const gcBetween = (a: GcTotals, b: GcTotals): GcTotals => combine(b, a, -1);
+
 /** Two runs' together (rounds merged). */
-export const gcSum = (a: GcTotals, b: GcTotals): GcTotals => ({
-  marks: a.marks + b.marks,
-  markMs: a.markMs + b.markMs,
-  pauseMs: a.pauseMs + b.pauseMs,
-});
+export const gcSum = (a: GcTotals, b: GcTotals): GcTotals => combine(a, b, 1);

@@ -54,6 +54,7 @@ interface Batch {
   reader: Queryable;
   lane: Lane;
   text: string;
+  /** The requests gathered; once the batch runs, its CohortRows holds them instead (and lets each go when answered). */
   waiting: Waiting[];
 }
 
@@ -362,6 +363,7 @@ export class Coalescer {
     this.coalesced += waiting.length;
     this.counted(waiting.length);
     const cohorts = new CohortRows(waiting, lane.one, () => this.note(lane, cohorts));
+    batch.waiting = [];
     try {
       // A connection that died while idle fails the statement sent on it: one request's alone, but a
       // batch's every request. A batch is a read too, run again on another connection.
@@ -382,7 +384,7 @@ export class Coalescer {
   private failed(batch: Batch, err: unknown, cohorts: CohortRows): void {
     const code = (err as { code?: unknown }).code;
     const fromDatabase = typeof code === 'string' && !(err instanceof RequestError);
-    const left = batch.waiting.filter((_, i) => !cohorts.answered[i]);
+    const left = cohorts.unanswered();
     if (fromDatabase && TEXT_ERROR.test(code) && !VALUE_ERROR.test(code)) {
       batch.lane.multiplexed = undefined;
     } else if (!fromDatabase || !VALUE_ERROR.test(code)) {
@@ -424,7 +426,7 @@ export class Coalescer {
  * theirs when the statement ends, as before.
  */
 class CohortRows {
-  readonly answered: boolean[];
+  private readonly answered: boolean[];
   /** Each cohort's first row's `__at` (the database's clock, seconds), and its rows, for Coalescer.note. */
   readonly firstAt: (number | undefined)[];
   readonly counts: number[];
@@ -432,7 +434,7 @@ class CohortRows {
   private left: number;
 
   constructor(
-    /** The batch's requests (Batch.waiting): each answered one's place is emptied (`answer`). */
+    /** The batch's requests (Batch.waiting, which it hands over): each answered one's place is emptied (`answer`). */
     private readonly waiting: (Waiting | undefined)[],
     private readonly one: boolean,
     /** Measures the batch: once, before its last request is answered, so that the next batch is of the measured size. */
@@ -464,6 +466,11 @@ class CohortRows {
     }
     this.answer(i, [row]);
   };
+
+  /** The requests not answered yet. */
+  unanswered(): Waiting[] {
+    return this.waiting.filter((w): w is Waiting => w !== undefined);
+  }
 
   /** The statement has ended: each cohort not answered yet gets its rows (none, for a one-row read without). */
   finish(): void {

@@ -84,6 +84,15 @@ export class Cancellation implements CancelSignal {
     this.listeners = [];
     for (const l of listeners) l();
   }
+
+  /**
+   * The request has ended: the listeners still on it are dropped unheard, whoever added them. A
+   * listener keeps what it closes over alive as long as the signal lives, and the signal lives as long
+   * as anything still points at the request (see CohortRows.answer in coalesce.ts for what that cost).
+   */
+  release(): void {
+    this.listeners = [];
+  }
 }
 
 /** Errors that end a whole request (a batch stops at them). */
@@ -218,9 +227,10 @@ export class RequestBudget {
       );
   }
 
-  /** Ends the request: its timer stops and the answer memory it held is given back. */
+  /** Ends the request: its timer stops, its signal's listeners go and the answer memory it held is given back. */
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
+    this.controller.release();
     this.memory?.give(this.bytes);
     this.bytes = 0;
   }
