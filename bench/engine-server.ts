@@ -34,7 +34,16 @@ import { serveCalls } from './ipc';
 import { watchGc } from './gc-watch';
 import { extraSpendsSql, logLinesSql, sizeAccountsSql, sizeSpendsSql } from './data';
 import { checkPlans, type PlanCheck, type StatementToCheck } from './plans';
-import { BENCH_ROLE, BENCH_TENANT, handParams, WORKLOADS, type Workload } from './workloads';
+import {
+  BENCH_ROLE,
+  BENCH_TENANT,
+  handParams,
+  requestBody,
+  sessionHeaders,
+  WORKLOADS,
+  type Workload,
+} from './workloads';
+import { loopFor, type LoopResult, type LoopRun } from './in-process-loop';
 import { startAllocProfile } from './alloc-profile';
 import { primeBackends } from './backends';
 
@@ -153,6 +162,27 @@ function directServer(s: Started, config: EngineConfig): Server {
       res.end(r.body);
     });
   });
+}
+
+/**
+ * A workload through Engine.run, as the HTTP route calls it once the body is read and the session
+ * resolved (the admin secret's, once, by the engine's own resolver).
+ */
+async function engineLoop(s: Started, p: LoopRun): Promise<LoopResult> {
+  const w = WORKLOADS.find((x) => x.name === p.workload)!;
+  const config = s.engine.config;
+  const resolveSession = createSessionResolver({
+    auth: config.auth,
+    revocations: s.revocations,
+    adminSecret: config.adminSecret,
+  });
+  const session = await resolveSession(sessionHeaders(config.adminSecret!));
+  const body = requestBody(w);
+  const once = async () => {
+    const r = await s.engine.run(JSON.parse(body) as never, session);
+    if (r.status !== 200 || r.body.startsWith('{"errors"')) throw new Error(`${w.name}: ${r.body.slice(0, 300)}`);
+  };
+  return loopFor(once, p, gcTotals);
 }
 
 async function listen(srv: Server): Promise<number> {
@@ -520,6 +550,8 @@ serveCalls({
   },
   cpu: () => process.cpuUsage(),
   gc: () => gcTotals(),
+  /** `npm run bench -- inproc`: the workload through Engine.run in this process, no HTTP (in-process.ts). */
+  loop: (p: LoopRun) => engineLoop(started!, p),
   /** Live queries: multiplexed statements run so far, and pollers, cohorts and subscribers now. */
   live: () => ({ statements: started?.live.statements ?? 0, ...started?.live.counts() }),
   /** With `gc` (the process runs with --expose-gc), a full collection first. */

@@ -8,7 +8,8 @@ import type { CompiledWorkload } from './engine-server';
 import { serveCalls } from './ipc';
 import { watchGc } from './gc-watch';
 import { floorRowsOf } from './compare';
-import { floorAnswer, handParams, WORKLOADS, type Workload } from './workloads';
+import { BENCH_TENANT, floorAnswer, handParams, requestBody, WORKLOADS, type Workload } from './workloads';
+import { loopFor, type LoopRun } from './in-process-loop';
 import { primeBackends } from './backends';
 
 /**
@@ -67,6 +68,42 @@ function handWrittenBody(w: Workload, rows: Record<string, unknown>[]): string {
 let sql: postgres.Sql | undefined;
 let server: Server | undefined;
 
+/** A workload's floor: the request body in, the response body out; the tenant read only when needed. */
+type FloorRoute = (body: string, tenant: () => Promise<string>) => Promise<string>;
+let routes = new Map<string, FloorRoute>();
+
+/**
+ * Each workload's floor by name: its hand-written statement that builds the `data` object (`handJson`,
+ * with the session's tenant), its hand-written statement whose rows the route writes (`floor`), or
+ * the engine's own statement with the engine's own values.
+ */
+function floorRoutes(db: postgres.Sql, p: FloorStart): Map<string, FloorRoute> {
+  const out = new Map<string, FloorRoute>();
+  for (const w of p.workloads)
+    out.set(w.name, async (body) => {
+      JSON.parse(body);
+      const [row] = await db.unsafe(w.text, w.params, { prepare: true });
+      const parts = w.fields.map((f) => `${JSON.stringify(f.alias)}:${(row[f.column] as string | null) ?? 'null'}`);
+      return `{"data":{${parts.join(',')}}}`;
+    });
+  for (const w of WORKLOADS.filter((x) => p.handWritten.includes(x.name))) {
+    const variables = (body: string) => (JSON.parse(body).variables ?? {}) as Record<string, unknown>;
+    if (w.handJson)
+      out.set(w.name, async (body, tenant) => {
+        const vars = variables(body);
+        const [row] = await db.unsafe(w.handJson!.sql, handParams(w, await tenant(), vars), { prepare: true });
+        return `{"data":${row.data as string}}`;
+      });
+    else if (w.floor)
+      out.set(w.name, async (body) => {
+        const vars = variables(body);
+        const params = [...w.floor!.params, ...(w.floor!.variables ?? []).map((v) => JSON.stringify(vars[v]))];
+        return handWrittenBody(w, await db.unsafe(w.floor!.sql, params, { prepare: true }));
+      });
+  }
+  return out;
+}
+
 function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -90,45 +127,19 @@ serveCalls({
       connection: { statement_timeout: p.statementTimeoutMs, application_name: 'bench-floor' },
     });
     sql = db;
-    const routes = new Map(p.workloads.map((w) => [`/floor/${w.name}`, w]));
-    const jsonRoutes = new Map(
-      WORKLOADS.filter((w) => w.handJson && p.handWritten.includes(w.name)).map((w) => [`/floor/${w.name}`, w]),
-    );
+    routes = floorRoutes(db, p);
     const tenantOf = sessionTenants(p.jwt);
-    const handRoutes = new Map(
-      WORKLOADS.filter((w) => w.floor && p.handWritten.includes(w.name)).map((w) => [`/floor/${w.name}`, w]),
-    );
     server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
       try {
-        const hand = req.method === 'POST' ? handRoutes.get(req.url ?? '') : undefined;
-        const w = req.method === 'POST' ? routes.get(req.url ?? '') : undefined;
-        const json = req.method === 'POST' ? jsonRoutes.get(req.url ?? '') : undefined;
-        const body = await readBody(req);
-        if (json) {
-          const tenant = await tenantOf(req);
-          const vars = (JSON.parse(body).variables ?? {}) as Record<string, unknown>;
-          const [row] = await db.unsafe(json.handJson!.sql, handParams(json, tenant, vars), { prepare: true });
-          res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
-          res.end(`{"data":${row.data as string}}`);
-          return;
-        }
-        if (hand) {
-          const vars = (JSON.parse(body).variables ?? {}) as Record<string, unknown>;
-          const params = [...hand.floor!.params, ...(hand.floor!.variables ?? []).map((v) => JSON.stringify(vars[v]))];
-          const rows = await db.unsafe(hand.floor!.sql, params, { prepare: true });
-          res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
-          res.end(handWrittenBody(hand, rows));
-          return;
-        }
-        if (!w) {
+        const route = req.method === 'POST' ? routes.get((req.url ?? '').slice('/floor/'.length)) : undefined;
+        if (!route) {
           res.writeHead(404).end();
           return;
         }
-        JSON.parse(body);
-        const [row] = await db.unsafe(w.text, w.params, { prepare: true });
-        const parts = w.fields.map((f) => `${JSON.stringify(f.alias)}:${(row[f.column] as string | null) ?? 'null'}`);
+        const body = await readBody(req);
+        const answer = await route(body, () => tenantOf(req));
         res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
-        res.end(`{"data":{${parts.join(',')}}}`);
+        res.end(answer);
       } catch (err) {
         res.writeHead(500, { 'content-type': 'text/plain' });
         res.end(String((err as Error)?.message ?? err));
@@ -140,6 +151,13 @@ serveCalls({
   },
   cpu: () => process.cpuUsage(),
   gc: () => gcTotals(),
+  /** `npm run bench -- inproc`: the workload's floor route in this process, no HTTP (in-process.ts). */
+  loop: (p: LoopRun) => {
+    const route = routes.get(p.workload)!;
+    const body = requestBody(WORKLOADS.find((w) => w.name === p.workload)!);
+    const tenant = () => Promise.resolve(BENCH_TENANT);
+    return loopFor(async () => void (await route(body, tenant)), p, gcTotals);
+  },
   stats: () => ({ memory: process.memoryUsage() }),
   async stop() {
     if (server) {

@@ -8,7 +8,9 @@
  * sizes' figures and their ratios (goal: within 1.5x) and the indexes of both EXPLAINs; `npm run bench
  * -- v2`: every `_v2` operation (workloads-v2.ts) and the logs_query workloads at scale 100, defaults
  * BENCH_SCALE=100, BENCH_LOG_LINES=3000000, BENCH_CONNECTIONS=4,32, BENCH_WARMUP_SECONDS=3,
- * BENCH_DURATION_SECONDS=5, BENCH_ROUNDS=1, goal 0.9 of the floor.)
+ * BENCH_DURATION_SECONDS=5, BENCH_ROUNDS=1, goal 0.9 of the floor; `npm run bench -- inproc`: the
+ * workloads through Engine.run and through the floor's statements inside their processes, without
+ * HTTP, CPU a request and collections of each, see in-process.ts.)
  *
  * A scratch database is created, migrated and seeded by starting the engine on it, and dropped at
  * the end. Three child processes do the work, each with an event loop of its own: the engine behind
@@ -88,6 +90,8 @@ import { answerRows, requestBody, sessionHeaders, WORKLOADS, type Workload } fro
 import { rowsDifference, valueDifference } from './compare';
 import { cpuMicros, perRequest, postgresCpuMicros } from './cpu';
 import { gcBetween, gcSum, type GcTotals } from './gc-watch';
+import { table } from './table';
+import { runInProcess } from './in-process';
 import { bearer } from './soak';
 import type { PlanCheck } from './plans';
 import { sampleRss, type RssPeak } from './rss';
@@ -288,13 +292,6 @@ const gcPerSecond = (r: LoadResult, field: 'pauseMs' | 'marks') =>
   r.serverGc ? r.serverGc[field] / Math.max(r.seconds, 1e-9) : NaN;
 const pgPerRequest = (r: LoadResult) =>
   r.postgresCpuMicros === undefined ? undefined : perRequest(r.postgresCpuMicros, r.ok);
-
-function table(head: string[], rows: string[][]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
-}
 
 type Memory = { before: NodeJS.MemoryUsage; after: NodeJS.MemoryUsage; collected: NodeJS.MemoryUsage; peak: RssPeak };
 
@@ -868,6 +865,8 @@ async function main(): Promise<number> {
   if (process.argv[2] === 'soak') return runSoak(settings.baseUrl);
   // `npm run bench -- subscriptions`: 5,000 live-query subscribers over WebSocket (bench/subscriptions.ts).
   if (process.argv[2] === 'subscriptions') return runSubscriptions(settings.baseUrl);
+  // `npm run bench -- inproc`: Engine.run and the floor's statements without HTTP (bench/in-process.ts).
+  if (process.argv[2] === 'inproc') return runInProcess(settings);
   const selected = selectedWorkloads();
   if (!sizeMode) return (await runWorkloads(selected)).failed.length ? 1 : 0;
   const runs: SizeRun[] = [];

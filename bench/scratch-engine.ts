@@ -15,11 +15,11 @@ export interface ScratchEngine {
 
 /**
  * Creates a scratch database on `baseUrl`, starts the engine on it (demo data and `extraSpendDays` of
- * spend lines), runs `fn`, stops the engine and drops the database, whatever `fn` did.
+ * spend lines; `workloads` compiled, for a floor that runs the engine's own statements), runs `fn`, stops the engine and drops the database, whatever `fn` did.
  */
 export async function withScratchEngine(
   baseUrl: string,
-  opts: { extraSpendDays: number; env?: Record<string, string>; execArgv?: string[] },
+  opts: { extraSpendDays: number; env?: Record<string, string>; execArgv?: string[]; workloads?: string[] },
   fn: (s: ScratchEngine) => Promise<number>,
 ): Promise<number> {
   const admin = postgresJs()(baseUrl, { max: 1, onnotice: () => undefined });
@@ -36,7 +36,7 @@ export async function withScratchEngine(
       extraSpendDays: opts.extraSpendDays,
       scale: 0,
       logLines: 0,
-      workloads: [],
+      workloads: opts.workloads ?? [],
       direct: false,
       ...(opts.env ? { env: opts.env } : {}),
     } satisfies EngineStart);
