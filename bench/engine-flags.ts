@@ -22,3 +22,15 @@ export function startFlags(): string[] {
   const end = rest.findIndex((a) => !a.startsWith('--'));
   return end < 0 ? rest : rest.slice(0, end);
 }
+
+/**
+ * The engine's database settings from the bench's own environment (DATABASE_POOL_*,
+ * DATABASE_PIPELINE_*, DATABASE_COALESCE), handed to the engine it starts, to compare them.
+ */
+export function engineDatabaseSettings(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(env).filter(
+      (e): e is [string, string] => e[1] !== undefined && /^DATABASE_(POOL|PIPELINE)_|^DATABASE_COALESCE$/.test(e[0]),
+    ),
+  );
+}

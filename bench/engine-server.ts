@@ -168,7 +168,7 @@ function directServer(s: Started, config: EngineConfig): Server {
  * A workload through Engine.run, as the HTTP route calls it once the body is read and the session
  * resolved (the admin secret's, once, by the engine's own resolver).
  */
-async function engineLoop(s: Started, p: LoopRun): Promise<LoopResult> {
+async function engineLoop(s: Started, p: LoopRun): Promise<LoopResult & { batches: number; coalesced: number }> {
   const w = WORKLOADS.find((x) => x.name === p.workload)!;
   const config = s.engine.config;
   const resolveSession = createSessionResolver({
@@ -182,7 +182,13 @@ async function engineLoop(s: Started, p: LoopRun): Promise<LoopResult> {
     const r = await s.engine.run(JSON.parse(body) as never, session);
     if (r.status !== 200 || r.body.startsWith('{"errors"')) throw new Error(`${w.name}: ${r.body.slice(0, 300)}`);
   };
-  return loopFor(once, p, gcTotals);
+  const { batches, coalesced } = s.engine.coalescer;
+  const result = await loopFor(once, p, gcTotals);
+  return {
+    ...result,
+    batches: s.engine.coalescer.batches - batches,
+    coalesced: s.engine.coalescer.coalesced - coalesced,
+  };
 }
 
 async function listen(srv: Server): Promise<number> {

@@ -14,6 +14,9 @@ export interface LoopResult {
   seconds: number;
   cpuMicros: number;
   gc: GcTotals;
+  /** The engine's: statements its coalescer ran for two requests or more, and the requests they answered. */
+  batches?: number;
+  coalesced?: number;
 }
 
 /**

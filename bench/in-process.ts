@@ -13,11 +13,13 @@
  * HTTP bench.
  */
 import { postgresJs } from '../engine/core/db/postgres';
+import { postgresCpuMicros } from './cpu';
 import type { FloorStart } from './floor-server';
 import { gcSum } from './gc-watch';
 import type { LoopResult, LoopRun } from './in-process-loop';
 import { forkChild, type Child } from './ipc';
 import { withScratchEngine } from './scratch-engine';
+import { engineDatabaseSettings } from './engine-flags';
 import { table } from './table';
 import { WORKLOADS, type Workload } from './workloads';
 
@@ -30,6 +32,8 @@ export interface InProcessSettings {
   /** Requests in flight at once, each count a run of its own. */
   connections: number[];
   extraSpendDays: number;
+  /** BENCH_ALLOC_PROF: the engine's allocation profile, summarised by dist/bench/alloc-top.js. */
+  allocProfDir?: string;
 }
 
 const log = (msg: string) => process.stderr.write(`bench inproc: ${msg}\n`);
@@ -43,7 +47,12 @@ export async function runInProcess(settings: InProcessSettings): Promise<number>
   log(`workloads: ${names.join(', ')}`);
   return withScratchEngine(
     settings.baseUrl,
-    { extraSpendDays: settings.extraSpendDays, workloads: names },
+    {
+      extraSpendDays: settings.extraSpendDays,
+      workloads: names,
+      allocProfDir: settings.allocProfDir,
+      env: engineDatabaseSettings(),
+    },
     async (s) => {
       const floor = forkChild('floor-server.js');
       const undo = postgresJs()(s.databaseUrl, { max: 1, onnotice: () => undefined });
@@ -81,8 +90,9 @@ async function measure(
   settings: InProcessSettings,
   servers: Record<Server, Child>,
   run: (statement: string) => Promise<unknown>,
-): Promise<Record<Server, LoopResult>> {
-  const results: Record<Server, LoopResult[]> = { engine: [], floor: [] };
+): Promise<Record<Server, Measured>> {
+  const local = ['', 'localhost', '127.0.0.1', '[::1]'].includes(new URL(settings.baseUrl).hostname);
+  const results: Record<Server, Measured[]> = { engine: [], floor: [] };
   for (let round = 0; round < settings.rounds; round++) {
     const order: Server[] = round % 2 === 0 ? ['engine', 'floor'] : ['floor', 'engine'];
     for (const server of order) {
@@ -90,10 +100,13 @@ async function measure(
         servers[server].call<LoopResult>('loop', { workload: w.name, seconds, concurrency } satisfies LoopRun);
       await loop(settings.warmupSeconds);
       for (const statement of w.cleanup ?? []) await run(statement);
-      const r = await loop(settings.durationSeconds);
+      const pg0 = local ? postgresCpuMicros() : undefined;
+      const r: Measured = await loop(settings.durationSeconds);
+      if (pg0 !== undefined) r.postgresCpuMicros = (postgresCpuMicros() ?? pg0) - pg0;
       for (const statement of w.cleanup ?? []) await run(statement);
+      const batched = r.batches ? `; ${r.coalesced} of its requests answered by ${r.batches} coalesced statements` : '';
       log(
-        `${w.name}: ${server} ${(r.requests / r.seconds).toFixed(0)} req/s, ${(r.cpuMicros / r.requests).toFixed(0)} µs CPU a request`,
+        `${w.name}: ${server} ${(r.requests / r.seconds).toFixed(0)} req/s, ${(r.cpuMicros / r.requests).toFixed(0)} µs CPU a request${batched}`,
       );
       results[server].push(r);
     }
@@ -101,30 +114,42 @@ async function measure(
   return { engine: merged(results.engine), floor: merged(results.floor) };
 }
 
-function merged(runs: LoopResult[]): LoopResult {
+/** A run as the server measured it, with what its statements cost PostgreSQL when it runs on this machine. */
+interface Measured extends LoopResult {
+  postgresCpuMicros?: number;
+}
+
+function merged(runs: Measured[]): Measured {
   return runs.reduce((a, b) => ({
     requests: a.requests + b.requests,
     seconds: a.seconds + b.seconds,
     cpuMicros: a.cpuMicros + b.cpuMicros,
     gc: gcSum(a.gc, b.gc),
+    postgresCpuMicros:
+      a.postgresCpuMicros === undefined || b.postgresCpuMicros === undefined
+        ? undefined
+        : a.postgresCpuMicros + b.postgresCpuMicros,
   }));
 }
 
 interface Figures {
   rps: number;
   cpu: number;
+  /** NaN when PostgreSQL is not on this machine. */
+  pg: number;
   pause: number;
   marks: number;
 }
 
-const figures = (r: LoopResult): Figures => ({
+const figures = (r: Measured): Figures => ({
   rps: r.requests / r.seconds,
   cpu: r.cpuMicros / Math.max(1, r.requests),
+  pg: (r.postgresCpuMicros ?? NaN) / Math.max(1, r.requests),
   pause: r.gc.pauseMs / r.seconds,
   marks: r.gc.marks / r.seconds,
 });
 
-function tableRows(name: string, concurrency: number, m: Record<Server, LoopResult>): string[][] {
+function tableRows(name: string, concurrency: number, m: Record<Server, Measured>): string[][] {
   const e = figures(m.engine);
   const f = figures(m.floor);
   const row = (server: string, x: Figures, requests: number) => [
@@ -133,6 +158,7 @@ function tableRows(name: string, concurrency: number, m: Record<Server, LoopResu
     String(concurrency),
     x.rps.toFixed(0),
     x.cpu.toFixed(0),
+    x.pg.toFixed(0),
     x.pause.toFixed(1),
     x.marks.toFixed(1),
     String(requests),
@@ -147,6 +173,7 @@ function tableRows(name: string, concurrency: number, m: Record<Server, LoopResu
       String(concurrency),
       ratio(e.rps, f.rps),
       ratio(e.cpu, f.cpu),
+      ratio(e.pg, f.pg),
       ratio(e.pause, f.pause),
       '',
       '',

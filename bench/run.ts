@@ -95,7 +95,7 @@ import { runInProcess } from './in-process';
 import { bearer } from './soak';
 import type { PlanCheck } from './plans';
 import { sampleRss, type RssPeak } from './rss';
-import { engineNodeFlags } from './engine-flags';
+import { engineDatabaseSettings, engineNodeFlags } from './engine-flags';
 
 const env = process.env;
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -688,10 +688,6 @@ async function startServers(scratch: Scratch, selected: Workload[], spendRows?: 
       `${spendRows ? `, ${spendRows} generated spend lines instead of the demo's` : ''})`,
   );
 
-  const poolSettings = () =>
-    Object.fromEntries(
-      Object.entries(process.env).filter(([k]) => /^DATABASE_(POOL|PIPELINE)_|^DATABASE_COALESCE$/.test(k)),
-    ) as Record<string, string>;
   const profArgs = settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [];
   const engine = forkChild('engine-server.js', [...settings.engineNodeFlags, ...profArgs, '--expose-gc']);
   scratch.children.push(engine);
@@ -708,7 +704,7 @@ async function startServers(scratch: Scratch, selected: Workload[], spendRows?: 
     allocProfOld: settings.allocProfOld,
     // A JWT that outlives the longest run; /metrics for the plan-cache counts; the pool's settings
     // of the bench's own environment (DATABASE_POOL_*, DATABASE_PIPELINE_*, DATABASE_COALESCE), to compare them.
-    env: { ...poolSettings(), METRICS_TOKEN: metricsToken, JWT_EXPIRY_SECONDS: '86400' },
+    env: { ...engineDatabaseSettings(), METRICS_TOKEN: metricsToken, JWT_EXPIRY_SECONDS: '86400' },
   } satisfies EngineStart);
   const floor = forkChild('floor-server.js', profArgs);
   scratch.children.push(floor);

@@ -19,7 +19,14 @@ export interface ScratchEngine {
  */
 export async function withScratchEngine(
   baseUrl: string,
-  opts: { extraSpendDays: number; env?: Record<string, string>; execArgv?: string[]; workloads?: string[] },
+  opts: {
+    extraSpendDays: number;
+    env?: Record<string, string>;
+    execArgv?: string[];
+    workloads?: string[];
+    /** A folder for the engine's allocation profile (BENCH_ALLOC_PROF, alloc-profile.ts), written when it stops. */
+    allocProfDir?: string;
+  },
   fn: (s: ScratchEngine) => Promise<number>,
 ): Promise<number> {
   const admin = postgresJs()(baseUrl, { max: 1, onnotice: () => undefined });
@@ -39,9 +46,12 @@ export async function withScratchEngine(
       workloads: opts.workloads ?? [],
       direct: false,
       ...(opts.env ? { env: opts.env } : {}),
+      ...(opts.allocProfDir ? { allocProfDir: opts.allocProfDir } : {}),
     } satisfies EngineStart);
     const status = await fn({ engine, started, databaseUrl: u.toString(), adminSecret });
-    await engine.call('stop');
+    const stopped = await engine.call<{ allocProfile?: string }>('stop');
+    if (stopped.allocProfile)
+      process.stderr.write(`bench: the engine's allocation profile written to ${stopped.allocProfile}\n`);
     await engine.exited;
     return status;
   } finally {

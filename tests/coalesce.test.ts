@@ -245,6 +245,22 @@ describe(`the coalescer's choice on ${backendName}`, () => {
     expect(c.batches).toBe(12);
   });
 
+  test("a turn's long batch is split over the reader's connections; a short one is not", async () => {
+    // A batch runs its cohorts one after the other on one backend: eight cohorts of 5 ms kept the
+    // database's other cores idle for 40 ms. On a reader of four connections they run as four
+    // statements of two (coalesce.ts SPLIT_MS, 12 ms a part); eight quick cohorts stay one statement.
+    const pool: Queryable = { ...full, poolStats: () => ({ inUse: 0, waiting: 0, size: 4 }) } as Queryable;
+    const c = newCoalescer(1000);
+    await round(c, statement(0.005), 2, pool); // measured: a cohort costs 5 ms
+    const [batches, coalesced] = [c.batches, c.coalesced];
+    expect((await round(c, statement(0.005), 8, pool)).map((r) => r.f0)).toEqual(doubles(8));
+    expect([c.batches - batches, c.coalesced - coalesced]).toEqual([4, 8]);
+    await round(c, statement(0), 2, pool);
+    const quick = c.batches;
+    expect((await round(c, statement(0), 8, pool)).map((r) => r.f0)).toEqual(doubles(8));
+    expect(c.batches - quick).toBe(1);
+  });
+
   test("an answered request's cancel signal keeps no listener of its batch", async () => {
     // The batch listens to each request's signal (to stop when all are cancelled). Left there, a
     // request's signal tied it to the batch's other requests and answers, which then outlived their
