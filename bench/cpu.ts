@@ -28,6 +28,11 @@ function processCpuMicros(pid: string): number | undefined {
   }
 }
 
+/** Whether the database at `url` runs on this machine, where postgresCpuMicros can read its processes. */
+export function isLocalDatabase(url: string): boolean {
+  return ['', 'localhost', '127.0.0.1', '[::1]'].includes(new URL(url).hostname);
+}
+
 /**
  * CPU time of every PostgreSQL process of this machine (postmaster, backends, background workers), in
  * microseconds, or undefined where /proc cannot tell (not Linux). Read before and after a load run,

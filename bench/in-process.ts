@@ -8,12 +8,13 @@
  * Each process runs BENCH_CONNECTIONS (32) loops at once, each sending its next request when its last
  * is answered, for a warm-up (BENCH_WARMUP_SECONDS) and a measured period (BENCH_DURATION_SECONDS),
  * BENCH_ROUNDS times in turns. Printed per workload: requests a second, the process's CPU time a
- * request, its garbage-collection pauses a second and its mark-compacts, engine against floor. The
+ * request, PostgreSQL's (when it runs on this machine), the process's garbage-collection pauses a
+ * second and its mark-compacts, engine against floor; the engine's coalesced statements are logged. The
  * database is the same scratch database; a workload that writes is undone after each run, as in the
  * HTTP bench.
  */
 import { postgresJs } from '../engine/core/db/postgres';
-import { postgresCpuMicros } from './cpu';
+import { isLocalDatabase, postgresCpuMicros } from './cpu';
 import type { FloorStart } from './floor-server';
 import { gcSum } from './gc-watch';
 import type { LoopResult, LoopRun } from './in-process-loop';
@@ -91,7 +92,7 @@ async function measure(
   servers: Record<Server, Child>,
   run: (statement: string) => Promise<unknown>,
 ): Promise<Record<Server, Measured>> {
-  const local = ['', 'localhost', '127.0.0.1', '[::1]'].includes(new URL(settings.baseUrl).hostname);
+  const local = isLocalDatabase(settings.baseUrl);
   const results: Record<Server, Measured[]> = { engine: [], floor: [] };
   for (let round = 0; round < settings.rounds; round++) {
     const order: Server[] = round % 2 === 0 ? ['engine', 'floor'] : ['floor', 'engine'];
@@ -185,10 +186,21 @@ function report(settings: InProcessSettings, rows: string[][]): string {
   return [
     `in process, no HTTP: ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s measured x ${settings.rounds} rounds`,
     table(
-      ['workload', 'server', 'in flight', 'req/s', 'CPU µs/req', 'GC pause ms/s', 'mark-compacts/s', 'requests'],
+      [
+        'workload',
+        'server',
+        'in flight',
+        'req/s',
+        'CPU µs/req',
+        'PostgreSQL CPU µs/req',
+        'GC pause ms/s',
+        'mark-compacts/s',
+        'requests',
+      ],
       rows,
     ),
-    'CPU µs/req: user + system CPU time of the process (engine or floor) during the measured runs, per answered request; the database is another process.',
+    "CPU µs/req: user + system CPU time of the process (engine or floor) during the measured runs, per answered request; PostgreSQL CPU µs/req: the same of all of this machine's PostgreSQL processes (NaN when the database is elsewhere).",
+    'Without HTTP and the load generator, PostgreSQL has the machine to itself, as beside an engine on another host: req/s tells whether the engine lets it use its cores.',
     "engine.run: Engine.run with the admin secret's session, resolved once; floor: the floor's route without its HTTP (bench/floor-server.ts).",
   ].join('\n');
 }

@@ -88,7 +88,7 @@ import { runStartup } from './startup';
 import { runSubscriptions } from './subscriptions';
 import { answerRows, requestBody, sessionHeaders, WORKLOADS, type Workload } from './workloads';
 import { rowsDifference, valueDifference } from './compare';
-import { cpuMicros, perRequest, postgresCpuMicros } from './cpu';
+import { cpuMicros, isLocalDatabase, perRequest, postgresCpuMicros } from './cpu';
 import { gcBetween, gcSum, type GcTotals } from './gc-watch';
 import { table } from './table';
 import { runInProcess } from './in-process';
@@ -747,11 +747,6 @@ async function verifyAnswer(w: Workload, s: Servers): Promise<Answer> {
 }
 
 /** Whether PostgreSQL runs on this machine, so that its processes' CPU time can be read (cpu.ts). */
-function localPostgres(): boolean {
-  const host = new URL(settings.baseUrl).hostname;
-  return ['', 'localhost', '127.0.0.1', '[::1]'].includes(host);
-}
-
 /** One load run of one server: the warm-up, then the measured period with the server's and PostgreSQL's CPU time. */
 async function measureRun(
   w: Workload,
@@ -781,7 +776,7 @@ async function measureRun(
   if (w.cleanup) await cleanUp(w, s);
   const cpu0 = await cpuMicros([server]);
   const gc0 = await server.call<GcTotals>('gc');
-  const pg0 = localPostgres() ? postgresCpuMicros() : undefined;
+  const pg0 = isLocalDatabase(settings.baseUrl) ? postgresCpuMicros() : undefined;
   const r = await s.load.call<LoadResult>('run', {
     ...run,
     seconds: settings.durationSeconds,

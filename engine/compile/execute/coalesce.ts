@@ -359,7 +359,7 @@ export class Coalescer {
     const n = batch.waiting.length;
     const connections = (batch.reader as Partial<Database>).poolStats?.().size ?? 1;
     if (n < 4 || connections < 2 || batch.lane.usual === 0) return 1;
-    return Math.max(1, Math.min(connections, Math.floor(n / 2), Math.ceil((n * batch.lane.usual) / SPLIT_MS)));
+    return Math.min(connections, Math.floor(n / 2), Math.ceil((n * batch.lane.usual) / SPLIT_MS));
   }
 
   private runAlone(reader: Queryable, text: string, w: Waiting): void {
