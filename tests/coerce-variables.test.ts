@@ -10,11 +10,12 @@ import {
   typeFromAST,
   type GraphQLInputObjectType,
   type GraphQLInputType,
+  type GraphQLList,
   type OperationDefinitionNode,
 } from 'graphql';
 import { coerceVariables, fastCoerce } from '../engine/compile/execute/coerce-variables';
 import { isColumnOperator } from '../engine/compile/model/operators';
-import { variableShape } from '../engine/compile/plan/values';
+import { countFreeShape, variableShape } from '../engine/compile/plan/values';
 import { isEnumTableType } from '../engine/compile/schema/scalars';
 import { DEMO } from '../demo/demo-data';
 import { as, startTestServer, type TestServer } from './support/server';
@@ -175,6 +176,57 @@ describe("plans' cache keys (variableShape)", () => {
       // Made once per type, the shaper gives the same again.
       expect(variableShape(value, type)).toBe(shapeByType(value, type));
     }
+  });
+});
+
+describe("plans' count-free keys (countFreeShape)", () => {
+  /** Values of one type each, some of one shape, some a key, a null, a Boolean or a column apart. */
+  const VALUES: [string, unknown[]][] = [
+    [
+      'auto_playbook_insert_input!',
+      [
+        { account_id: ACCOUNT, name: 'a', status: 'DRAFT' },
+        { account_id: ACCOUNT, name: 'b', status: 'ACTIVE' },
+        { account_id: null, name: 'c', status: 'DRAFT' },
+        { name: 'd', status: 'DRAFT' },
+        { status: 'DRAFT', name: 'e', account_id: ACCOUNT },
+      ],
+    ],
+    [
+      'spends_bool_exp',
+      [
+        { amount: { _ceq: 'budget' }, _or: [{ id: { _is_null: false } }, {}] },
+        { amount: { _ceq: 'budget' }, _or: [{ id: { _is_null: true } }, {}] },
+        { amount: { _ceq: 'cost' }, _or: [{ id: { _is_null: false } }, {}] },
+        { amount: { _ceq: 'budget' }, _or: [{ id: { _is_null: false } }] },
+        { amount: { _eq: 1 } },
+        { amount: { _eq: 2 } },
+        { amount: { _in: [1, 2] } },
+        { amount: { _in: null } },
+      ],
+    ],
+    ['order_by', ['asc', 'desc', 'asc']],
+  ];
+  test.each(VALUES)('two %s are one shape exactly when their shapes are equal', (typeName, inputs) => {
+    const schema = t.started.engine.schemaFor('admin').schema;
+    const op = parse(`query Q($v: [${typeName}]) { __typename }`).definitions[0] as OperationDefinitionNode;
+    const coerced = getVariableValues(schema, op.variableDefinitions ?? [], { v: inputs });
+    expect(coerced.errors).toBeUndefined();
+    const type = typeFromAST(schema, op.variableDefinitions![0].type as never) as GraphQLInputType;
+    const item = (type as GraphQLList<GraphQLInputType>).ofType;
+    const values = (coerced as { coerced: { v: unknown[] } }).coerced.v;
+    let same = 0;
+    values.forEach((a, i) =>
+      values.forEach((b, j) => {
+        const shape = shapeByType(a, item);
+        const expected = shape === shapeByType(b, item) ? `*${shape}` : undefined;
+        expect(countFreeShape([a, b], type)).toBe(expected);
+        if (expected && i !== j) same++;
+      }),
+    );
+    expect(same).toBeGreaterThan(0);
+    // One item, or none, is not a count-free list: it keeps its count.
+    expect(countFreeShape(values.slice(0, 1), type)).toBeUndefined();
   });
 });
 

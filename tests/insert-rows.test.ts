@@ -23,7 +23,7 @@ beforeAll(async () => {
   });
 });
 afterAll(() => server?.close());
-beforeEach(() => sql('DELETE FROM typed_rows'));
+beforeEach(() => sql('DELETE FROM typed_rows').then(() => sql('DELETE FROM bare_rows')));
 
 const sql = (text: string) => server.started.db.query(text, []) as Promise<Record<string, unknown>[]>;
 const user = (id: string) => ({ 'x-hasura-role': 'user', 'x-hasura-user-id': id });
@@ -117,19 +117,66 @@ describe(`an insert of many objects, bound as one placeholder (${backendName})`,
     expect(r.rowsTogether[0]).toContain('"big": 9007199254740993,');
   });
 
-  test('the objects are one placeholder, and the statement is the same for two objects and for five', async () => {
+  test('objects of scalar columns are the list variable whole, and one plan serves two objects and five', async () => {
     const run = async (count: number) => {
       compiled.length = 0;
       const objects = Array.from({ length: count }, (_, i) => ({ label: `p${count}-${i}`, n: i, amount: i / 2 }));
       const res = await server.gql(INSERT, { o: objects });
       expect(res.body.data.insert_typed_rows.affected_rows).toBe(count);
-      expect(compiled).toHaveLength(1);
-      return compiled[0][0];
+      expect(res.body.data.insert_typed_rows.returning.map((r: { n: number }) => r.n)).toEqual(objects.map((o) => o.n));
+      return [...compiled];
     };
-    const two = await run(2);
-    expect(two).toContain('json_array_elements($1::text::json)');
-    expect(two).not.toContain('VALUES');
-    expect(await run(5)).toBe(two);
+    const [two] = await run(2);
+    expect(two[0]).toContain('json_array_elements($1::text::json)');
+    expect(two[0]).toContain(`("_r"."v"->>'label')::text`);
+    expect(two[0]).not.toContain('VALUES');
+    expect(await run(5)).toEqual([]);
+    expect(await sql(`SELECT count(*)::int AS n FROM typed_rows`)).toEqual([{ n: 7 }]);
+  });
+
+  test('bound whole, every scalar type stores and returns what the objects inserted one at a time do', async () => {
+    // No json, jsonb or array column: those keep a text per value (a jsonb string keeps its quotes).
+    const scalars = OBJECTS.map(({ doc, doc_json, tags, nums, ...rest }) => rest);
+    compiled.length = 0;
+    const r = await togetherAndAlone(scalars);
+    expect(compiled[0][0]).toContain(`("_r"."v"->>'amount')::numeric`);
+    expect(r.together.body.errors).toBeUndefined();
+    expect(r.rowsTogether).toHaveLength(3);
+    expect(r.rowsTogether).toEqual(r.rowsAlone);
+    const returnedAlone = r.alone.map((a) => a.body.data.insert_typed_rows.returning[0]);
+    expect(r.together.body.data.insert_typed_rows.returning).toEqual(returnedAlone);
+    expect(r.rowsTogether[0]).toContain('"big": 9007199254740993,');
+    expect(r.rowsTogether[0]).toContain('"amount": 12345678901234567890.123456789,');
+  });
+
+  test('objects with nested rows are planned for their count: two and then three each insert all theirs', async () => {
+    const NESTED = `mutation($o: [typed_rows_insert_input!]!) {
+      insert_typed_rows(objects: $o) { affected_rows returning { label children { label } } }
+    }`;
+    for (const count of [2, 3]) {
+      compiled.length = 0;
+      const objects = Array.from({ length: count }, (_, i) => ({
+        label: `r${count}-${i}`,
+        children: { data: [{ label: `c${count}-${i}` }] },
+      }));
+      const res = await server.gql(NESTED, { o: objects });
+      expect(res.body.errors).toBeUndefined();
+      expect(compiled).toHaveLength(1);
+      expect(res.body.data.insert_typed_rows.affected_rows).toBe(2 * count);
+      expect(res.body.data.insert_typed_rows.returning).toEqual(
+        objects.map((o) => ({ label: o.label, children: [{ label: o.children.data[0].label }] })),
+      );
+    }
+    expect(await sql(`SELECT count(*)::int AS n FROM typed_children`)).toEqual([{ n: 5 }]);
+  });
+
+  test('objects of no key have their count in the statement: each count has its own plan', async () => {
+    const BARE = `mutation($o: [bare_rows_insert_input!]!) { insert_bare_rows(objects: $o) { affected_rows } }`;
+    for (const count of [2, 3, 2]) {
+      const res = await server.gql(BARE, { o: Array.from({ length: count }, () => ({})) });
+      expect(res.body).toEqual({ data: { insert_bare_rows: { affected_rows: count } } });
+    }
+    expect(await sql(`SELECT count(*)::int AS n FROM bare_rows`)).toEqual([{ n: 7 }]);
   });
 
   test('returning lists the rows in the order of the objects', async () => {

@@ -57,6 +57,11 @@ export interface ExecutablePlan {
   graphql?: DocumentNode;
   steps: MutationStep[];
   checks: RuntimeCheck[];
+  /**
+   * The list variables this plan serves for any number of items (two or more): each is read only
+   * whole, as an insert's rows. The engine keys such a plan by the items' shape without their count.
+   */
+  countFree: readonly string[];
 }
 
 const isRead = (
@@ -158,7 +163,14 @@ export function compile(
 ): ExecutablePlan {
   const { maxRows, maxDepth } = limits;
   const ir = planOperation({ role, operation, fragments, variables, maxRows, maxDepth });
-  const plan: ExecutablePlan = { operation: ir.operation, fields: [], queries: [], steps: [], checks: ir.checks };
+  const plan: ExecutablePlan = {
+    operation: ir.operation,
+    fields: [],
+    queries: [],
+    steps: [],
+    checks: ir.checks,
+    countFree: [],
+  };
   if (ir.operation === 'mutation') {
     for (const f of ir.fields) {
       if (f.kind === 'graphql')
@@ -172,6 +184,7 @@ export function compile(
       else if (f.kind === 'insert' || f.kind === 'update' || f.kind === 'delete')
         plan.steps.push({ kind: 'sql', alias: f.alias, ...sqlStep(f, json) });
     }
+    plan.countFree = countFreeVariables(plan);
     return plan;
   }
   const reads = ir.fields.filter(isRead);
@@ -202,4 +215,47 @@ export function compile(
     return { alias: f.alias, from: 'query', ...at, rows: rowShape(f), ...(rowsColumn ? { rowsColumn } : {}) };
   });
   return plan;
+}
+
+/** Every placeholder of a plan's statements: its queries', and each mutation step's with its output's. */
+function planSlots(plan: ExecutablePlan): ParamSlot[] {
+  const out: ParamSlot[] = [];
+  const statement = (s: Statement | undefined) => s && out.push(...s.params);
+  const output = (o: OutputStatement | undefined): void => {
+    statement(o);
+    if (o?.refusal) output(o.refusal);
+  };
+  for (const q of plan.queries) statement(q);
+  for (const step of plan.steps) {
+    const items = step.kind === 'sql' ? [step] : step.kind === 'sqlList' ? step.items : [];
+    for (const item of items) {
+      statement(item.statement);
+      output(item.output);
+    }
+    if (step.kind === 'sql') statement(step.lone);
+  }
+  return out;
+}
+
+/** The variables a source reads inside of (an item, a key), which a value of another shape changes. */
+function readInside(s: ValueSource, into: Set<string>): void {
+  if (s.from === 'variable' && s.path.length > 0) into.add(s.name);
+  else if (s.from === 'list') for (const i of s.items) readInside(i, into);
+}
+
+/**
+ * The list variables the plan reads only whole, as an insert's rows (writer.ts `bindList`): the SQL
+ * is then the same for any number of their items. A variable any other placeholder or check reads
+ * an item of (a nested insert's rows, each with its own statement parts) is not among them, nor one
+ * the plan never binds whole (objects of no keys, whose count is written into the SQL).
+ */
+function countFreeVariables(plan: ExecutablePlan): string[] {
+  const whole = new Set<string>();
+  const inside = new Set<string>();
+  for (const slot of planSlots(plan)) {
+    if (slot.wholeList && slot.source.from === 'variable') whole.add(slot.source.name);
+    readInside(slot.source, inside);
+  }
+  for (const c of plan.checks) readInside(c.source, inside);
+  return [...whole].filter((name) => !inside.has(name));
 }

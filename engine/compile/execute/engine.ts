@@ -29,7 +29,7 @@ import type { Model } from '../model/model-types';
 import { writerRoles } from '../model/role-permissions';
 import { errorPath } from '../plan/error-path';
 import { errorBody, RequestError, type ErrorCode } from '../../core/errors';
-import { variableShape, type Variables } from '../plan/values';
+import { countFreeShape, variableShape, type Variables } from '../plan/values';
 import { buildActionTypes } from '../schema/action-types';
 import { buildRoleSchema, type RoleSchema } from '../schema/role-schema';
 import {
@@ -142,8 +142,33 @@ interface OperationEntry {
   node: OperationDefinitionNode;
   /** Every variable, and whether its value (not only its presence) can change the SQL. */
   variables: { name: string; type: GraphQLInputType; structural: boolean }[];
-  /** Compiled plans by variable shape ('' when no variable is structural). */
-  plans: Map<string, ExecutablePlan>;
+  /**
+   * Compiled plans by variable shape ('' when no variable is structural). Under a key where a list
+   * variable stands without its count (`shapeKey`), COUNTED when the plan found there depended on it.
+   */
+  plans: Map<string, ExecutablePlan | typeof COUNTED>;
+}
+
+const COUNTED = 'counted';
+
+/**
+ * The plan cache's key for these variables: their shapes, and for a scalar variable whether it is
+ * given (a scalar left out is an absent argument: no LIMIT, no comparison). With `countFree`, a list
+ * of items of one shape stands without its count (values.ts `countFreeShape`); `collapsed` names them.
+ */
+function shapeKey(operation: OperationEntry, vars: Variables, countFree: boolean) {
+  let key = '';
+  const collapsed: string[] = [];
+  for (const v of operation.variables) {
+    if (!v.structural) {
+      key += v.name in vars ? 'p;' : 'a;';
+      continue;
+    }
+    const free = countFree ? countFreeShape(vars[v.name], v.type) : undefined;
+    if (free) collapsed.push(v.name);
+    key += `${free ?? variableShape(vars[v.name], v.type)};`;
+  }
+  return { key, collapsed };
 }
 
 /** Plans kept per operation: one per shape of its structural variables. */
@@ -642,7 +667,11 @@ export class Engine {
     return { plan, vars };
   }
 
-  /** The plan of an operation for these variables' shape; SQL is generated once per shape. */
+  /**
+   * The plan of an operation for these variables' shape; SQL is generated once per shape. A list
+   * the plan reads only whole (an insert's objects) is keyed without its count, so that inserting
+   * ten objects and eleven share one plan; a plan that reads its items one by one holds the count.
+   */
   private planFor(
     role: RoleSchema,
     operation: OperationEntry,
@@ -650,29 +679,33 @@ export class Engine {
     vars: Variables,
     record: RequestRecord | undefined,
   ): ExecutablePlan {
-    // A scalar variable left out is an absent argument (no LIMIT, no comparison): presence counts.
-    let shape = '';
-    for (const v of operation.variables)
-      shape += v.structural ? `${variableShape(vars[v.name], v.type)};` : v.name in vars ? 'p;' : 'a;';
-    let plan = operation.plans.get(shape);
-    this.metrics?.planCacheLookup(plan !== undefined);
-    if (record) record.planCache = plan ? 'hit' : 'miss';
-    if (!plan) {
-      plan = compile(role, operation.node, entry.fragments, vars, this.config.limits, {
-        stringifyNumeric: this.config.stringifyNumericTypes,
-      });
-      this.compilations++;
-      // LOG_LEVEL=debug: the SQL each new plan runs ($n slots; the values are never logged).
-      this.log({
-        level: 'debug',
-        msg: 'compiled',
-        role: role.role,
-        operation_name: operation.node.name?.value,
-        sql: plannedSql(plan),
-      });
-      if (operation.plans.size >= PLANS_PER_OPERATION) operation.plans.clear();
-      operation.plans.set(shape, plan);
+    const free = shapeKey(operation, vars, true);
+    let key = free.key;
+    let found = operation.plans.get(key);
+    // A full key never starts a variable's part with `*`: it never holds COUNTED.
+    if (found === COUNTED) found = operation.plans.get((key = shapeKey(operation, vars, false).key));
+    const hit = found !== undefined && found !== COUNTED;
+    this.metrics?.planCacheLookup(hit);
+    if (record) record.planCache = hit ? 'hit' : 'miss';
+    if (hit) return found as ExecutablePlan;
+    const plan = compile(role, operation.node, entry.fragments, vars, this.config.limits, {
+      stringifyNumeric: this.config.stringifyNumericTypes,
+    });
+    this.compilations++;
+    // LOG_LEVEL=debug: the SQL each new plan runs ($n slots; the values are never logged).
+    this.log({
+      level: 'debug',
+      msg: 'compiled',
+      role: role.role,
+      operation_name: operation.node.name?.value,
+      sql: plannedSql(plan),
+    });
+    if (operation.plans.size >= PLANS_PER_OPERATION) operation.plans.clear();
+    if (key === free.key && free.collapsed.some((name) => !plan.countFree.includes(name))) {
+      operation.plans.set(key, COUNTED);
+      key = shapeKey(operation, vars, false).key;
     }
+    operation.plans.set(key, plan);
     return plan;
   }
 

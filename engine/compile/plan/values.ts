@@ -148,6 +148,91 @@ export function variableShape(value: unknown, type: GraphQLInputType): string {
   return shaperOf(type)(value);
 }
 
+/**
+ * The shape of a list variable's items without their count (`*{name:?,status:?}`), when it has two or
+ * more and all have one shape; undefined otherwise. A plan that reads such a list only whole (an
+ * insert's `objects: $objects`) serves every count, so the engine looks it up by this shape first.
+ */
+export function countFreeShape(value: unknown, type: GraphQLInputType): string | undefined {
+  const list = isNonNullType(type) ? type.ofType : type;
+  if (!isListType(list) || isScalarList(list) || !Array.isArray(value) || value.length < 2) return undefined;
+  const same = comparerOf(list.ofType);
+  for (let i = 1; i < value.length; i++) if (!same(value[0], value[i])) return undefined;
+  return `*${shaperOf(list.ofType)(value[0])}`;
+}
+
+/** Whether two values of a type have one shape: as their shapes' texts are equal, without writing them. */
+type Comparer = (a: unknown, b: unknown) => boolean;
+
+const comparers = new WeakMap<GraphQLInputType, Comparer>();
+
+function comparerOf(type: GraphQLInputType): Comparer {
+  let comparer = comparers.get(type);
+  if (!comparer) {
+    comparer = makeComparer(type);
+    comparers.set(type, comparer);
+  }
+  return comparer;
+}
+
+const isNull = (v: unknown) => v === null || v === undefined;
+
+/** Each case as makeShaper's: what it writes the same, this finds the same. */
+function makeComparer(type: GraphQLInputType): Comparer {
+  const orNull =
+    (f: Comparer): Comparer =>
+    (a, b) =>
+      isNull(a) || isNull(b) ? isNull(a) && isNull(b) : f(a, b);
+  if (isNonNullType(type)) {
+    let inner: Comparer | undefined;
+    return orNull((a, b) => (inner ??= comparerOf(type.ofType))(a, b));
+  }
+  if (isBound(type))
+    return orNull(isScalarType(type) && type.name === 'Boolean' ? (a, b) => String(a) === String(b) : () => true);
+  if (isScalarList(type)) return orNull(() => true);
+  if (isListType(type)) {
+    let item: Comparer | undefined;
+    return orNull((a, b) => {
+      item ??= comparerOf(type.ofType);
+      if (!Array.isArray(a) || !Array.isArray(b)) return !Array.isArray(a) && !Array.isArray(b) && item(a, b);
+      if (a.length !== b.length) return false;
+      for (let i = 0; i < a.length; i++) if (!item(a[i], b[i])) return false;
+      return true;
+    });
+  }
+  if (isEnumType(type)) return orNull((a, b) => a === b || JSON.stringify(a) === JSON.stringify(b));
+  if (isInputObjectType(type)) return orNull(objectComparer(type));
+  return orNull(() => true);
+}
+
+/** The same keys in the same order, each holding values of one shape (objectShaper's cases). */
+function objectComparer(type: GraphQLInputObjectType): Comparer {
+  const fields = new Map<string, Comparer>();
+  const fieldComparer = (key: string): Comparer | undefined => {
+    let f = fields.get(key);
+    if (!f) {
+      const def = type.getFields()[key];
+      if (!def) return undefined;
+      fields.set(key, (f = comparerOf(def.type)));
+    }
+    return f;
+  };
+  return (a, b) => {
+    const x = a as Record<string, unknown>;
+    const y = b as Record<string, unknown>;
+    const keys = Object.keys(x);
+    const other = Object.keys(y);
+    if (keys.length !== other.length) return false;
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i];
+      if (other[i] !== k) return false;
+      if (columnOperand(k, x[k]) !== columnOperand(k, y[k])) return false;
+      if (!isColumnOperator(k) && !(fieldComparer(k)?.(x[k], y[k]) ?? true)) return false;
+    }
+    return true;
+  };
+}
+
 function shaperOf(type: GraphQLInputType): Shaper {
   let shaper = shapers.get(type);
   if (!shaper) {

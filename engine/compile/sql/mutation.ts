@@ -13,7 +13,7 @@ import { boolExpSql } from './bool-exp';
 import { NestedInsertWriter, onConflictSql } from './nested-insert';
 import { arrayText, nameText, objectText, type JsonValue } from './json-text';
 import { joinedRowJson } from './select';
-import { castValue, ident, tableName, SqlWriter, type JsonOutput } from './writer';
+import { castValue, ident, stringLiteral, tableName, SqlWriter, type JsonOutput } from './writer';
 
 export interface MutationStatement {
   alias: string;
@@ -123,10 +123,40 @@ function rowsSql(rows: ValueRef[][], w: SqlWriter): string {
   const key = (ref: ValueRef) => JSON.stringify(ref.source);
   const shared = rows[0].map((ref, i) => rows.every((row) => key(row[i]) === key(ref)));
   const varying = rows.map((row) => row.filter((_, i) => !shared[i]));
+  if (!shared.includes(false))
+    return `SELECT ${rows[0].map((ref) => w.bind(ref)).join(', ')} FROM generate_series(1, ${rows.length})`;
+  const whole = wholeList(varying);
   let at = 0;
-  const each = rows[0].map((ref, i) => (shared[i] ? w.bind(ref) : castValue(`("_r"."v"->>${at++})`, ref)));
-  if (at === 0) return `SELECT ${each.join(', ')} FROM generate_series(1, ${rows.length})`;
-  return `SELECT ${each.join(', ')} FROM json_array_elements(${w.bindRows(varying)}::text::json) WITH ORDINALITY AS "_r"("v", "n") ORDER BY "_r"."n"`;
+  const read = (ref: ValueRef) => castValue(`("_r"."v"->>${whole ? stringLiteral(whole.keys[at++]) : at++})`, ref);
+  const each = rows[0].map((ref, i) => (shared[i] ? w.bind(ref) : read(ref)));
+  const placeholder = whole ? w.bindList(whole.name) : w.bindRows(varying);
+  return `SELECT ${each.join(', ')} FROM json_array_elements(${placeholder}::text::json) WITH ORDINALITY AS "_r"("v", "n") ORDER BY "_r"."n"`;
+}
+
+/**
+ * The list variable whose items are these rows, and the key each value is read at, when the objects
+ * are that variable (`objects: $objects`) and each value is its item's key as written: its JSON text
+ * then holds every value as the row's own placeholder would have. Not for arrays (written as array
+ * literals) nor json and jsonb (written as JSON text: a string would lose its quotes).
+ */
+function wholeList(rows: ValueRef[][]): { name: string; keys: string[] } | undefined {
+  const first = rows[0].map((ref) => ref.source);
+  if (first[0].from !== 'variable') return undefined;
+  const name = first[0].name;
+  const keys: string[] = [];
+  for (const s of first) {
+    if (s.from !== 'variable' || s.name !== name || s.path.length !== 2 || typeof s.path[1] !== 'string')
+      return undefined;
+    keys.push(s.path[1]);
+  }
+  const plain = (ref: ValueRef) => !ref.array && ref.sqlType !== 'json' && ref.sqlType !== 'jsonb';
+  const isItem = (ref: ValueRef, row: number, col: number) => {
+    const s = ref.source;
+    return (
+      s.from === 'variable' && s.name === name && s.path.length === 2 && s.path[0] === row && s.path[1] === keys[col]
+    );
+  };
+  return rows.every((row, r) => row.every((ref, c) => plain(ref) && isItem(ref, r, c))) ? { name, keys } : undefined;
 }
 
 /** A jsonb operator's new value, from the old one (`old`) and the bound value (`v`), as Hasura writes it. */

@@ -13,6 +13,12 @@ export interface ParamSlot {
    * is a JSON array with, for each row, the array of its slots' texts. `source` is then their list.
    */
   rows?: readonly (readonly ParamSlot[])[];
+  /**
+   * Set on a placeholder that takes a list variable whole, as the JSON of its items, which are an
+   * insert's rows (sql/mutation.ts): the statement is the same for any number of them, so its plan
+   * may serve every count (execute/compile.ts `countFreeVariables`).
+   */
+  wholeList?: boolean;
 }
 
 export { ident, stringLiteral };
@@ -82,10 +88,15 @@ export class SqlWriter {
     return `$${this.slot({ source, sqlType: 'json', array: false, rows: slots })}`;
   }
 
+  /** A list variable whole, as the JSON of its items (`[{"name":"a"},...]`): `$n` uncast. */
+  bindList(name: string): string {
+    return `$${this.slot({ source: { from: 'variable', name, path: [] }, sqlType: 'json', array: false, wholeList: true })}`;
+  }
+
   /** The placeholder number of a slot: identical slots share one. */
   private slot(slot: ParamSlot): number {
     const types = slot.rows ? JSON.stringify(slot.rows.map((r) => r.map((s) => [s.sqlType, s.array]))) : '';
-    const key = `${JSON.stringify(slot.source)}|${slot.sqlType}|${slot.array}|${types}`;
+    const key = `${JSON.stringify(slot.source)}|${slot.sqlType}|${slot.array}|${types}|${slot.wholeList === true}`;
     let n = this.byKey.get(key);
     if (n === undefined) {
       this.params.push(slot);
