@@ -152,6 +152,30 @@ function sqlStep(
   };
 }
 
+/** A mutation's steps, one per root field in document order. */
+function mutationPlan(
+  plan: ExecutablePlan,
+  fields: (RootField | GraphqlRootField)[],
+  operation: OperationDefinitionNode,
+  fragments: Record<string, FragmentDefinitionNode>,
+  json: JsonOutput,
+): ExecutablePlan {
+  for (const f of fields) {
+    if (f.kind === 'graphql')
+      plan.steps.push({
+        kind: 'graphql',
+        alias: f.alias,
+        document: graphqlOnlyDocument(operation, fragments, f.nodes),
+      });
+    else if (f.kind === 'updateMany')
+      plan.steps.push({ kind: 'sqlList', alias: f.alias, items: f.updates.map((u) => sqlStep(u, json)) });
+    else if (f.kind === 'insert' || f.kind === 'update' || f.kind === 'delete')
+      plan.steps.push({ kind: 'sql', alias: f.alias, ...sqlStep(f, json) });
+  }
+  plan.countFree = countFreeVariables(plan);
+  return plan;
+}
+
 /** GraphQL operation -> IR -> SQL text, once per (role, document, operation, variable shape). */
 export function compile(
   role: RoleSchema,
@@ -171,22 +195,7 @@ export function compile(
     checks: ir.checks,
     countFree: [],
   };
-  if (ir.operation === 'mutation') {
-    for (const f of ir.fields) {
-      if (f.kind === 'graphql')
-        plan.steps.push({
-          kind: 'graphql',
-          alias: f.alias,
-          document: graphqlOnlyDocument(operation, fragments, f.nodes),
-        });
-      else if (f.kind === 'updateMany')
-        plan.steps.push({ kind: 'sqlList', alias: f.alias, items: f.updates.map((u) => sqlStep(u, json)) });
-      else if (f.kind === 'insert' || f.kind === 'update' || f.kind === 'delete')
-        plan.steps.push({ kind: 'sql', alias: f.alias, ...sqlStep(f, json) });
-    }
-    plan.countFree = countFreeVariables(plan);
-    return plan;
-  }
+  if (ir.operation === 'mutation') return mutationPlan(plan, ir.fields, operation, fragments, json);
   const reads = ir.fields.filter(isRead);
   for (const f of reads) if (f.kind === 'select' && f.stream) plan.stream = f.stream;
   const bound = reads.reduce((n, f) => n + rowBound(f), 0);
