@@ -1,6 +1,7 @@
 import {
   getNamedType,
   type GraphQLEnumType,
+  type GraphQLInputField,
   type GraphQLInputObjectType,
   isEnumType,
   isInputObjectType,
@@ -128,10 +129,6 @@ function jsonSource(node: ValueNode, type: GraphQLInputType, vars: Variables): V
   return { from: 'json', template: jsonTemplate(node), ...(geo ? { geo } : {}) };
 }
 
-/** The operand of a column operator (`_ceq: "price"`) names a column, which the SQL text names too. */
-const columnOperand = (key: string, value: unknown): string | undefined =>
-  isColumnOperator(key) ? JSON.stringify(value) : undefined;
-
 type Shaper = (value: unknown) => string;
 
 /** Each input type's shaper, made on first use (the schema's types live as long as its role's schema). */
@@ -207,16 +204,15 @@ function makeComparer(type: GraphQLInputType): Comparer {
 
 /** The same keys in the same order, each holding values of one shape (objectShaper's cases). */
 function objectComparer(type: GraphQLInputObjectType): Comparer {
-  const fields = new Map<string, Comparer>();
-  const fieldComparer = (key: string): Comparer | undefined => {
-    let f = fields.get(key);
-    if (!f) {
-      const def = type.getFields()[key];
-      if (!def) return undefined;
-      fields.set(key, (f = comparerOf(def.type)));
-    }
-    return f;
-  };
+  const byKey = keyCache(type, (field, operand): Comparer => {
+    const inner = field ? comparerOf(field.type) : () => true;
+    if (!operand) return inner;
+    return (a, b) => {
+      const x = JSON.stringify(a);
+      const y = JSON.stringify(b);
+      return x === undefined && y === undefined ? inner(a, b) : x === y;
+    };
+  });
   return (a, b) => {
     const x = a as Record<string, unknown>;
     const y = b as Record<string, unknown>;
@@ -225,11 +221,32 @@ function objectComparer(type: GraphQLInputObjectType): Comparer {
     if (keys.length !== other.length) return false;
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i];
-      if (other[i] !== k) return false;
-      if (columnOperand(k, x[k]) !== columnOperand(k, y[k])) return false;
-      if (!isColumnOperator(k) && !(fieldComparer(k)?.(x[k], y[k]) ?? true)) return false;
+      if (other[i] !== k || !byKey(k)(x[k], y[k])) return false;
     }
     return true;
+  };
+}
+
+/**
+ * Per key of an input object type, what `make` makes of its field (undefined when the type has no
+ * such field) and of whether it is a column operator (`_ceq`), whose operand is a column name and so
+ * part of the SQL text: made once per key the type knows. Another key (coercion lets none through)
+ * gets what `make` makes of nothing, each time, so that strange keys sent leave nothing behind.
+ */
+function keyCache<T>(
+  type: GraphQLInputObjectType,
+  make: (field: GraphQLInputField | undefined, operand: boolean) => T,
+): (key: string) => T {
+  const made = new Map<string, T>();
+  return (key) => {
+    let m = made.get(key);
+    if (m === undefined) {
+      const field = type.getFields()[key] as GraphQLInputField | undefined;
+      const operand = isColumnOperator(key);
+      m = make(field, operand);
+      if (field || operand) made.set(key, m);
+    }
+    return m;
   };
 }
 
@@ -269,26 +286,21 @@ function makeShaper(type: GraphQLInputType): Shaper {
   return orNull(() => '?');
 }
 
-/** `{key:shape,...}` in the value's own key order; a key the type does not have stands as `?`. */
+/**
+ * `{key:shape,...}` in the value's own key order; a key the type does not have stands as `?`, a
+ * column operator's operand as its JSON.
+ */
 function objectShaper(type: GraphQLInputObjectType): Shaper {
-  const fields = new Map<string, Shaper>();
-  const fieldShaper = (key: string): Shaper | undefined => {
-    let f = fields.get(key);
-    if (!f) {
-      const def = type.getFields()[key];
-      if (!def) return undefined;
-      fields.set(key, (f = shaperOf(def.type)));
-    }
-    return f;
-  };
+  const byKey = keyCache(type, (field, operand): Shaper => {
+    const inner = field ? shaperOf(field.type) : () => '?';
+    return operand ? (v) => JSON.stringify(v) ?? inner(v) : inner;
+  });
   return (value) => {
     const object = value as Record<string, unknown>;
     let out = '{';
     let first = true;
     for (const k of Object.keys(object)) {
-      const v = object[k];
-      const shape = columnOperand(k, v) ?? fieldShaper(k)?.(v) ?? '?';
-      out += `${first ? '' : ','}${k}:${shape}`;
+      out += `${first ? '' : ','}${k}:${byKey(k)(object[k])}`;
       first = false;
     }
     return `${out}}`;
