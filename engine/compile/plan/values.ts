@@ -149,6 +149,7 @@ export function variableShape(value: unknown, type: GraphQLInputType): string {
  * The shape of a list variable's items without their count (`*{name:?,status:?}`), when it has two or
  * more and all have one shape; undefined otherwise. A plan that reads such a list only whole (an
  * insert's `objects: $objects`) serves every count, so the engine looks it up by this shape first.
+ * The value is a coerced one (coerce-variables.ts), whose objects have no inherited keys.
  */
 export function countFreeShape(value: unknown, type: GraphQLInputType): string | undefined {
   const list = isNonNullType(type) ? type.ofType : type;
@@ -213,17 +214,15 @@ function objectComparer(type: GraphQLInputObjectType): Comparer {
       return x === undefined && y === undefined ? inner(a, b) : x === y;
     };
   });
+  // Coerced values' keys are their own (their prototype has none): `for in` lists Object.keys' own,
+  // in its order, without an array for each item.
   return (a, b) => {
     const x = a as Record<string, unknown>;
     const y = b as Record<string, unknown>;
     const keys = Object.keys(x);
-    const other = Object.keys(y);
-    if (keys.length !== other.length) return false;
-    for (let i = 0; i < keys.length; i++) {
-      const k = keys[i];
-      if (other[i] !== k || !byKey(k)(x[k], y[k])) return false;
-    }
-    return true;
+    let i = 0;
+    for (const k in y) if (keys[i++] !== k || !byKey(k)(x[k], y[k])) return false;
+    return i === keys.length;
   };
 }
 
