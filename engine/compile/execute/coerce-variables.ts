@@ -73,12 +73,15 @@ function variableCoercer(schema: GraphQLSchema, def: VariableDefinitionNode): Co
 /** Coercers by type object; the types inside input objects are made once, with the schema. */
 const coercers = new WeakMap<GraphQLInputType, Coercer>();
 
+/**
+ * Input types may refer to themselves (a bool_exp's _and), always through an input object: an
+ * object's coercer finds its fields' on its first call, by which time its own is kept here. So no
+ * coercer needs a wrapper that finds its own on first use, which was one more call for each value.
+ */
 function coercerOf(type: GraphQLInputType): Coercer {
   let c = coercers.get(type);
   if (!c) {
-    // Input types may refer to themselves (a bool_exp's _and): the coercer is found when first used.
-    let made: Coercer | undefined;
-    c = (value) => (made ??= makeCoercer(type))(value);
+    c = makeCoercer(type);
     coercers.set(type, c);
   }
   return c;
@@ -133,7 +136,7 @@ function objectCoercer(type: GraphQLInputObjectType): Coercer {
   const position = new Map(fields.map((f, i) => [f.name, i]));
   const defaulted = fields.flatMap((f, i) => (f.defaultValue !== undefined ? [i] : []));
   const required = fields.filter((f) => f.defaultValue === undefined && isNonNullType(f.type)).map((f) => f.name);
-  const coerce = fields.map((f) => coercerOf(f.type));
+  let coerce: Coercer[] | undefined;
   return (value) => {
     if (value === null || value === undefined) return null;
     if (typeof value !== 'object' || Array.isArray(value)) return OTHER;
@@ -147,6 +150,7 @@ function objectCoercer(type: GraphQLInputObjectType): Coercer {
     }
     for (const name of required) if (given[name] === undefined) return OTHER;
     for (const i of defaulted) if (given[fields[i].name] === undefined) at.push(i);
+    coerce ??= fields.map((f) => coercerOf(f.type));
     return build(fields, coerce, given, ascending(at));
   };
 }
