@@ -203,8 +203,10 @@ async function shut(srv: Server | undefined): Promise<void> {
   await closed;
 }
 
-/** GraphQL document -> the engine's plan (compile.ts) -> SQL text and bound parameters, for the bench's admin-secret session. */
-/** The workload's one statement, bound; with its placeholders' types (`slots`), which the coalescer unnests. */
+/**
+ * GraphQL document -> the engine's plan (compile.ts) -> the workload's one statement, bound for the
+ * bench's admin-secret session; with its placeholders' types (`slots`), which the coalescer unnests.
+ */
 function compileWorkload(s: Started, w: Workload): CompiledWorkload & { slots: ParamSlot[] } {
   const role = s.engine.schemaFor(BENCH_ROLE);
   const session: Session = {

@@ -1,13 +1,17 @@
 /*
- * engine/cli: what `npm run schema` read from a database built by the migrations alone, kept for the
- * next run. Imports engine/core only.
+ * engine/cli: what `npm run schema` and `npm run metadata -- check` read from a database built by the
+ * migrations alone, kept for the next run. Imports engine/compile's model and engine/core.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { projectRoot } from '../core/config';
+import { projectRoot, type EngineConfig } from '../core/config';
+import { connectDatabase } from '../core/db/connect';
 import type { Queryable, Row } from '../core/db/database';
-import { listMigrations } from '../core/db/migrate';
+import { listMigrations, migrate } from '../core/db/migrate';
+import type { LoadedMetadata } from '../compile/model/load';
+import type { Model } from '../compile/model/model-types';
+import { buildModel } from '../compile/model/model';
 
 /** The answers of the statements the model was built with, by statement text and parameters. */
 export type Recording = Record<string, Row[]>;
@@ -83,4 +87,38 @@ export function recording(db: Queryable, into: Recording): Queryable {
     },
     exec: (script) => db.exec(script),
   };
+}
+
+/**
+ * The model of `metadata` over the catalogue of MIGRATIONS_DIR's migrations, which is what the
+ * embedded engine has: read from a throw-away PGlite in memory (no files, and usable while an engine
+ * holds DATA_DIR, which is one process's at a time), and kept, since PGlite's own start and the
+ * migrations are most of the time; the next run with the same migrations reads no database at all.
+ * `kept` says which it was.
+ */
+export async function migrationsModel(
+  config: EngineConfig,
+  metadata: LoadedMetadata,
+  holder: string,
+): Promise<{ model: Model; kept: boolean }> {
+  const file = cacheFileOf(config.migrationsDir);
+  const kept = readRecording(file);
+  if (kept) {
+    try {
+      return { model: await buildModel(replaying(kept), metadata, config.tenancy), kept: true };
+    } catch (err) {
+      // The metadata asks what the recording lacks (a new enum table ...): read the database.
+      if (!(err instanceof NotRecorded)) throw err;
+    }
+  }
+  const made: Recording = {};
+  const db = await connectDatabase({ ...config, dataDir: 'memory://' }, { holder });
+  try {
+    await migrate(db, config.migrationsDir, () => undefined);
+    const model = await buildModel(recording(db, made), metadata, config.tenancy);
+    writeRecording(file, made);
+    return { model, kept: false };
+  } finally {
+    await db.close();
+  }
 }

@@ -6,21 +6,23 @@ import * as path from 'node:path';
 import { loadConfig, type EngineConfig } from '../core/config';
 import { connectDatabase } from '../core/db/connect';
 import type { Database } from '../core/db/database';
-import { migrate } from '../core/db/migrate';
 import { silentLogger } from '../core/logger';
 import { ADMIN_ROLE } from '../core/session';
-import { loadMetadata } from '../compile/model/load';
+import { loadMetadata, type LoadedMetadata } from '../compile/model/load';
+import type { Model } from '../compile/model/model-types';
 import { buildModel } from '../compile/model/model';
 import { Engine } from '../compile/execute/engine';
 import { ACTION_MODULES } from '../../actions/registry';
+import { migrationsModel } from './catalogue-cache';
 
 const USAGE = `usage: npm run metadata -- check [DIR]
 
 Checks a metadata folder (DIR, or METADATA_DIR, or ./metadata) as the engine checks it at start-up:
 the files and their schema, the tables and columns they name against the database, the action
 handlers, and every role's GraphQL schema. Nothing is written and no engine is started.
-The database: DATABASE_URL when set (read only: its migrations must be applied), otherwise a
-throw-away in-memory PGlite with the migrations of sql/ applied.
+The database: DATABASE_URL when set (read only: its migrations must be applied), otherwise the
+catalogue of the migrations of sql/ (applied to an in-memory PGlite, then kept in node_modules/.cache
+for the next run).
 Exit code 0 when the folder is good, 1 when it is not (the reason is printed), 2 on a usage error.`;
 
 export interface MetadataIo {
@@ -29,18 +31,41 @@ export interface MetadataIo {
   err: (line: string) => void;
 }
 
-/** The database a check reads the catalogue of: the configured PostgreSQL, or a migrated in-memory PGlite. */
-async function checkDatabase(config: EngineConfig): Promise<{ db: Database; what: string }> {
-  if (config.databaseUrl)
-    return { db: await connectDatabase(config, { holder: 'metadata check' }), what: 'PostgreSQL' };
-  const db = await connectDatabase({ ...config, dataDir: 'memory://' }, { holder: 'metadata check' });
+/**
+ * The engine's database in a check against the migrations' catalogue: none. The engine is made only
+ * to build each role's schema, which runs no statement; one that did would fail the check, not pass.
+ */
+const refuse = () => Promise.reject(new Error('a metadata check runs no statement'));
+const NO_DATABASE: Database = {
+  kind: 'pglite',
+  query: refuse,
+  exec: refuse,
+  transaction: refuse,
+  listen: refuse,
+  close: async () => undefined,
+};
+
+/**
+ * The model to check and the database it was read from: the configured PostgreSQL (read only), or
+ * the catalogue of the migrations, kept from an earlier run or read from an in-memory PGlite
+ * (catalogue-cache.ts migrationsModel).
+ */
+async function modelToCheck(
+  config: EngineConfig,
+  metadata: LoadedMetadata,
+): Promise<{ model: Model; db: Database; what: string }> {
+  if (!config.databaseUrl) {
+    const { model, kept } = await migrationsModel(config, metadata, 'metadata check');
+    const what = kept ? 'the catalogue of the migrations, kept from an earlier check' : 'an in-memory PGlite';
+    return { model, db: NO_DATABASE, what: `${what} with the migrations applied` };
+  }
+  const db = await connectDatabase(config, { holder: 'metadata check' });
   try {
-    await migrate(db, config.migrationsDir);
+    return { model: await buildModel(db, metadata, config.tenancy), db, what: 'PostgreSQL' };
   } catch (err) {
     await db.close().catch(() => undefined);
     throw err;
   }
-  return { db, what: 'an in-memory PGlite with the migrations applied' };
 }
 
 /** Checks a metadata folder; the exit code. */
@@ -50,9 +75,9 @@ export async function checkMetadata(dir: string, io: MetadataIo): Promise<number
     const config = loadConfig(io.env);
     const metadata = loadMetadata(dir);
     for (const w of metadata.warnings) io.err(`warning: ${w.message}`);
-    const opened = await checkDatabase(config);
+    const opened = await modelToCheck(config, metadata);
     db = opened.db;
-    const model = await buildModel(db, metadata, config.tenancy);
+    const model = opened.model;
     const engine = new Engine(model, db, config, silentLogger, { modules: ACTION_MODULES, config: undefined });
     // Each role's schema is built at its first request in a running engine: built here, its errors show now.
     for (const role of [ADMIN_ROLE, ...model.roles.filter((r) => r !== ADMIN_ROLE)]) engine.schemaFor(role);

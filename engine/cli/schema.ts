@@ -4,63 +4,31 @@
  */
 import { parseArgs } from 'node:util';
 import { printSchema } from 'graphql';
-import { loadConfig, type EngineConfig } from '../core/config';
+import { loadConfig } from '../core/config';
 import { connectDatabase } from '../core/db/connect';
 import type { Env } from '../core/env';
 import { ADMIN_ROLE } from '../core/session';
-import { migrate } from '../core/db/migrate';
-import type { Database } from '../core/db/database';
 import { loadMetadata, type LoadedMetadata } from '../compile/model/load';
 import type { Model } from '../compile/model/model-types';
 import { buildModel } from '../compile/model/model';
 import { buildActionTypes } from '../compile/schema/action-types';
 import { buildRoleSchema } from '../compile/schema/role-schema';
-import {
-  cacheFileOf,
-  NotRecorded,
-  readRecording,
-  recording,
-  replaying,
-  writeRecording,
-  type Recording,
-} from './catalogue-cache';
+import { migrationsModel } from './catalogue-cache';
 
 export class SchemaError extends Error {}
 
 /**
  * The model: the metadata of METADATA_DIR over a database's catalogue (tables, columns, keys, enum
  * values). With DATABASE_URL, that database as it is: nothing is written to it. Without, the
- * catalogue of the migrations of MIGRATIONS_DIR, which is what the embedded engine has: read from a
- * throw-away PGlite in memory (no files, and usable while an engine holds DATA_DIR, which is one
- * process's at a time), and kept (catalogue-cache.ts), since PGlite's own start is most of the time;
- * the next run with the same migrations reads no database at all.
+ * catalogue of the migrations of MIGRATIONS_DIR, kept from an earlier run when it can be
+ * (catalogue-cache.ts migrationsModel).
  */
 async function modelOf(env: Env, metadata: LoadedMetadata): Promise<Model> {
   const config = loadConfig(env);
-  if (config.databaseUrl) return withDatabase(config, (db) => buildModel(db, metadata, config.tenancy));
-  const file = cacheFileOf(config.migrationsDir);
-  const kept = readRecording(file);
-  if (kept) {
-    try {
-      return await buildModel(replaying(kept), metadata, config.tenancy);
-    } catch (err) {
-      // The metadata asks what the recording lacks (a new enum table ...): read the database.
-      if (!(err instanceof NotRecorded)) throw err;
-    }
-  }
-  const made: Recording = {};
-  const model = await withDatabase({ ...config, dataDir: 'memory://schema' }, async (db) => {
-    await migrate(db, config.migrationsDir, () => undefined);
-    return buildModel(recording(db, made), metadata, config.tenancy);
-  });
-  writeRecording(file, made);
-  return model;
-}
-
-async function withDatabase<T>(config: EngineConfig, fn: (db: Database) => Promise<T>): Promise<T> {
+  if (!config.databaseUrl) return (await migrationsModel(config, metadata, 'schema')).model;
   const db = await connectDatabase(config, { holder: 'schema' });
   try {
-    return await fn(db);
+    return await buildModel(db, metadata, config.tenancy);
   } finally {
     await db.close();
   }
