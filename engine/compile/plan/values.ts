@@ -164,13 +164,16 @@ type Comparer = (a: unknown, b: unknown) => boolean;
 
 const comparers = new WeakMap<GraphQLInputType, Comparer>();
 
-function comparerOf(type: GraphQLInputType): Comparer {
-  let comparer = comparers.get(type);
-  if (!comparer) {
-    comparer = makeComparer(type);
-    comparers.set(type, comparer);
+const comparerOf = (type: GraphQLInputType): Comparer => perType(comparers, type, makeComparer);
+
+/** What `made` holds for `type`, made the first time it is asked for. */
+function perType<T>(made: WeakMap<GraphQLInputType, T>, type: GraphQLInputType, make: (t: GraphQLInputType) => T): T {
+  let m = made.get(type);
+  if (m === undefined) {
+    m = make(type);
+    made.set(type, m);
   }
-  return comparer;
+  return m;
 }
 
 const isNull = (v: unknown) => v === null || v === undefined;
@@ -249,14 +252,7 @@ function keyCache<T>(
   };
 }
 
-function shaperOf(type: GraphQLInputType): Shaper {
-  let shaper = shapers.get(type);
-  if (!shaper) {
-    shaper = makeShaper(type);
-    shapers.set(type, shaper);
-  }
-  return shaper;
-}
+const shaperOf = (type: GraphQLInputType): Shaper => perType(shapers, type, makeShaper);
 
 function makeShaper(type: GraphQLInputType): Shaper {
   if (isNonNullType(type)) {
