@@ -13,6 +13,7 @@ import {
   type GraphQLSchema,
   type VariableDefinitionNode,
 } from 'graphql';
+import { perType } from '../plan/values';
 
 /**
  * A request's variables coerced to their types, with the same result as graphql-js's getVariableValues.
@@ -78,14 +79,7 @@ const coercers = new WeakMap<GraphQLInputType, Coercer>();
  * object's coercer finds its fields' on its first call, by which time its own is kept here. So no
  * coercer needs a wrapper that finds its own on first use, which was one more call for each value.
  */
-function coercerOf(type: GraphQLInputType): Coercer {
-  let c = coercers.get(type);
-  if (!c) {
-    c = makeCoercer(type);
-    coercers.set(type, c);
-  }
-  return c;
-}
+const coercerOf = (type: GraphQLInputType): Coercer => perType(coercers, type, makeCoercer);
 
 function makeCoercer(type: GraphQLInputType): Coercer {
   if (isNonNullType(type)) {

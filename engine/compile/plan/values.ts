@@ -166,8 +166,12 @@ const comparers = new WeakMap<GraphQLInputType, Comparer>();
 
 const comparerOf = (type: GraphQLInputType): Comparer => perType(comparers, type, makeComparer);
 
-/** What `made` holds for `type`, made the first time it is asked for. */
-function perType<T>(made: WeakMap<GraphQLInputType, T>, type: GraphQLInputType, make: (t: GraphQLInputType) => T): T {
+/** What `made` holds for `type`, made the first time it is asked for (shapers, comparers, coercers). */
+export function perType<T>(
+  made: WeakMap<GraphQLInputType, T>,
+  type: GraphQLInputType,
+  make: (t: GraphQLInputType) => T,
+): T {
   let m = made.get(type);
   if (m === undefined) {
     m = make(type);

@@ -149,14 +149,15 @@ function wholeList(rows: ValueRef[][]): { name: string; keys: string[] } | undef
       return undefined;
     keys.push(s.path[1]);
   }
-  const plain = (ref: ValueRef) => !ref.array && ref.sqlType !== 'json' && ref.sqlType !== 'jsonb';
+  // packedRows gave every row the first's types.
+  if (rows[0].some((ref) => ref.array || ref.sqlType === 'json' || ref.sqlType === 'jsonb')) return undefined;
   const isItem = (ref: ValueRef, row: number, col: number) => {
     const s = ref.source;
     return (
       s.from === 'variable' && s.name === name && s.path.length === 2 && s.path[0] === row && s.path[1] === keys[col]
     );
   };
-  return rows.every((row, r) => row.every((ref, c) => plain(ref) && isItem(ref, r, c))) ? { name, keys } : undefined;
+  return rows.every((row, r) => row.every((ref, c) => isItem(ref, r, c))) ? { name, keys } : undefined;
 }
 
 /** A jsonb operator's new value, from the old one (`old`) and the bound value (`v`), as Hasura writes it. */
