@@ -563,8 +563,9 @@ export class Engine {
       try {
         return await this.runMutation(plan, vars, session, budget);
       } finally {
-        // Even a failed one: an action may have committed before a later field failed.
-        this.recentWriters.wrote(session);
+        // Even a failed one: an action may have committed before a later field failed. Only reads
+        // that could go to a replica ask (readerFor): without replicas there is nothing to remember.
+        if (this.db.replicas) this.recentWriters.wrote(session);
       }
     }
     const reader = this.readerFor(plan, session, opts.usePrimary === true);
