@@ -1,4 +1,5 @@
 import type { Database, Queryable } from '../engine/core/db/database';
+import { median } from './rounds';
 
 /**
  * Custom against generic plans of the engine's statements, and what PostgreSQL's JIT does to them.
@@ -73,11 +74,6 @@ async function jitTiming(tx: Queryable, name: string, args: string): Promise<num
   const doc = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { JIT?: { Timing?: { Total: number } } }[];
   return doc[0].JIT?.Timing?.Total ?? NaN;
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.floor((s.length - 1) / 2)] : NaN;
-};
 
 /** The three modes in turns until `budgetMs` of wall time or `maxRuns` runs each (at least `minRuns`). */
 async function timeModes(

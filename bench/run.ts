@@ -47,8 +47,9 @@
  * Settings (environment): BENCH_DATABASE_URL or DATABASE_URL (a server where databases may be
  * created), BENCH_CONNECTIONS (32; a comma list loads each workload at each count), BENCH_SIZES
  * (`-- size`: 10000,10000000), BENCH_WARMUP_SECONDS (5: the engine's code takes longer
- * than the floor's to be optimized), BENCH_DURATION_SECONDS (10),
- * BENCH_ROUNDS (2; rounds rotate which server goes first and are merged), BENCH_EXTRA_SPEND_DAYS
+ * than the floor's to be optimized), BENCH_DURATION_SECONDS (8),
+ * BENCH_ROUNDS (3; rounds rotate which server goes first; each server's figures merge its rounds, and the
+ * summary's req/s ratio is the median of the rounds' ratios, rounds.ts), BENCH_EXTRA_SPEND_DAYS
  * (365 days of spend lines added before the demo's), BENCH_WORKLOADS (comma list, default all but
  * those that write rows without undoing it, such as nested_insert, which run only when named),
  * BENCH_DIAGNOSE=1 (also load `Engine.run` behind a bare node:http route, without Hono, to split
@@ -96,6 +97,7 @@ import { bearer } from './soak';
 import type { PlanCheck } from './plans';
 import { sampleRss, type RssPeak } from './rss';
 import { engineDatabaseSettings, engineNodeFlags } from './engine-flags';
+import { median, roundRatios } from './rounds';
 
 const env = process.env;
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -143,8 +145,8 @@ const settings = {
   /** Each workload is loaded at each of these connection counts. */
   connections: listSetting('BENCH_CONNECTIONS', v2Mode ? [4, 32] : logLines > 0 ? [8] : [32]),
   warmupSeconds: intSetting('BENCH_WARMUP_SECONDS', v2Mode ? 3 : 5),
-  durationSeconds: intSetting('BENCH_DURATION_SECONDS', v2Mode ? 5 : 10, 1),
-  rounds: intSetting('BENCH_ROUNDS', v2Mode ? 1 : 2, 1),
+  durationSeconds: intSetting('BENCH_DURATION_SECONDS', v2Mode ? 5 : 8, 1),
+  rounds: intSetting('BENCH_ROUNDS', v2Mode ? 1 : 3, 1),
   scale,
   logLines,
   /** `-- size`: the spends table sizes, each a scratch database of its own. */
@@ -264,7 +266,10 @@ interface Row {
   connections: number;
   bytes: number;
   answerRows?: number;
+  /** Each server's rounds merged: its requests over its seconds, its latencies pooled. */
   results: Partial<Record<Target, LoadResult>>;
+  /** Each server's rounds, in order: the summary's ratio is the median of the rounds' (rounds.ts). */
+  rounds: Partial<Record<Target, LoadResult[]>>;
   /** The engine's plan-cache look-ups: for the first request (the answers' check), and during the load runs. */
   plans: { first: PlanCount; load: PlanCount };
 }
@@ -387,7 +392,8 @@ function summaryTable(rows: Row[]): string {
   const body = rows.map((r) => {
     const e = r.results.engine!;
     const f = r.results.floor!;
-    const tp = e.rps / f.rps;
+    const each = roundRatios(r.rounds.engine!, r.rounds.floor!);
+    const tp = median(each);
     const p99 = e.p99 / f.p99;
     const goal = throughputGoal(r.workload);
     return [
@@ -396,6 +402,7 @@ function summaryTable(rows: Row[]): string {
       fmt(e.rps, 0),
       fmt(f.rps, 0),
       `${fmt(tp)}${tp < goal ? ` (<${goal})` : ''}`,
+      each.map((x) => fmt(x)).join(' '),
       fmt(e.p99),
       fmt(f.p99),
       `${fmt(p99)}${p99 > 1.2 ? ' (>1.2)' : ''}`,
@@ -404,7 +411,16 @@ function summaryTable(rows: Row[]): string {
       `${r.plans.first.miss} / ${r.plans.load.miss} of ${r.plans.load.hit + r.plans.load.miss}`,
     ];
   });
-  const head = ['workload', 'session', 'engine req/s', 'floor req/s', 'ratio', 'engine p99 ms', 'floor p99 ms'];
+  const head = [
+    'workload',
+    'session',
+    'engine req/s',
+    'floor req/s',
+    'ratio',
+    'rounds',
+    'engine p99 ms',
+    'floor p99 ms',
+  ];
   return table([...head, 'p99 ratio', 'engine CPU µs/req', 'floor CPU µs/req', 'plans compiled: 1st / load'], body);
 }
 
@@ -426,6 +442,7 @@ function noteLines(rows: Row[], started: EngineStarted, memory: Memory, compilat
     "PostgreSQL CPU µs/req: the same of all of this machine's PostgreSQL processes (NaN when the database is elsewhere); what the server's statements cost the database.",
     "GC pause ms/s, mark-compacts/s: the server process's garbage-collection pauses (every kind) and its full collections (V8's mark-compacts), a second of the measured runs (bench/gc-watch.ts); a mark-compact stops every request in flight, so they show in the p99.",
     'goals (issue 20): engine/floor req/s >= 0.95 (0.9 for the _v2 operations and logs_query), p99 <= 1.2x; marked when missed.',
+    "ratio: the median of the rounds' engine/floor req/s (rounds: each round's, in order; within a round the two servers ran one after the other); the servers' own lines above merge their rounds, and their ratio line is the merged one. p99 ratio: over the rounds' latencies pooled.",
   );
   for (const r of rows) {
     if (r.label !== r.workload.name && r.connections !== settings.connections[0]) continue;
@@ -833,6 +850,7 @@ async function measureWorkload(w: Workload, s: Servers, scratch: Scratch): Promi
       bytes: answer.bytes,
       answerRows: answer.rows,
       results: Object.fromEntries([...results].map(([t, rs]) => [t, merge(rs)])),
+      rounds: Object.fromEntries(results),
     });
   }
   const peak = rss.stop().peakBytes;

@@ -1,5 +1,6 @@
 import { valueDifference } from '../bench/compare';
 import { perRequest } from '../bench/cpu';
+import { median, roundRatios } from '../bench/rounds';
 
 /**
  * The bench's comparison of the engine's answer with a floor's own (bench/compare.ts): by value, so a
@@ -35,5 +36,19 @@ describe('bench answers compared by value', () => {
   test('CPU per request counts no requests as one', () => {
     expect(perRequest(5000, 10)).toBe(500);
     expect(perRequest(5000, 0)).toBe(5000);
+  });
+
+  test("the summary's ratio: each round's engine over that round's floor, and their median", () => {
+    const rps = (...xs: number[]) => xs.map((x) => ({ rps: x }));
+    // The second round's floor was slowed: its ratio is an outlier that the median leaves out.
+    const each = roundRatios(rps(900, 1200, 950), rps(1000, 800, 1000));
+    expect(each).toEqual([0.9, 1.5, 0.95]);
+    expect(median(each)).toBe(0.95);
+    // The rounds merged (requests over time) would have said 1.08 of the floor.
+    expect((900 + 1200 + 950) / (1000 + 800 + 1000)).toBeCloseTo(1.089, 3);
+    expect(median([0.8, 1.0])).toBe(0.9);
+    expect(median([0.7])).toBe(0.7);
+    expect(median([])).toBeNaN();
+    expect(() => roundRatios(rps(1, 2), rps(1))).toThrow('2 engine rounds against 1 floor rounds');
   });
 });
