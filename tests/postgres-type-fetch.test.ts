@@ -1,8 +1,8 @@
-import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import postgres from 'postgres';
 import { connectPostgres } from '../engine/core/db/postgres';
 import type { Database } from '../engine/core/db/database';
 import { onPostgres } from './support/database';
+import { wireProxy, type WireProxy } from './support/wire-proxy';
 
 /**
  * postgres.js reads the server's array types on a new connection before its first statement, in a
@@ -18,64 +18,17 @@ const suite = onPostgres ? describe : describe.skip;
 /** The statement postgres.js reads the array types with names this column; no other statement here does. */
 const TYPE_READ = Buffer.from('typarray');
 
-interface Proxy {
-  port: number;
-  /** Per connection through the proxy: whether the client sent the type read on it. */
-  connections: { readTypes: boolean }[];
-  /** The proxy's own ports towards PostgreSQL (pg_stat_activity's client_port) of its open connections. */
-  upstreamPorts(): number[];
-  close(): Promise<void>;
-}
-
-async function proxyTo(target: URL): Promise<Proxy> {
-  const connections: { readTypes: boolean }[] = [];
-  const sockets = new Set<Socket>();
-  const upstreams = new Set<Socket>();
-  const server: Server = createServer((client) => {
-    const seen = { readTypes: false };
-    connections.push(seen);
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    upstreams.add(upstream);
-    upstream.on('close', () => upstreams.delete(upstream));
-    // Either side closing, by an end or an error (a reset: pipe leaves the other open then), closes both.
-    for (const [s, other] of [
-      [client, upstream],
-      [upstream, client],
-    ]) {
-      sockets.add(s);
-      s.on('error', () => undefined);
-      s.on('close', () => {
-        sockets.delete(s);
-        other.destroy();
-      });
-    }
-    client.on('data', (chunk: Buffer) => {
-      if (chunk.includes(TYPE_READ)) seen.readTypes = true;
-    });
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    connections,
-    upstreamPorts: () => [...upstreams].map((s) => s.localPort).filter((p): p is number => p !== undefined),
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-  };
-}
+/** Per connection through the proxy: whether its client sent the type read on it. */
+const typeReads = (proxy: WireProxy) =>
+  proxy.connections.map((sent) => ({ readTypes: Buffer.concat(sent).includes(TYPE_READ) }));
 
 suite("the engine's postgres.js pool and the array types", () => {
-  let proxy: Proxy;
+  let proxy: WireProxy;
   let db: Database;
 
   beforeAll(async () => {
-    const target = new URL(process.env.DATABASE_URL!);
-    proxy = await proxyTo(target);
-    const url = new URL(target.href);
-    url.host = `127.0.0.1:${proxy.port}`;
-    db = connectPostgres(url.href, { poolSize: 3, statementTimeoutMs: 10_000, connectTimeoutMs: 5_000 });
+    proxy = await wireProxy(new URL(process.env.DATABASE_URL!));
+    db = connectPostgres(proxy.url, { poolSize: 3, statementTimeoutMs: 10_000, connectTimeoutMs: 5_000 });
   });
 
   afterAll(async () => {
@@ -87,11 +40,11 @@ suite("the engine's postgres.js pool and the array types", () => {
     const ARRAYS = `SELECT ARRAY['a', 'b']::text[] AS "texts", ARRAY[1, 2]::int4[] AS "ints", pg_sleep(0.2)::text AS "slept"`;
     const first = await db.query(ARRAYS);
     expect(first[0]).toMatchObject({ texts: ['a', 'b'], ints: [1, 2] });
-    expect(proxy.connections).toEqual([{ readTypes: true }]);
+    expect(typeReads(proxy)).toEqual([{ readTypes: true }]);
     // Three at once, each holding its connection for 200 ms: the pool grows to its three.
     const three = await Promise.all([db.query(ARRAYS), db.query(ARRAYS), db.query(ARRAYS)]);
     for (const rows of three) expect(rows[0]).toMatchObject({ texts: ['a', 'b'], ints: [1, 2] });
-    expect(proxy.connections).toEqual([{ readTypes: true }, { readTypes: false }, { readTypes: false }]);
+    expect(typeReads(proxy)).toEqual([{ readTypes: true }, { readTypes: false }, { readTypes: false }]);
   });
 
   test('connections made again after the server ended them do not read them', async () => {
@@ -119,6 +72,10 @@ suite("the engine's postgres.js pool and the array types", () => {
       [true, false],
     ]);
     expect(proxy.connections.length).toBeGreaterThanOrEqual(before + 3);
-    expect(proxy.connections.slice(1).every((c) => !c.readTypes)).toBe(true);
+    expect(
+      typeReads(proxy)
+        .slice(1)
+        .every((c) => !c.readTypes),
+    ).toBe(true);
   });
 });

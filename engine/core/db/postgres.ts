@@ -132,16 +132,51 @@ function statementRunner(sql: postgres.Sql, prepared: boolean) {
     if (options.onRow) void pending.forEach(options.onRow);
     const signal = options.signal;
     if (!signal) return answered(await pending);
-    // Cancelling an already finished query is harmless; a cancelled one fails with 57014.
-    const cancel = () => void pending.cancel();
+    // A cancelled statement fails with 57014.
+    let stopCancelling: (() => void) | undefined;
+    const cancel = () => void (stopCancelling = cancelUntilEnded(pending));
     if (signal.aborted) cancel();
     else signal.addEventListener('abort', cancel, { once: true });
     try {
       return answered(await pending);
     } finally {
       signal.removeEventListener('abort', cancel);
+      stopCancelling?.();
     }
   };
+}
+
+/** The first wait before a cancel is sent again, and the longest (it doubles in between). */
+const RESEND_FIRST_MS = 250;
+const RESEND_MOST_MS = 2000;
+
+/**
+ * Cancels a statement now, and again at growing intervals until it has ended (the function returned).
+ *
+ * PostgreSQL drops a cancel that comes while the backend waits for the client's next message, and
+ * postgres.js counts a statement as running from its first message: the first run of a statement text
+ * on a connection sends Parse and Describe, waits for the parameters' types, and only then Bind and
+ * Execute. A cancel that came in between was lost, and the statement ran on to statement_timeout
+ * (request-limits' HTTP deadline test, 1 run in 4 to 8 with the machine's cores busy). Sent again, it
+ * finds the statement running. A cancel that arrives just after the statement ended could cancel the
+ * connection's next one, as the first could: so they stop at the end, and space out.
+ */
+function cancelUntilEnded(pending: { cancel(): void }): () => void {
+  // postgres.js's pool cancel, kept on the query: its `cancel()` calls it once and drops the promise,
+  // whose rejection (the cancel's own connection failing) would go unhandled.
+  const canceller = (pending as unknown as { canceller?: ((query: unknown) => Promise<void>) | null }).canceller;
+  if (typeof canceller !== 'function') {
+    pending.cancel();
+    return () => undefined;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const send = (wait: number) => {
+    canceller(pending).catch(() => undefined);
+    timer = setTimeout(send, wait, Math.min(2 * wait, RESEND_MOST_MS));
+    timer.unref();
+  };
+  send(RESEND_FIRST_MS);
+  return () => clearTimeout(timer);
 }
 
 /** PostgreSQL 15+ through postgres.js: a pool, prepared statements (unless turned off), parameters as text. */
