@@ -24,6 +24,12 @@ import { follow, legacyClient, transportClient, until, type Legacy } from './sup
 const acme = DEMO.tenants.acme;
 const globex = DEMO.tenants.globex;
 const INTERVAL = 200;
+/**
+ * The wait for a subscription's first results: an upper bound, not a claim. The first operation of a
+ * role on a fresh server builds its schema and compiles, which on a slow machine under CI's three
+ * workers took longer than 3 s. The waits that tell how quickly a change shows up stay short.
+ */
+const FIRST_RESULTS_MS = 15_000;
 
 let server: TestServer;
 /** The server's secrets: a second engine that shares them mints JWTs the server accepts. */
@@ -76,7 +82,11 @@ describe(`subscriptions over graphql-transport-ws (${backendName})`, () => {
     try {
       const acmeCount = follow(a, COUNT);
       const globexNames = follow(g, NAMES);
-      await until(3000, () => acmeCount.results.length > 0 && globexNames.results.length > 0, 'first results');
+      await until(
+        FIRST_RESULTS_MS,
+        () => acmeCount.results.length > 0 && globexNames.results.length > 0,
+        'first results',
+      );
       const before = count(acmeCount.results[0]);
       const globexSeen = globexNames.results.length;
       const inserted = Date.now();
@@ -101,7 +111,7 @@ describe(`subscriptions over graphql-transport-ws (${backendName})`, () => {
     const a = transportClient(server.url, adminAs(acme.id));
     try {
       const live = follow(a, COUNT);
-      await until(3000, () => live.results.length > 0, 'first result');
+      await until(FIRST_RESULTS_MS, () => live.results.length > 0, 'first result');
       const once = follow(a, '{ cloud_accounts(limit: 1) { tenant } }');
       await until(3000, () => once.completed, 'the query');
       expect(once.results[0].data.cloud_accounts[0].tenant).toBe(acme.id);
@@ -129,7 +139,7 @@ describe(`subscriptions over graphql-transport-ws (${backendName})`, () => {
       const names = follow(v, 'subscription($t: uuid!) { cloud_accounts(where: {tenant: {_eq: $t}}) { tenant } }', {
         t: globex.id,
       });
-      await until(3000, () => names.results.length > 0 || names.errors.length > 0, 'a result');
+      await until(FIRST_RESULTS_MS, () => names.results.length > 0 || names.errors.length > 0, 'a result');
       expect(names.errors).toEqual([]);
       expect(names.results[0].data.cloud_accounts).toEqual([]);
       const actions = follow(v, 'subscription { __typename }');
@@ -145,7 +155,11 @@ describe(`subscriptions over graphql-transport-ws (${backendName})`, () => {
       const subs = Array.from({ length: 6 }, (_, i) =>
         follow(a, `subscription { cloud_accounts(limit: ${i + 1}) { id } }`),
       );
-      await until(3000, () => subs.every((s) => s.results.length > 0 || s.errors.length > 0), 'all answered');
+      await until(
+        FIRST_RESULTS_MS,
+        () => subs.every((s) => s.results.length > 0 || s.errors.length > 0),
+        'all answered',
+      );
       expect(subs.filter((s) => s.errors.length > 0)).toHaveLength(1);
       expect((subs[5].errors[0] as { extensions: { code: string } }[])[0].extensions.code).toBe('bad-request');
     } finally {
@@ -248,7 +262,7 @@ describe(`a cohort whose values fail ends alone (${backendName})`, () => {
     try {
       const good = follow(a, query, { r: '^acme' });
       const bad = follow(a, query, { r: '(' });
-      await until(3000, () => good.results.length > 0 && bad.errors.length > 0, 'the result and the error');
+      await until(FIRST_RESULTS_MS, () => good.results.length > 0 && bad.errors.length > 0, 'the result and the error');
       expect((bad.errors[0] as { extensions: { code: string } }[])[0].extensions.code).toBe('data-exception');
       const name = `acme-cohort-${randomUUID()}`;
       await addAccount(acme, name);
@@ -280,7 +294,7 @@ describe(`streaming: T_stream (${backendName})`, () => {
         c.messages
           .filter((m) => m.id === 's' && m.type === 'data')
           .flatMap((m) => m.payload.data.cloud_accounts_stream.map((x: { account_name: string }) => x.account_name));
-      await until(3000, () => names().length === 3 && legacyNames().length === 3, 'the first rows');
+      await until(FIRST_RESULTS_MS, () => names().length === 3 && legacyNames().length === 3, 'the first rows');
       for (const n of ['04', '07', '06']) await addAccount(acme, `stream-${n}`);
       await until(3000, () => names().length === 5 && legacyNames().length === 5, 'the rows after the cursor');
       await new Promise((r) => setTimeout(r, INTERVAL * 3));
@@ -352,7 +366,7 @@ describe(`the older graphql-ws subprotocol (${backendName})`, () => {
     await init({ headers: { 'x-hasura-admin-secret': ADMIN_SECRET, ...as('tenant_admin', acme.id) } });
     expect(c.messages[0]).toEqual({ type: 'connection_ack' });
     c.send({ type: 'start', id: '1', payload: { query: COUNT } });
-    await until(3000, () => of('1', 'data').length > 0, 'first data');
+    await until(FIRST_RESULTS_MS, () => of('1', 'data').length > 0, 'first data');
     const before = count(of('1', 'data')[0].payload);
     c.send({
       type: 'start',
@@ -441,7 +455,7 @@ describe(`revocation ends subscriptions (${backendName})`, () => {
     const c = transportClient(server.url, { headers: { Authorization: `Bearer ${jwt}` } });
     try {
       const live = follow(c, COUNT);
-      await until(3000, () => live.results.length > 0, 'first result');
+      await until(FIRST_RESULTS_MS, () => live.results.length > 0, 'first result');
       const del = await gqlWith(server, bearer(jwt), 'mutation($id: uuid!) { delete_api_token(id: $id) { deleted } }', {
         id: tokenId,
       });
@@ -499,7 +513,7 @@ describe(`revocation ends subscriptions (${backendName})`, () => {
     try {
       c.send({ type: 'connection_init', payload: {} });
       c.send({ type: 'start', id: '1', payload: { query: COUNT } });
-      await until(3000, () => c.messages.some((m) => m.type === 'data'), 'first data');
+      await until(FIRST_RESULTS_MS, () => c.messages.some((m) => m.type === 'data'), 'first data');
       await suspendUser(server.started.db, grace);
       const ms = await until(3000, () => c.messages.some((m) => m.type === 'error'), 'the error');
       expect(ms).toBeLessThan(2000);
