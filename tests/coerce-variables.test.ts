@@ -50,6 +50,17 @@ const CASES: [string, Record<string, unknown>][] = [
   ['$objects: [auto_playbook_insert_input!]!', { objects: [[{ name: 'nested list' }]] }],
   ['$objects: [auto_playbook_insert_input!]!', { objects: [{ trigger: { any: ['json', 1, null] } }] }],
   ['$where: spends_bool_exp', { where: { _and: [{ amount: { _gt: 5 } }, { _or: [{ unit: { _eq: 'USD' } }] }] } }],
+  // A type inside itself, between other keys: the inner object's positions must not overwrite the outer's.
+  [
+    '$where: spends_bool_exp',
+    {
+      where: {
+        unit: { _eq: 'USD' },
+        _and: [{ date: { _gte: '2026-01-01' }, amount: { _lt: 9 }, _or: [{ id: { _is_null: false }, unit: {} }] }],
+        amount: { _gt: 1 },
+      },
+    },
+  ],
   ['$where: spends_bool_exp', { where: { _not: { cloudAccountByCloudAccount: { status: { _in: ['a', 'b'] } } } } }],
   ['$where: spends_bool_exp', { where: { amount: { _in: 5 } } }],
   ['$where: spends_bool_exp', { where: { amount: { _gt: 'five' } } }],
