@@ -221,15 +221,19 @@ function objectComparer(type: GraphQLInputObjectType): Comparer {
       return x === undefined && y === undefined ? inner(a, b) : x === y;
     };
   });
-  // Coerced values' keys are their own (their prototype has none): `for in` lists Object.keys' own,
-  // in its order, without an array for each item.
+  // Coerced values' keys are their own (their prototype has none), and in the type's order, whoever
+  // coerced them (coerce-variables.ts, graphql-js): two with the same keys have them in the same order.
+  // So `for in` compares them, without an array of keys for each item.
   return (a, b) => {
     const x = a as Record<string, unknown>;
     const y = b as Record<string, unknown>;
-    const keys = Object.keys(x);
-    let i = 0;
-    for (const k in y) if (keys[i++] !== k || !byKey(k)(x[k], y[k])) return false;
-    return i === keys.length;
+    let n = 0;
+    for (const k in y) {
+      if (!(k in x) || !byKey(k)(x[k], y[k])) return false;
+      n++;
+    }
+    for (const _ in x) if (--n < 0) return false;
+    return n === 0;
   };
 }
 
