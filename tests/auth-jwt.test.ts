@@ -154,6 +154,19 @@ describe(`JWT sessions on ${backendName}`, () => {
       }
     });
 
+    test('the scheme in any case, the JWT after any white space', async () => {
+      for (const value of [`bearer ${adminJwt}`, `BEARER \t ${adminJwt}  `, `  Bearer\t${adminJwt}`]) {
+        const res = await gqlWith(server, { authorization: value }, '{ tenant { id } }');
+        expect(res.status).toBe(200);
+        expect(res.body.data.tenant[0].id).toBe(acme.id);
+      }
+      for (const value of [`Bearer: ${adminJwt}`, `Bearer${adminJwt}`, `Token ${adminJwt}`]) {
+        const res = await gqlWith(server, { authorization: value }, '{ tenant { id } }');
+        expect(res.status).toBe(401);
+        expect(res.body.errors[0].message).toContain('must be "Bearer <JWT>"');
+      }
+    });
+
     test('not a Bearer header', async () => {
       const res = await gqlWith(
         server,
@@ -222,10 +235,17 @@ describe(`JWT sessions on ${backendName}`, () => {
     });
 
     test('claims edited after signing (the tenant changed to another)', async () => {
+      // The genuine JWT first, so that the engine remembers it as verified: verified JWTs are kept by
+      // their signature, which the edited one shares.
+      const genuine = await gql(adminJwt, '{ tenant { id } }');
+      expect(genuine.body.data.tenant[0].id).toBe(acme.id);
       const [h, p, s] = adminJwt.split('.');
       const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
       claims['https://hasura.io/jwt/claims']['x-hasura-tenant-id'] = globex.id;
       await refused(`${h}.${b64(claims)}.${s}`, 'the JWT signature is invalid');
+      // And the genuine one is still remembered as itself.
+      const again = await gql(adminJwt, '{ tenant { id } }');
+      expect(again.body.data.tenant[0].id).toBe(acme.id);
     });
 
     test('alg: none', async () => {

@@ -24,9 +24,14 @@ const REFUSED: Record<Exclude<Refusal, null>, string> = {
 
 /** The JWT of an `Authorization: Bearer <JWT>` header; a header of another shape, or an API token, is refused. */
 function bearerToken(authorization: string): string {
-  const m = /^(\S+)(?:\s+(.*))?$/.exec(authorization.trim());
-  if (!m || m[1].toLowerCase() !== 'bearer') throw invalidJwt('the Authorization header must be "Bearer <JWT>"');
-  const token = (m[2] ?? '').trim();
+  // The scheme is the text before the first white space, the token the rest. Found with a search that
+  // stops at the scheme's end: a pattern whose `(.*)` ran over the whole JWT cost 1.2% of the engine's
+  // CPU on a read with a Bearer JWT (perf, ex_ListCloudAccounts).
+  const value = authorization.trim();
+  const gap = value.search(/\s/);
+  const scheme = gap < 0 ? value : value.slice(0, gap);
+  if (scheme.toLowerCase() !== 'bearer') throw invalidJwt('the Authorization header must be "Bearer <JWT>"');
+  const token = gap < 0 ? '' : value.slice(gap + 1).trim();
   if (!token) throw invalidJwt('the JWT is missing: the Authorization header has nothing after "Bearer"');
   if (looksLikeApiToken(token)) {
     throw invalidJwt(
@@ -58,16 +63,23 @@ function roleOf(c: ApiJwtClaims, headers: HeaderBag): string {
  * instance knows (revocation.ts). Anything wrong is 401 invalid-jwt saying what.
  */
 export function bearerSessions(auth: AuthConfig, revocations: Revocations) {
-  const verified = new Lru<string, ApiJwtClaims & { exp: number }>(VERIFIED_JWTS);
+  const verified = new Lru<string, { token: string; claims: ApiJwtClaims & { exp: number } }>(VERIFIED_JWTS);
 
-  /** The claims of a JWT: from memory when this instance verified it before, and it has not expired since. */
+  /**
+   * The claims of a JWT: from memory when this instance verified it before, and it has not expired since.
+   * Kept by its signature, and found only when the whole JWT is the same. A key is hashed on every
+   * look-up, and a signature is a short part of a JWT: hashing the whole JWT was 2.4% of the engine's
+   * CPU on a read with a Bearer JWT (perf, ex_ListCloudAccounts). Comparing the whole JWT with the one
+   * of the same signature tells nothing to a caller who does not hold that JWT already.
+   */
   async function claimsOf(token: string): Promise<ApiJwtClaims & { exp: number }> {
-    const known = verified.get(token);
-    if (known && known.exp > Date.now() / 1000) return known;
+    const key = token.slice(token.lastIndexOf('.') + 1);
+    const known = verified.get(key);
+    if (known && known.token === token && known.claims.exp > Date.now() / 1000) return known.claims;
     if (token.length > MAX_JWT_LENGTH) throw invalidJwt('the JWT is malformed: it is too long');
-    const c = await verifyApiJwt(auth, token);
-    verified.set(token, c);
-    return c;
+    const claims = await verifyApiJwt(auth, token);
+    verified.set(key, { token, claims });
+    return claims;
   }
 
   return async (authorization: string, headers: HeaderBag): Promise<Session> => {
