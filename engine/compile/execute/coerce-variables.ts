@@ -46,7 +46,7 @@ export function fastCoerce(
     const coerce = variableCoercer(schema, def);
     if (!coerce) return undefined;
     const name = def.variable.name.value;
-    if (!Object.prototype.hasOwnProperty.call(inputs, name)) {
+    if (!Object.hasOwn(inputs, name)) {
       if (def.defaultValue || def.type.kind === 'NonNullType') return undefined;
       continue;
     }
@@ -148,7 +148,7 @@ function objectCoercer(type: GraphQLInputObjectType): Coercer {
     for (const key in given) {
       const i = position.get(key);
       // An inherited key (for-in reads those too) is no field's either.
-      if (i === undefined || !Object.prototype.hasOwnProperty.call(given, key)) return OTHER;
+      if (i === undefined || !Object.hasOwn(given, key)) return OTHER;
       at[n++] = i;
     }
     for (const name of required) if (given[name] === undefined) return OTHER;

@@ -121,8 +121,6 @@ export function checkLiterals(node: ASTNode, maxDepth: number): void {
   });
 }
 
-const hasOwn = Object.prototype.hasOwnProperty;
-
 /**
  * Variables as the client sent them (before coercion, which recurses): nesting of objects and lists,
  * and NUL characters in strings and object keys. Stops at the first level past the limit, so the walk
@@ -150,7 +148,7 @@ export function checkVariables(vars: unknown, maxDepth: number): void {
     else
       // for-in, not Object.keys: no array of keys made for each object (own keys only, as Object.keys).
       for (const k in value) {
-        if (!hasOwn.call(value, k)) continue;
+        if (!Object.hasOwn(value, k)) continue;
         if (k.includes('\0')) throw nulChar(where());
         keys.push(k);
         walk((value as Record<string, unknown>)[k], depth + 1);
