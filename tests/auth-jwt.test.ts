@@ -190,15 +190,20 @@ describe(`JWT sessions on ${backendName}`, () => {
       await refused(await forge(undefined, { exp: Math.floor(Date.now() / 1000) - 5 }), 'the JWT has expired');
     });
 
-    test('expired for real: an engine with JWT_EXPIRY_SECONDS=1', async () => {
-      const short = await startSibling(server, { ...ENV, JWT_EXPIRY_SECONDS: '1' });
+    test('expired for real: an engine with JWT_EXPIRY_SECONDS=2', async () => {
+      const short = await startSibling(server, { ...ENV, JWT_EXPIRY_SECONDS: '2' });
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
       try {
         const t = await tokenFor(server.started.db, alice.username, 'short-lived');
+        // A JWT's times are whole seconds: minted late in a second, it would have little more than
+        // one second to live. Exchanged at the start of one, it has two whole seconds.
+        await sleep(1000 - (Date.now() % 1000));
         const res = await exchange(short, alice.username, t.secret);
-        expect(res.body.expiry).toBe(1);
+        expect(res.body.expiry).toBe(2);
         const jwt = res.body.token as string;
         expect((await gqlWith(short, bearer(jwt), '{ tenant { id } }')).status).toBe(200);
-        await new Promise((r) => setTimeout(r, 2100));
+        const { exp } = JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()) as { exp: number };
+        await sleep(Math.max(0, exp * 1000 - Date.now()) + 100);
         const late = await gqlWith(short, bearer(jwt), '{ tenant { id } }');
         expect(late.status).toBe(401);
         expect(late.body.errors[0]).toEqual({
