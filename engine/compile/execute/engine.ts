@@ -791,10 +791,14 @@ export class Engine {
         ? this.safeActionContext(session, budget.record)
         : this.actionContext(session, undefined, budget.record);
       // A query's handlers record no audit events: they need not find the request (see runGraphql).
-      [rows, other] = await Promise.all([
-        this.runStatements(plan, vars, session, budget, reader),
-        this.runGraphql(plan.graphql, role, vars, ctx, false),
-      ]);
+      // Action fields alone (an analytic operation) have no statement to run beside them.
+      [rows, other] =
+        plan.queries.length === 0
+          ? [[], await this.runGraphql(plan.graphql, role, vars, ctx, false)]
+          : await Promise.all([
+              this.runStatements(plan, vars, session, budget, reader),
+              this.runGraphql(plan.graphql, role, vars, ctx, false),
+            ]);
     }
     budget.checkTime();
     const pieces: string[] = [];

@@ -110,7 +110,8 @@ export class RequestBudget {
   private readonly timer?: NodeJS.Timeout;
   /** PGlite blocks this thread while a statement runs: the timer may fire late, the clock tells. */
   private readonly deadline: number;
-  readonly expired: Promise<never>;
+  private expiry?: Promise<never>;
+  private fail?: (err: RequestError) => void;
 
   constructor(
     readonly limits: BudgetLimits,
@@ -119,17 +120,29 @@ export class RequestBudget {
     readonly record?: RequestRecord,
   ) {
     this.deadline = limits.requestTimeoutMs > 0 ? Date.now() + limits.requestTimeoutMs : Infinity;
-    let fail: (err: RequestError) => void = () => undefined;
-    this.expired = new Promise<never>((_, reject) => (fail = reject));
-    // Nobody may be waiting on it when it fires.
-    this.expired.catch(() => undefined);
     if (limits.requestTimeoutMs > 0) {
       this.timer = setTimeout(() => {
         this.controller.abort();
-        fail(this.timeoutError());
+        this.fail?.(this.timeoutError());
       }, limits.requestTimeoutMs);
       this.timer.unref();
     }
+  }
+
+  /**
+   * Rejects with the timeout error at the deadline. Made when first asked for: a query races its
+   * answer against it, a mutation never asks (its statement is cancelled, and a transaction must end
+   * before the answer), and a promise and its handler for every request were a cost of their own.
+   */
+  get expired(): Promise<never> {
+    if (!this.expiry) {
+      this.expiry = this.controller.aborted
+        ? Promise.reject(this.timeoutError())
+        : new Promise<never>((_, reject) => (this.fail = reject));
+      // Nobody may be waiting on it when it fires.
+      this.expiry.catch(() => undefined);
+    }
+    return this.expiry;
   }
 
   get signal(): CancelSignal {

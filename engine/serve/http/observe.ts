@@ -124,14 +124,11 @@ export function finishRequest(opts: ObserveOptions, record: ObservedRequest, out
     route,
     status,
     ms: Math.round(seconds * 10000) / 10,
-    ...(graphql
-      ? {
-          operation_name: record.operationName,
-          operation_type: record.operationType,
-          plan_cache: record.planCache,
-          rows: record.rows,
-        }
-      : {}),
+    // Undefined fields are left out of the line: these are the GraphQL routes' own.
+    operation_name: graphql ? record.operationName : undefined,
+    operation_type: graphql ? record.operationType : undefined,
+    plan_cache: graphql ? record.planCache : undefined,
+    rows: graphql ? record.rows : undefined,
     role: record.role,
     tenant: record.tenant,
     bytes,
