@@ -90,6 +90,8 @@ serveCalls({
   async run(opts: LoadRun): Promise<LoadResult> {
     const latencies: number[] = [];
     let non2xx = 0;
+    // A warm-up keeps no latencies, only how many were answered: its rate tells the measured period.
+    let answered = 0;
     const result = await run(
       opts,
       opts.measure
@@ -97,8 +99,11 @@ serveCalls({
             if (status >= 200 && status < 300) latencies.push(ms);
             else non2xx++;
           }
-        : undefined,
+        : (status) => {
+            if (status >= 200 && status < 300) answered++;
+          },
     );
-    return summarize(latencies, result.duration, result.errors + result.timeouts, non2xx);
+    const summary = summarize(latencies, result.duration, result.errors + result.timeouts, non2xx);
+    return opts.measure ? summary : { ...summary, ok: answered, rps: answered / result.duration };
   },
 });

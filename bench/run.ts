@@ -47,7 +47,8 @@
  * Settings (environment): BENCH_DATABASE_URL or DATABASE_URL (a server where databases may be
  * created), BENCH_CONNECTIONS (32; a comma list loads each workload at each count), BENCH_SIZES
  * (`-- size`: 10000,10000000), BENCH_WARMUP_SECONDS (5: the engine's code takes longer
- * than the floor's to be optimized), BENCH_DURATION_SECONDS (8),
+ * than the floor's to be optimized), BENCH_DURATION_SECONDS (8; longer for a workload whose warm-up
+ * answered fewer than 10 requests a connection in that time, up to 30 s: measuredSeconds),
  * BENCH_ROUNDS (3; rounds rotate which server goes first; each server's figures merge its rounds, and the
  * summary's req/s ratio is the median of the rounds' ratios, rounds.ts), BENCH_EXTRA_SPEND_DAYS
  * (365 days of spend lines added before the demo's), BENCH_WORKLOADS (comma list, default all but
@@ -308,7 +309,7 @@ function headerLines(started: EngineStarted, pgVersion: string): string[] {
   return [
     '',
     `PostgreSQL ${pgVersion} at ${where(settings.baseUrl)}; ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}); node ${process.version}`,
-    `${settings.connections.join(' and ')} connections, ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s measured` +
+    `${settings.connections.join(' and ')} connections, ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s measured (more for slow workloads)` +
       `${settings.rounds > 1 ? ` x ${settings.rounds} rounds` : ''}; pool size ${started.poolSize} (engine and floor); spends rows: ${started.spendsRows}` +
       `${settings.logLines > 0 ? `; log lines: ${started.logsRows}` : ''}`,
   ];
@@ -763,7 +764,26 @@ async function verifyAnswer(w: Workload, s: Servers): Promise<Answer> {
   return answer;
 }
 
-/** Whether PostgreSQL runs on this machine, so that its processes' CPU time can be read (cpu.ts). */
+/** Answers a connection gives at least in a measured period (measuredSeconds). */
+const MIN_ANSWERS_PER_CONNECTION = 10;
+/** The longest a measured period is made (measuredSeconds). */
+const MAX_MEASURED_SECONDS = 30;
+
+/**
+ * The measured period: BENCH_DURATION_SECONDS, or longer for a workload slow enough that the requests
+ * still in flight as it ends (one a connection, not counted) are many beside those it answered. At
+ * scale 100, spend_by_day at 32 connections answered 38 and 49 requests in 4 s, each taking 2-3 s:
+ * its ratio, 0.77, said more of where the period ended than of either server (its statement cost
+ * PostgreSQL 0.79 of the floor's). So: at least MIN_ANSWERS_PER_CONNECTION answers a connection at
+ * the warm-up's rate, and at most MAX_MEASURED_SECONDS.
+ */
+function measuredSeconds(warmupRps: number | undefined, connections: number): number {
+  const base = settings.durationSeconds;
+  if (!warmupRps || warmupRps <= 0) return base;
+  const wanted = Math.ceil((MIN_ANSWERS_PER_CONNECTION * connections) / warmupRps);
+  return Math.max(base, Math.min(MAX_MEASURED_SECONDS, wanted));
+}
+
 /** One load run of one server: the warm-up, then the measured period with the server's and PostgreSQL's CPU time. */
 async function measureRun(
   w: Workload,
@@ -783,22 +803,23 @@ async function measureRun(
     body: requestBody(w),
     connections,
   };
-  if (settings.warmupSeconds > 0)
-    await s.load.call<LoadResult>('run', {
-      ...run,
-      seconds: settings.warmupSeconds,
-      measure: false,
-    } satisfies LoadRun);
+  const warm =
+    settings.warmupSeconds > 0
+      ? await s.load.call<LoadResult>('run', {
+          ...run,
+          seconds: settings.warmupSeconds,
+          measure: false,
+        } satisfies LoadRun)
+      : undefined;
+  const seconds = measuredSeconds(warm?.rps, connections);
+  if (seconds > settings.durationSeconds)
+    log(`${w.name}: measured for ${seconds} s (at ${warm!.rps.toFixed(1)} req/s in the warm-up; measuredSeconds)`);
   if (w.logs || w.v2) await settle(scratch.admin, scratch.dbName);
   if (w.cleanup) await cleanUp(w, s);
   const cpu0 = await cpuMicros([server]);
   const gc0 = await server.call<GcTotals>('gc');
   const pg0 = isLocalDatabase(settings.baseUrl) ? postgresCpuMicros() : undefined;
-  const r = await s.load.call<LoadResult>('run', {
-    ...run,
-    seconds: settings.durationSeconds,
-    measure: true,
-  } satisfies LoadRun);
+  const r = await s.load.call<LoadResult>('run', { ...run, seconds, measure: true } satisfies LoadRun);
   r.serverCpuMicros = (await cpuMicros([server])) - cpu0;
   r.serverGc = gcBetween(gc0, await server.call<GcTotals>('gc'));
   if (pg0 !== undefined) r.postgresCpuMicros = (postgresCpuMicros() ?? pg0) - pg0;
