@@ -425,14 +425,23 @@ function summaryTable(rows: Row[]): string {
   return table([...head, 'p99 ratio', 'engine CPU µs/req', 'floor CPU µs/req', 'plans compiled: 1st / load'], body);
 }
 
-/** The engine's plan compilations for a workload: the first request compiles, the load's requests should not. */
-function planLine(p: Row['plans']): string {
-  const load = p.load;
-  const coalesced =
-    load.statements > 0
-      ? `; ${load.requests} of the load runs' requests answered by ${load.statements} coalesced statements`
-      : '; no coalesced statement in the load runs';
-  return `engine plans: first request ${p.first.miss} compiled (${p.first.hit} cached), load runs ${load.miss} compiled, ${load.hit} from the plan cache${coalesced}`;
+/**
+ * The engine's plan compilations for a workload: the first request compiles, the load's requests
+ * should not; and the statements coalesced. Each count of connections its own (`rows`, the workload's
+ * rows): at 4 the reads run side by side (coalesce.ts roomBeside), at 32 they are batched.
+ */
+function planLine(rows: Row[]): string {
+  const first = rows[0].plans.first;
+  const loads = rows.map((r) => {
+    const load = r.plans.load;
+    const at = rows.length > 1 ? `at ${r.connections} connections, ` : '';
+    const coalesced =
+      load.statements > 0
+        ? `${load.requests} of the requests answered by ${load.statements} coalesced statements`
+        : 'no coalesced statement';
+    return `${at}load runs ${load.miss} compiled, ${load.hit} from the plan cache, ${coalesced}`;
+  });
+  return `engine plans: first request ${first.miss} compiled (${first.hit} cached); ${loads.join('; ')}`;
 }
 
 /** The notes under the table: the CPU column, each workload's answer, the engine's memory and plan compilations, the seeding. */
@@ -452,7 +461,8 @@ function noteLines(rows: Row[], started: EngineStarted, memory: Memory, compilat
       : r.workload.floor
         ? `the same rows and values from engine and floor (${r.answerRows} rows, engine body ${r.bytes} bytes)`
         : `identical ${r.bytes}-byte bodies from engine and floor`;
-    out.push(`${r.workload.name}: ${r.workload.description}; ${same}; ${planLine(r.plans)}`);
+    const own = rows.filter((x) => x.workload === r.workload);
+    out.push(`${r.workload.name}: ${r.workload.description}; ${same}; ${planLine(own)}`);
   }
   out.push(
     `engine process memory: RSS ${mib(memory.after.rss)} after the run (${mib(memory.before.rss)} before the load); heap used ${mib(memory.after.heapUsed)}, external ${mib(memory.after.external)}, ` +

@@ -261,6 +261,27 @@ describe(`the coalescer's choice on ${backendName}`, () => {
     expect(c.batches - quick).toBe(1);
   });
 
+  test('a read of many rows a request splits its batch at 2 ms a part (ROWS_SPLIT_MS), not 12', async () => {
+    // Eight cohorts of 1 ms: 8 ms, short of SPLIT_MS, so a one-row read's batch would stay one
+    // statement; the batch of a read of many rows (an analytic operation's) runs as four statements of
+    // two on a reader of four connections, so that the database's cores share it.
+    const pool: Queryable = { ...full, poolStats: () => ({ inUse: 0, waiting: 0, size: 4 }) } as Queryable;
+    let described: Promise<string[]> | undefined;
+    const c = new Coalescer((reader, text, params, signal, onRow) => reader.query(text, params, { signal, onRow }), {
+      batchMs: 1000,
+      describe: (text) => (described = placeholderTypes(server.started.db, text)),
+    });
+    const text = `SELECT ($1::int * 2)::text AS "d" FROM pg_sleep(0.001 + 0 * $1::int)`;
+    const ask = (n: number) => Promise.all(Array.from({ length: n }, (_, i) => c.rows(pool, text, [String(i + 1)])));
+    await ask(2); // alone, while PostgreSQL is asked the placeholders' types
+    await described;
+    await ask(2); // one batch of two: a cohort measured at 1 ms or more
+    const batches = c.batches;
+    const got = await ask(8);
+    expect(got.map((rows) => rows.map((r) => r.d))).toEqual(doubles(8).map((d) => [d]));
+    expect(c.batches - batches).toBe(4);
+  });
+
   test("an answered request's cancel signal keeps no listener of its batch", async () => {
     // The batch listens to each request's signal (to stop when all are cancelled). Left there, a
     // request's signal tied it to the batch's other requests and answers, which then outlived their

@@ -130,6 +130,15 @@ const BATCH_ROWS = 64;
  * and on the HTTP bench 7.8 requests a statement and 152 µs.
  */
 const SPLIT_MS = 12;
+/**
+ * SPLIT_MS of the reads of many rows a request (`rows`), whose batches take at most ROWS_BATCH_MS: at
+ * SPLIT_MS none was ever split, and a full batch kept one of the database's cores busy while the other
+ * waited. At scale 100 (`npm run bench -- v2`, 32 connections, 2 rounds, each setting its own run),
+ * split at 2 ms against 12: auto_playbook_grouping_v2 0.96 of its floor against 0.87, the
+ * misconfiguration groupings 0.96 against 0.89, with 9.9 requests a statement against 11.6. At the
+ * demo's scale a batch's cohorts cost too little to reach 2 ms: nothing changes there.
+ */
+const ROWS_SPLIT_MS = 2;
 /** How much the latest batch weighs in a lane's usual time. */
 const USUAL_WEIGHT = 0.2;
 
@@ -351,15 +360,17 @@ export class Coalescer {
   }
 
   /**
-   * How many statements a turn's batch runs as: as many as its cohorts' usual time takes SPLIT_MS, so
-   * that the database's cores share a long batch, at most one per connection of its reader and each
-   * of two requests or more (what a statement saves is paid once per part).
+   * How many statements a turn's batch runs as: as many as its cohorts' usual time takes SPLIT_MS
+   * (ROWS_SPLIT_MS for reads of many rows), so that the database's cores share a long batch, at most
+   * one per connection of its reader and each of two requests or more (what a statement saves is paid
+   * once per part).
    */
   private parts(batch: Batch): number {
     const n = batch.waiting.length;
     const connections = (batch.reader as Partial<Database>).poolStats?.().size ?? 1;
     if (n < 4 || connections < 2 || batch.lane.usual === 0) return 1;
-    return Math.min(connections, Math.floor(n / 2), Math.ceil((n * batch.lane.usual) / SPLIT_MS));
+    const split = batch.lane.one ? SPLIT_MS : ROWS_SPLIT_MS;
+    return Math.min(connections, Math.floor(n / 2), Math.ceil((n * batch.lane.usual) / split));
   }
 
   private runAlone(reader: Queryable, text: string, w: Waiting): void {
