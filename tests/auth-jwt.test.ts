@@ -6,12 +6,12 @@ import {
   authEnv,
   bearer,
   claimsOf,
-  exchange,
   gqlWith,
   jwtFor,
   newSecret,
   startSibling,
   tokenFor,
+  exchangeAtSecond,
 } from './support/auth';
 import { backendName } from './support/database';
 import { startTestServer, type TestServer } from './support/server';
@@ -195,15 +195,11 @@ describe(`JWT sessions on ${backendName}`, () => {
       const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
       try {
         const t = await tokenFor(server.started.db, alice.username, 'short-lived');
-        // A JWT's times are whole seconds: minted late in a second, it would have little more than
-        // one second to live. Exchanged at the start of one, it has two whole seconds.
-        await sleep(1000 - (Date.now() % 1000));
-        const res = await exchange(short, alice.username, t.secret);
+        const { res, expiresAt } = await exchangeAtSecond(short, alice.username, t.secret);
         expect(res.body.expiry).toBe(2);
         const jwt = res.body.token as string;
         expect((await gqlWith(short, bearer(jwt), '{ tenant { id } }')).status).toBe(200);
-        const { exp } = JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()) as { exp: number };
-        await sleep(Math.max(0, exp * 1000 - Date.now()) + 100);
+        await sleep(Math.max(0, expiresAt - Date.now()) + 100);
         const late = await gqlWith(short, bearer(jwt), '{ tenant { id } }');
         expect(late.status).toBe(401);
         expect(late.body.errors[0]).toEqual({

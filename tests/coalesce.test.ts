@@ -226,6 +226,18 @@ describe(`the coalescer's choice on ${backendName}`, () => {
   const doubles = (n: number) => Array.from({ length: n }, (_, i) => String(2 * (i + 1)));
   const newCoalescer = (batchMs?: number) =>
     new Coalescer((reader, text, params, signal, onRow) => reader.query(text, params, { signal, onRow }), { batchMs });
+  /**
+   * A coalescer of reads of many rows (`rows`), whose placeholders' types PostgreSQL is asked:
+   * `described()` is that question's answer, after which the reads are batched.
+   */
+  const describingCoalescer = () => {
+    let asked: Promise<string[]> | undefined;
+    const c = new Coalescer((reader, text, params, signal, onRow) => reader.query(text, params, { signal, onRow }), {
+      batchMs: 1000,
+      describe: (text) => (asked = placeholderTypes(server.started.db, text)),
+    });
+    return { c, described: () => asked };
+  };
 
   test('a light statement: batches of two until measured, then every round one batch', async () => {
     // A batch may take a second of the database's time, so that a busy machine's slow cohorts do not
@@ -266,15 +278,11 @@ describe(`the coalescer's choice on ${backendName}`, () => {
     // statement; the batch of a read of many rows (an analytic operation's) runs as four statements of
     // two on a reader of four connections, so that the database's cores share it.
     const pool: Queryable = { ...full, poolStats: () => ({ inUse: 0, waiting: 0, size: 4 }) } as Queryable;
-    let described: Promise<string[]> | undefined;
-    const c = new Coalescer((reader, text, params, signal, onRow) => reader.query(text, params, { signal, onRow }), {
-      batchMs: 1000,
-      describe: (text) => (described = placeholderTypes(server.started.db, text)),
-    });
+    const { c, described } = describingCoalescer();
     const text = `SELECT ($1::int * 2)::text AS "d" FROM pg_sleep(0.001 + 0 * $1::int)`;
     const ask = (n: number) => Promise.all(Array.from({ length: n }, (_, i) => c.rows(pool, text, [String(i + 1)])));
     await ask(2); // alone, while PostgreSQL is asked the placeholders' types
-    await described;
+    await described();
     await ask(2); // one batch of two: a cohort measured at 1 ms or more
     const batches = c.batches;
     const got = await ask(8);
@@ -495,11 +503,7 @@ describe(`the coalescer's choice on ${backendName}`, () => {
 
   test('reads of any rows: PostgreSQL tells their placeholders’ types; each request gets its rows in order', async () => {
     const db = server.started.db;
-    let described: Promise<string[]> | undefined;
-    const c = new Coalescer((reader, text, params, signal) => reader.query(text, params, { signal }), {
-      batchMs: 1000,
-      describe: (text) => (described = placeholderTypes(db, text)),
-    });
+    const { c, described } = describingCoalescer();
     // No casts: PostgreSQL infers an integer, a text and an array of integers.
     const text = `SELECT g AS "n", $2 || g AS "label" FROM generate_series(1, $1) AS g WHERE NOT g = ANY($3) ORDER BY g DESC`;
     expect(await placeholderTypes(db, text)).toEqual(['integer', 'text', 'integer[]']);
@@ -516,7 +520,7 @@ describe(`the coalescer's choice on ${backendName}`, () => {
       expect(got.map(plain)).toEqual([0, 1, 3, 5].map(expected));
       if (round === 0) {
         expect(c.batches).toBe(0);
-        await described;
+        await described();
       }
     }
     expect(c.batches).toBeGreaterThan(0);

@@ -4,7 +4,6 @@ import { activateUser, suspendUser } from '../engine/cli/admin';
 import {
   authEnv,
   bearer,
-  exchange,
   gqlWith,
   jwtFor,
   newSecret,
@@ -12,6 +11,7 @@ import {
   startSibling,
   tokenFor,
   withPassword,
+  exchangeAtSecond,
 } from './support/auth';
 import { backendName } from './support/database';
 import { ADMIN_SECRET, as, startTestServer, type TestServer } from './support/server';
@@ -475,13 +475,8 @@ describe(`revocation ends subscriptions (${backendName})`, () => {
     try {
       const email = acme.users.admin.username;
       const t = await tokenFor(server.started.db, email, `expiring ${newSecret().slice(0, 6)}`);
-      // A JWT's times are whole seconds: exchanged at the start of one, it lives two whole seconds.
-      await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000)));
-      const res = await exchange(sibling, email, t.secret);
+      const { res, expiresAt } = await exchangeAtSecond(sibling, email, t.secret);
       expect(res.body.expiry).toBe(2);
-      const jwt = String(res.body.token);
-      const expiresAt =
-        (JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()) as { exp: number }).exp * 1000;
       const c = transportClient(server.url, { headers: { Authorization: `Bearer ${res.body.token}` } });
       try {
         const live = follow(c, COUNT);

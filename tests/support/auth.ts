@@ -4,6 +4,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { serve } from '@hono/node-server';
+import { decodeJwt } from 'jose';
 import { createTokenFor, setPassword } from '../../engine/cli/admin';
 import { loadConfig } from '../../engine/core/config';
 import { keepConnections } from '../../engine/serve/http/keep-alive';
@@ -34,6 +35,18 @@ export const exchange = (
 ) => server.post('/api/auth/token', JSON.stringify({ email, secret }), headers);
 
 export const bearer = (jwt: string): Record<string, string> => ({ authorization: `Bearer ${jwt}` });
+
+/**
+ * The token exchange at the start of a second, and when its JWT expires (ms since the epoch). A JWT's
+ * times are whole seconds: minted late in one, a JWT of JWT_EXPIRY_SECONDS=1 had almost nothing to
+ * live; minted at the start of one, it lives its whole lifetime.
+ */
+export async function exchangeAtSecond(server: { post: TestServer['post'] }, email: string, secret: string) {
+  await new Promise((r) => setTimeout(r, 1000 - (Date.now() % 1000)));
+  const res = await exchange(server, email, secret);
+  const expiresAt = typeof res.body.token === 'string' ? decodeJwt(res.body.token).exp! * 1000 : NaN;
+  return { res, expiresAt };
+}
 
 /** POST /api/graphql with only the given headers (no admin secret). */
 export const gqlWith = (
