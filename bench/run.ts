@@ -481,6 +481,7 @@ function noteLines(rows: Row[], started: EngineStarted, memory: Memory, compilat
   if (started.seeded) out.push(`BENCH_SCALE=${settings.scale}: ${started.seeded}`);
   if (started.logsSeeded) out.push(`BENCH_LOG_LINES=${settings.logLines}: ${started.logsSeeded}`);
   if (started.sizeSeeded) out.push(`spends: ${started.sizeSeeded}`);
+  out.push(`before the load runs: ${started.checkpointed}`);
   return out;
 }
 
