@@ -28,6 +28,15 @@ function processCpuMicros(pid: string): number | undefined {
   }
 }
 
+/**
+ * CPU time of the given processes (a server's PostgreSQL backends), in microseconds: what its
+ * statements cost the database, without the background processes' and other clients' share that
+ * postgresCpuMicros counts too. A pid gone or unreadable counts 0.
+ */
+export function processesCpuMicros(pids: readonly number[]): number {
+  return pids.reduce((sum, pid) => sum + (processCpuMicros(String(pid)) ?? 0), 0);
+}
+
 /** Whether the database at `url` runs on this machine, where postgresCpuMicros can read its processes. */
 export function isLocalDatabase(url: string): boolean {
   return ['', 'localhost', '127.0.0.1', '[::1]'].includes(new URL(url).hostname);

@@ -31,6 +31,8 @@ export interface LoadResult {
   serverCpuMicros: number;
   /** CPU time of PostgreSQL's processes during the run (cpu.ts), when the database runs on this machine. */
   postgresCpuMicros?: number;
+  /** Of it, the CPU time of the server's own backends (its pool's connections), when known. */
+  backendsCpuMicros?: number;
   /** The server process's garbage collections during the run (gc-watch.ts). */
   serverGc?: GcTotals;
 }

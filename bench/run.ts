@@ -90,7 +90,7 @@ import { runStartup } from './startup';
 import { runSubscriptions } from './subscriptions';
 import { answerRows, requestBody, sessionHeaders, WORKLOADS, type Workload } from './workloads';
 import { rowsDifference, valueDifference } from './compare';
-import { cpuMicros, isLocalDatabase, perRequest, postgresCpuMicros } from './cpu';
+import { cpuMicros, isLocalDatabase, perRequest, postgresCpuMicros, processesCpuMicros } from './cpu';
 import { gcBetween, gcSum, type GcTotals } from './gc-watch';
 import { table } from './table';
 import { runInProcess } from './in-process';
@@ -286,6 +286,8 @@ function merge(results: LoadResult[]): LoadResult {
   );
   if (results.every((r) => r.postgresCpuMicros !== undefined))
     merged.postgresCpuMicros = sum((r) => r.postgresCpuMicros!);
+  if (results.every((r) => r.backendsCpuMicros !== undefined))
+    merged.backendsCpuMicros = sum((r) => r.backendsCpuMicros!);
   if (results.every((r) => r.serverGc !== undefined)) merged.serverGc = results.map((r) => r.serverGc!).reduce(gcSum);
   return merged;
 }
@@ -298,6 +300,8 @@ const gcPerSecond = (r: LoadResult, field: 'pauseMs' | 'marks') =>
   r.serverGc ? r.serverGc[field] / Math.max(r.seconds, 1e-9) : NaN;
 const pgPerRequest = (r: LoadResult) =>
   r.postgresCpuMicros === undefined ? undefined : perRequest(r.postgresCpuMicros, r.ok);
+const backendsPerRequest = (r: LoadResult) =>
+  r.backendsCpuMicros === undefined ? undefined : perRequest(r.backendsCpuMicros, r.ok);
 
 type Memory = { before: NodeJS.MemoryUsage; after: NodeJS.MemoryUsage; collected: NodeJS.MemoryUsage; peak: RssPeak };
 
@@ -326,6 +330,7 @@ function targetRow(workload: string, t: Target, x: LoadResult): string[] {
     fmt(x.p99),
     fmt(cpuPerRequest(x), 0),
     fmt(pgPerRequest(x) ?? NaN, 0),
+    fmt(backendsPerRequest(x) ?? NaN, 0),
     fmt(gcPerSecond(x, 'pauseMs'), 1),
     fmt(gcPerSecond(x, 'marks'), 1),
     String(x.ok),
@@ -350,6 +355,7 @@ function ratioRow(name: string, a: LoadResult, b: LoadResult, workload: string, 
     `${fmt(p99)}x${aim && p99 > 1.2 ? ' (>1.2)' : ''}`,
     `${fmt(cpuPerRequest(a) / cpuPerRequest(b))}x`,
     `${fmt((pgPerRequest(a) ?? NaN) / (pgPerRequest(b) ?? NaN))}x`,
+    `${fmt((backendsPerRequest(a) ?? NaN) / (backendsPerRequest(b) ?? NaN))}x`,
     `${fmt(gcPerSecond(a, 'pauseMs') / gcPerSecond(b, 'pauseMs'))}x`,
     '',
     '',
@@ -379,6 +385,7 @@ function resultsTable(rows: Row[]): string {
       'p99 ms',
       'server CPU µs/req',
       'PostgreSQL CPU µs/req',
+      'its backends µs/req',
       'GC pause ms/s',
       'mark-compacts/s',
       'requests',
@@ -449,7 +456,8 @@ function noteLines(rows: Row[], started: EngineStarted, memory: Memory, compilat
   const out: string[] = [];
   out.push(
     'server CPU µs/req: user + system CPU time of the server process during the measured runs, per answered request.',
-    "PostgreSQL CPU µs/req: the same of all of this machine's PostgreSQL processes (NaN when the database is elsewhere); what the server's statements cost the database.",
+    "PostgreSQL CPU µs/req: the same of all of this machine's PostgreSQL processes (NaN when the database is elsewhere), background processes and other clients included.",
+    "its backends µs/req: of it, the backends of the server's own connections (pg_stat_activity by application_name): what its statements cost the database, without the checkpointer's, autovacuum's or anyone else's share.",
     "GC pause ms/s, mark-compacts/s: the server process's garbage-collection pauses (every kind) and its full collections (V8's mark-compacts), a second of the measured runs (bench/gc-watch.ts); a mark-compact stops every request in flight, so they show in the p99.",
     'goals (issue 20): engine/floor req/s >= 0.95 (0.9 for the _v2 operations and logs_query), p99 <= 1.2x; marked when missed.',
     "ratio: the median of the rounds' engine/floor req/s (rounds: each round's, in order; within a round the two servers ran one after the other); the servers' own lines above merge their rounds, and their ratio line is the merged one. p99 ratio: over the rounds' latencies pooled.",
@@ -830,10 +838,13 @@ async function measureRun(
   const cpu0 = await cpuMicros([server]);
   const gc0 = await server.call<GcTotals>('gc');
   const pg0 = isLocalDatabase(settings.baseUrl) ? postgresCpuMicros() : undefined;
+  const backends = pg0 === undefined ? [] : await backendsOf(scratch, target);
+  const backends0 = processesCpuMicros(backends);
   const r = await s.load.call<LoadResult>('run', { ...run, seconds, measure: true } satisfies LoadRun);
   r.serverCpuMicros = (await cpuMicros([server])) - cpu0;
   r.serverGc = gcBetween(gc0, await server.call<GcTotals>('gc'));
   if (pg0 !== undefined) r.postgresCpuMicros = (postgresCpuMicros() ?? pg0) - pg0;
+  if (backends.length > 0) r.backendsCpuMicros = processesCpuMicros(backends) - backends0;
   if (w.cleanup) await cleanUp(w, s);
   log(
     `${w.name}: ${target} ${r.rps.toFixed(0)} req/s, p50 ${(r.p50 ?? NaN).toFixed(2)} ms, p99 ${(r.p99 ?? NaN).toFixed(2)} ms` +
@@ -844,6 +855,25 @@ async function measureRun(
     if (waited > 0.5) log(`${w.name}: waited ${waited.toFixed(1)} s for the run's statements to end`);
   }
   return r;
+}
+
+/** Each server's connections, by their application_name (engine/core/db/postgres.ts, floor-server.ts). */
+const APPLICATION_NAME: Record<Target, string> = {
+  engine: 'graphql-engine',
+  'engine.run': 'graphql-engine',
+  floor: 'bench-floor',
+};
+
+/**
+ * The pids of a server's backends on the scratch database. Its pool keeps them open from the warm-up
+ * through the measured run; one opened during the run (a reconnect) would go uncounted.
+ */
+async function backendsOf(scratch: Scratch, target: Target): Promise<number[]> {
+  const rows = await scratch.admin.unsafe(
+    'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = $2',
+    [scratch.dbName, APPLICATION_NAME[target]],
+  );
+  return rows.map((r) => Number(r.pid));
 }
 
 const delta = (a: PlanCount, b: PlanCount): PlanCount => ({
