@@ -347,6 +347,21 @@ async function explainGeneric(s: Started, text: string, params: (string | null)[
   });
 }
 
+/** The generated demo data of `scale` (seed.ts, through COPY), then vacuumed: a line for the report. */
+async function seedScale(s: Started, databaseUrl: string, scale: number): Promise<string> {
+  const raw = postgresJs()(databaseUrl, {
+    max: 1,
+    onnotice: () => undefined,
+    connection: { statement_timeout: 0, application_name: 'bench-seed' },
+  });
+  try {
+    const r = await seedDemoScale(s.db, { scale, target: copyTarget(raw) });
+    return `${r.message} in ${r.seconds.toFixed(1)} s, ${await vacuumSeeded(raw, r.tables)}`;
+  } finally {
+    await raw.end({ timeout: 5 });
+  }
+}
+
 /**
  * A CHECKPOINT once the data is written: the seeding's dirty pages are written out now, not by the
  * checkpointer while servers are measured (a spread checkpoint takes minutes after ten million rows).
@@ -543,20 +558,7 @@ serveCalls({
     });
     started = await startEngine(config, benchLogger(config.observability.logLevel));
     if (p.extraSpendDays > 0) await started.db.exec(extraSpendsSql(p.extraSpendDays));
-    let seeded: string | undefined;
-    if (p.scale > 0) {
-      const raw = postgresJs()(p.databaseUrl, {
-        max: 1,
-        onnotice: () => undefined,
-        connection: { statement_timeout: 0, application_name: 'bench-seed' },
-      });
-      try {
-        const r = await seedDemoScale(started.db, { scale: p.scale, target: copyTarget(raw) });
-        seeded = `${r.message} in ${r.seconds.toFixed(1)} s, ${await vacuumSeeded(raw, r.tables)}`;
-      } finally {
-        await raw.end({ timeout: 5 });
-      }
-    }
+    const seeded = p.scale > 0 ? await seedScale(started, p.databaseUrl, p.scale) : undefined;
     const logsSeeded = p.logLines > 0 ? await seedLogLines(p.databaseUrl, p.logLines) : undefined;
     const sizeSeeded = p.spendRows ? await seedSizeSpends(p.databaseUrl, p.spendRows) : undefined;
     await started.db.exec('ANALYZE');

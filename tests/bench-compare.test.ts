@@ -1,5 +1,5 @@
 import { valueDifference } from '../bench/compare';
-import { perRequest } from '../bench/cpu';
+import { perRequest, processesCpuMicros } from '../bench/cpu';
 import { median, roundRatios } from '../bench/rounds';
 
 /**
@@ -36,6 +36,21 @@ describe('bench answers compared by value', () => {
   test('CPU per request counts no requests as one', () => {
     expect(perRequest(5000, 10)).toBe(500);
     expect(perRequest(5000, 0)).toBe(5000);
+  });
+
+  test("a server's backends' CPU is read from /proc: a process that works counts, one gone counts 0", () => {
+    const before = processesCpuMicros([process.pid]);
+    // 60 ms of this process's CPU as Node counts it (6 of /proc's 10-ms ticks), however long it takes.
+    const start = process.cpuUsage();
+    const used = () => {
+      const u = process.cpuUsage(start);
+      return u.user + u.system;
+    };
+    while (used() < 60_000);
+    expect(processesCpuMicros([process.pid]) - before).toBeGreaterThanOrEqual(40_000);
+    // Pids above Linux's largest (pid_max is at most 2^22) never name a process.
+    expect(processesCpuMicros([2 ** 23])).toBe(0);
+    expect(processesCpuMicros([process.pid, 2 ** 23])).toBeGreaterThanOrEqual(before);
   });
 
   test("the summary's ratio: each round's engine over that round's floor, and their median", () => {
