@@ -14,6 +14,9 @@
  * run before, so the two servers' figures differed by what their backends had done, not by their SQL.
  */
 
+/** The floor's connections' application_name (the engine's is core/db/postgres.ts APPLICATION_NAME). */
+export const FLOOR_APPLICATION_NAME = 'bench-floor';
+
 /** A statement that allocates and frees 1 MB in the backend, holding its connection for 0.1 s. */
 const PRIME = `SELECT pg_backend_pid() AS pid, length(repeat('x', 1048576)) AS n FROM pg_sleep(0.1)`;
 

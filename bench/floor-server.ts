@@ -10,7 +10,7 @@ import { watchGc } from './gc-watch';
 import { floorRowsOf } from './compare';
 import { BENCH_TENANT, floorAnswer, handParams, requestBody, WORKLOADS, type Workload } from './workloads';
 import { loopFor, type LoopRun } from './in-process-loop';
-import { primeBackends } from './backends';
+import { FLOOR_APPLICATION_NAME, primeBackends } from './backends';
 
 /**
  * The floor: a bare node:http route per workload that reads and parses the request body, runs the
@@ -124,7 +124,7 @@ serveCalls({
       max: p.poolSize,
       prepare: true,
       onnotice: () => undefined,
-      connection: { statement_timeout: p.statementTimeoutMs, application_name: 'bench-floor' },
+      connection: { statement_timeout: p.statementTimeoutMs, application_name: FLOOR_APPLICATION_NAME },
     });
     sql = db;
     routes = floorRoutes(db, p);

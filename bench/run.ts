@@ -77,7 +77,8 @@ import { randomBytes } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type postgres from 'postgres';
-import { postgresJs } from '../engine/core/db/postgres';
+import { APPLICATION_NAME, postgresJs } from '../engine/core/db/postgres';
+import { FLOOR_APPLICATION_NAME } from './backends';
 import type { EngineStart, EngineStarted, Explained } from './engine-server';
 import type { FloorStart } from './floor-server';
 import { runFaults } from './faults';
@@ -857,11 +858,11 @@ async function measureRun(
   return r;
 }
 
-/** Each server's connections, by their application_name (engine/core/db/postgres.ts, floor-server.ts). */
-const APPLICATION_NAME: Record<Target, string> = {
-  engine: 'graphql-engine',
-  'engine.run': 'graphql-engine',
-  floor: 'bench-floor',
+/** Each server's connections, by their application_name. */
+const APPLICATION_NAMES: Record<Target, string> = {
+  engine: APPLICATION_NAME,
+  'engine.run': APPLICATION_NAME,
+  floor: FLOOR_APPLICATION_NAME,
 };
 
 /**
@@ -871,7 +872,7 @@ const APPLICATION_NAME: Record<Target, string> = {
 async function backendsOf(scratch: Scratch, target: Target): Promise<number[]> {
   const rows = await scratch.admin.unsafe(
     'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND application_name = $2',
-    [scratch.dbName, APPLICATION_NAME[target]],
+    [scratch.dbName, APPLICATION_NAMES[target]],
   );
   return rows.map((r) => Number(r.pid));
 }

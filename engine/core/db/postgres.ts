@@ -71,8 +71,11 @@ export const postgresJs = (): typeof postgres => {
   return loadPostgresJs();
 };
 
+/** The engine's connections' application_name: how they are told apart in pg_stat_activity. */
+export const APPLICATION_NAME = 'graphql-engine';
+
 function openSql(url: string, opts: PostgresOptions, max: number): postgres.Sql {
-  const connection: Record<string, string | number> = { application_name: 'graphql-engine' };
+  const connection: Record<string, string | number> = { application_name: APPLICATION_NAME };
   if (!opts.transactionPooler) connection.statement_timeout = opts.statementTimeoutMs;
   if (!opts.transactionPooler && opts.jit === false) connection.jit = 'off';
   return postgresJs()(url, {
