@@ -128,7 +128,9 @@ describe(`an insert of many objects, bound as one placeholder (${backendName})`,
     };
     const [two] = await run(2);
     // Each object's keys read by one json_to_recordset, as text, then cast as a placeholder's text is.
-    expect(two[0]).toContain('ROWS FROM (json_to_recordset($1::text::json) AS ("label" text, "n" text, "amount" text))');
+    expect(two[0]).toContain(
+      'ROWS FROM (json_to_recordset($1::text::json) AS ("label" text, "n" text, "amount" text))',
+    );
     expect(two[0]).toContain(`"_r"."c0"::text, "_r"."c1"::integer, "_r"."c2"::numeric`);
     expect(two[0]).not.toContain('VALUES');
     expect(await run(5)).toEqual([]);
