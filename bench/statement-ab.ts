@@ -128,10 +128,11 @@ async function main(): Promise<void> {
         const began = performance.now();
         await runChunk(s);
         const m = measured.get(s.name)!;
-        const runs = options.chunk * options.connections;
         m.wall.push(((performance.now() - began) * 1000) / options.chunk);
-        if (local) m.backendMicros += processesCpuMicros(pids) - cpu;
-        if (local) m.runs += runs;
+        if (local) {
+          m.backendMicros += processesCpuMicros(pids) - cpu;
+          m.runs += options.chunk * options.connections;
+        }
       }
       if (spec.cleanup && round % 10 === 9) await db.unsafe(spec.cleanup);
     }

@@ -213,8 +213,7 @@ function answerSql(out: MutationOutput, one: boolean, check: BoolExp | undefined
   if (one) return `SELECT (${outputSql(out, true, w)})::text AS "out", ${checkSql(check, w)} AS "ok"`;
   const a = w.alias();
   const { json, joins } = manyRowsJson(out, a, w);
-  const holds = check ? boolExpSql(check, a, w) : 'true';
-  const ok = holds === 'true' ? 'true' : `coalesce(bool_and(${holds}), true)`;
+  const ok = allHold(check ? boolExpSql(check, a, w) : 'true');
   // GROUP BY (): one row, also when no field aggregates.
   return `SELECT (${json})::text AS "out", ${ok} AS "ok" FROM "_m" AS ${a}${joins} GROUP BY ()`;
 }
@@ -257,12 +256,15 @@ function manyRowsJson(
   return { json, joins: joins.join('') };
 }
 
+/** The aggregate of whether `holds` is true of every row scanned; a condition that always holds is no aggregate. */
+const allHold = (holds: string): string => (holds === 'true' ? 'true' : `coalesce(bool_and(${holds}), true)`);
+
 /** Whether every changed row passes the permission check; a check that always holds reads no row. */
 function checkSql(check: BoolExp | undefined, w: SqlWriter): string {
   if (!check) return 'true';
   const c = w.alias();
-  const holds = boolExpSql(check, c, w);
-  return holds === 'true' ? 'true' : `(SELECT coalesce(bool_and(${holds}), true) FROM "_m" AS ${c})`;
+  const ok = allHold(boolExpSql(check, c, w));
+  return ok === 'true' ? 'true' : `(SELECT ${ok} FROM "_m" AS ${c})`;
 }
 
 /**
