@@ -1,9 +1,10 @@
 import type { CancelSignal, Database, Param, Queryable, Row } from '../../core/db/database';
 import { arrayLiteral } from '../../core/db/sql';
-import { readAgainOnFailure } from '../../core/db/faults';
+import { isConnectionFailure, readAgainOnFailure } from '../../core/db/faults';
 import { RequestError } from '../../core/errors';
 import { Lru } from '../../core/lru';
 import { multiplexedStatement, type Multiplexed } from '../sql/multiplex';
+import type { BatchedChange } from '../sql/mutation';
 import { cohortType, type ParamSlot } from '../sql/writer';
 import { Cancellation } from './request-budget';
 
@@ -77,10 +78,21 @@ interface Lane {
   retryAt: number;
   /** Each cohort answers one row (a plan's query statement): its request is answered at its row. */
   one: boolean;
+  /**
+   * A lone insert's (`change`): its batch is all or nothing, so each request is answered when the
+   * statement has ended (committed), never run twice (a lost connection may have committed it), and
+   * cancelled only with every request of its batch.
+   */
+  change?: boolean;
 }
 
 /** Requests a batch may hold: the arrays of its values grow with it (sent as text array literals). */
 const MAX_BATCH = 64;
+/**
+ * Requests a batch of inserts may hold. Each request's answer is read from the rows numbered as its
+ * own, a scan of the batch's rows per request: a few dozen requests cost that little.
+ */
+const CHANGE_BATCH = 16;
 /**
  * The database's time a batch may take, the sum of its cohorts' usual costs. A batch runs on one
  * connection, one cohort after the other, on one core. The database's own clock measures a cohort
@@ -142,6 +154,8 @@ const ROWS_SPLIT_MS = 2;
 /** How much the latest batch weighs in a lane's usual time. */
 const USUAL_WEIGHT = 0.2;
 
+/** PostgreSQL's query_canceled: a statement cancelled (its requests' deadlines) or past statement_timeout. */
+const QUERY_CANCELED = '57014';
 /** PostgreSQL's classes of errors caused by a value: data exceptions (22), and a check, a cast (42804). */
 const VALUE_ERROR = /^22|^42804$/;
 /** Errors of a statement's text (syntax, types, names: class 42): a batch's text the lone one is not. */
@@ -231,6 +245,43 @@ export class Coalescer {
   rows(reader: Queryable, text: string, params: readonly Param[], signal?: CancelSignal): Promise<Row[]> {
     const lane = params.length === 0 ? undefined : this.describedLane(text, params.length);
     return this.enqueue(reader, text, lane, params, signal);
+  }
+
+  /**
+   * The answer row of a lone insert (sql/mutation.ts `lone`) with `params`, the last the bytes its
+   * answer may have: with the same insert of other requests of this turn, as its `batch`, when the
+   * requests in flight are more than the writer's connections. The batch commits every request's
+   * rows or none: when it fails, each request runs its own statement, where its error (a refusal, a
+   * key another row holds) is its own; but not after a lost connection, which may have committed it.
+   */
+  change(
+    writer: Queryable,
+    statement: { text: string; batch?: BatchedChange },
+    params: readonly Param[],
+    signal?: CancelSignal,
+  ): Promise<Row> {
+    const batch = statement.batch;
+    const lane = batch && this.changeLane(statement.text, batch);
+    if (!lane?.multiplexed || this.roomBeside(writer))
+      return this.runStatement(writer, statement.text, params, signal).then(firstRow);
+    return this.batched(writer, statement.text, lane, params, signal).then(firstRow);
+  }
+
+  private changeLane(text: string, batch: BatchedChange): Lane {
+    const lane = this.lanes.get(text);
+    if (lane) return lane;
+    const made: Lane = {
+      multiplexed: batch,
+      budgetMs: 0,
+      usual: 0,
+      usualRows: 0,
+      size: CHANGE_BATCH,
+      retryAt: 0,
+      one: true,
+      change: true,
+    };
+    this.lanes.set(text, made);
+    return made;
   }
 
   private enqueue(
@@ -354,7 +405,8 @@ export class Coalescer {
     const size = Math.ceil(waiting.length / parts);
     for (let at = 0; at < waiting.length; at += size) {
       const part = at === 0 && size >= waiting.length ? waiting : waiting.slice(at, at + size);
-      if (part.length === 1) this.runAlone(batch.reader, batch.text, part[0]);
+      if (part.length === 1) this.runAlone(batch.reader, batch.text, part[0], batch.lane);
+      else if (batch.lane.change) void this.runChanges({ ...batch, waiting: part });
       else void this.runBatch({ ...batch, waiting: part });
     }
   }
@@ -373,8 +425,51 @@ export class Coalescer {
     return Math.min(connections, Math.floor(n / 2), Math.ceil((n * batch.lane.usual) / split));
   }
 
-  private runAlone(reader: Queryable, text: string, w: Waiting): void {
-    this.runRead(reader, text, w.params, w.signal).then(w.resolve, w.reject);
+  /** A request's own statement: a read (run again on a lost connection), or a change (never twice). */
+  private runAlone(reader: Queryable, text: string, w: Waiting, lane?: Lane): void {
+    const run = lane?.change
+      ? this.runStatement(reader, text, w.params, w.signal)
+      : this.runRead(reader, text, w.params, w.signal);
+    run.then(w.resolve, w.reject);
+  }
+
+  /** A batch of inserts (`change`): every request is answered once the statement has ended. */
+  private async runChanges(batch: Batch): Promise<void> {
+    const { waiting, lane } = batch;
+    const params = cohortArrays(waiting, lane.multiplexed!.cohortParams);
+    const signal = changeSignal(waiting);
+    this.batches++;
+    this.coalesced += waiting.length;
+    this.counted(waiting.length);
+    const cohorts = new CohortRows(waiting, false, undefined);
+    batch.waiting = [];
+    cohorts.restart();
+    try {
+      const rows = await this.runStatement(batch.reader, lane.multiplexed!.text, params, signal, cohorts.onRow);
+      for (const row of rows) cohorts.onRow(row);
+    } catch (err) {
+      this.changesFailed(batch, err, cohorts);
+      return;
+    }
+    cohorts.finish();
+  }
+
+  /**
+   * A batch of inserts failed, so none of its rows is written: each request runs its own statement,
+   * and a text PostgreSQL refuses is not batched again. A lost connection's failure, a cancelled
+   * statement's, and the engine's own errors are every request's: run again, a change might be written twice
+   * or past its deadline.
+   */
+  private changesFailed(batch: Batch, err: unknown, cohorts: CohortRows): void {
+    const code = (err as { code?: unknown }).code;
+    const left = cohorts.unanswered();
+    const fromDatabase = typeof code === 'string' && !(err instanceof RequestError);
+    if (!fromDatabase || code === QUERY_CANCELED || isConnectionFailure(err)) {
+      for (const w of left) w.reject(err);
+      return;
+    }
+    if (TEXT_ERROR.test(code) && !VALUE_ERROR.test(code)) batch.lane.multiplexed = undefined;
+    for (const w of left) this.runAlone(batch.reader, batch.text, w, batch.lane);
   }
 
   /**
@@ -400,8 +495,7 @@ export class Coalescer {
   private async runBatch(batch: Batch): Promise<void> {
     const { waiting, lane } = batch;
     const multiplexed = lane.multiplexed!;
-    const params: Param[] = [];
-    for (let p = 0; p < multiplexed.cohortParams; p++) params.push(arrayLiteral(waiting.map((w) => w.params[p])));
+    const params = cohortArrays(waiting, multiplexed.cohortParams);
     const signal = batchSignal(waiting);
     this.batches++;
     this.coalesced += waiting.length;
@@ -546,6 +640,35 @@ export function coalescedStatement({ text, bytesParam, params }: QueryStatement)
   // Each placeholder's type, the bytes' last; unknown when the slots do not cover every placeholder.
   const cohortTypes = params?.length === bytesParam - 1 ? [...params.map(cohortType), 'bigint'] : undefined;
   return multiplexedStatement(text, bytesParam, { bytesPerCohort: true, timed: true, cohortTypes });
+}
+
+/** A batch's parameters: each of the first `count` placeholders as an array of the requests' values. */
+function cohortArrays(waiting: Waiting[], count: number): Param[] {
+  const params: Param[] = [];
+  for (let p = 0; p < count; p++) params.push(arrayLiteral(waiting.map((w) => w.params[p])));
+  return params;
+}
+
+/**
+ * The cancel signal of a batch of inserts: aborted once every request of the batch was. Unlike a
+ * read's (batchSignal), a request cancelled before waits for the batch all the same: its rows are
+ * written with the others', and its answer is then given, as a lone statement's is once committed.
+ */
+function changeSignal(waiting: Waiting[]): CancelSignal | undefined {
+  if (waiting.some((w) => !w.signal)) return undefined;
+  const batch = new Cancellation();
+  let left = waiting.length;
+  for (const w of waiting) {
+    const gone = () => {
+      if (--left === 0) batch.abort();
+    };
+    if (w.signal!.aborted) gone();
+    else {
+      w.gone = gone;
+      w.signal!.addEventListener('abort', gone, { once: true });
+    }
+  }
+  return batch;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { AggregateField, Field, RootField, RowSource, ValueSource } from '.
 import { graphqlOnlyDocument, planOperation, type GraphqlRootField } from '../plan/plan-operation';
 import type { Variables } from '../plan/values';
 import type { RoleSchema } from '../schema/role-schema';
-import { mutationStatement } from '../sql/mutation';
+import { mutationStatement, type BatchedChange } from '../sql/mutation';
 import { queryStatement } from '../sql/query';
 import type { JsonOutput, ParamSlot } from '../sql/writer';
 import type { RowShape } from './request-budget';
@@ -14,6 +14,11 @@ export interface Statement {
   params: ParamSlot[];
   /** Run with a generic plan (see the engine's withGenericPlan): a nested insert's many-valued statement. */
   genericPlan?: boolean;
+}
+
+/** A mutation's lone statement (sql/mutation.ts `lone`), and its batch when requests may share one. */
+export interface LoneStatement extends Statement {
+  batch?: BatchedChange;
 }
 
 /** Where each response key's value comes from when the plan runs. */
@@ -34,8 +39,11 @@ export interface OutputStatement extends Statement {
 
 /** Mutations run one step at a time, in document order, in one transaction. */
 export type MutationStep =
-  /** `lone`: the statement that may run outside a transaction when it is the mutation's only step. */
-  | { kind: 'sql'; alias: string; statement: Statement; output?: OutputStatement; lone?: Statement }
+  /**
+   * `lone`: the statement that may run outside a transaction when it is the mutation's only step;
+   * its `batch`, that statement for many requests at once (coalesce.ts `change`).
+   */
+  | { kind: 'sql'; alias: string; statement: Statement; output?: OutputStatement; lone?: LoneStatement }
   /** update_T_many: its updates' statements, run in order; the answer is the list of their outputs. */
   | { kind: 'sqlList'; alias: string; items: { statement: Statement; output?: OutputStatement }[] }
   | { kind: 'graphql'; alias: string; document: DocumentNode };
@@ -140,11 +148,11 @@ function rowShape(f: Extract<RootField, { kind: 'select' | 'selectByPk' | 'aggre
 function sqlStep(
   f: Extract<RootField, { kind: 'insert' | 'update' | 'delete' }>,
   json: JsonOutput,
-): { statement: Statement; output?: OutputStatement; lone?: Statement } {
+): { statement: Statement; output?: OutputStatement; lone?: LoneStatement } {
   const s = mutationStatement(f, json);
   const output = s.output && outputStatement(s.output);
   const generic = f.kind === 'insert' && !!f.nested;
-  const lone = s.lone && { text: s.lone.text, params: s.writer.params };
+  const lone = s.lone && { text: s.lone.text, params: s.writer.params, ...(s.lone.batch ? { batch: s.lone.batch } : {}) };
   return {
     statement: { text: s.text, params: s.writer.params, ...(generic ? { genericPlan: true } : {}) },
     output,

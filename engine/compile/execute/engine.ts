@@ -42,7 +42,7 @@ import {
   type ActionSetup,
 } from './actions';
 import { answerJson, directField, runDirect } from './direct-field';
-import { compile, type ExecutablePlan, type OutputStatement, type Statement } from './compile';
+import { compile, type ExecutablePlan, type LoneStatement, type OutputStatement, type Statement } from './compile';
 import { LONE_REFUSAL } from '../sql/mutation';
 import { cohortType } from '../sql/writer';
 import { coerceVariables } from './coerce-variables';
@@ -233,8 +233,8 @@ function plannedSql(plan: ExecutablePlan): string[] {
   const steps = plan.steps.flatMap((step) => {
     if (step.kind === 'graphql') return [];
     const items = step.kind === 'sql' ? [step] : step.items;
-    return items.flatMap((i: { statement: Statement; output?: OutputStatement; lone?: Statement }) => [
-      ...(i.lone ? [i.lone.text] : []),
+    return items.flatMap((i: { statement: Statement; output?: OutputStatement; lone?: LoneStatement }) => [
+      ...(i.lone ? [i.lone.text, ...(i.lone.batch ? [i.lone.batch.text] : [])] : []),
       i.statement.text,
       ...(i.output ? [i.output.text] : []),
     ]);
@@ -890,7 +890,7 @@ export class Engine {
    * it always was.
    */
   private async runLone(
-    lone: Statement,
+    lone: LoneStatement,
     alias: string,
     vars: Variables,
     session: Session,
@@ -901,7 +901,7 @@ export class Engine {
     let checkRefused = false;
     const run = budget.answer(lone.text, async (allowed) => {
       try {
-        const [row] = await this.query(this.db, lone.text, [...params, String(allowed)], budget);
+        const row = await this.loneRow(lone, [...params, String(allowed)], budget);
         const value = (row.out as string | null) ?? 'null';
         return { row: value, bytes: Buffer.byteLength(value) };
       } catch (err) {
@@ -918,6 +918,16 @@ export class Engine {
       throw err;
     });
     return out === undefined ? undefined : `${JSON.stringify(alias)}:${out}`;
+  }
+
+  /**
+   * A lone mutation statement's row: with the same insert of other requests of this turn when it has a
+   * batch (coalesce.ts `change`), else alone; alone too with DATABASE_COALESCE=false or tracing on.
+   */
+  private async loneRow(lone: LoneStatement, params: Param[], budget: RequestBudget): Promise<Row> {
+    if (lone.batch && this.coalescing) return this.coalescer.change(this.db, lone, params, budget.signal);
+    const [row] = await this.query(this.db, lone.text, params, budget);
+    return row;
   }
 
   /** One mutation statement (and its output statement): the field's JSON, or the refusal of its checks. */

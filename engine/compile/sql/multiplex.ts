@@ -50,26 +50,37 @@ export interface MultiplexOptions {
 export function multiplexedStatement(text: string, bytesParam: number, options: MultiplexOptions = {}): Multiplexed {
   const cohortParams = options.bytesPerCohort ? bytesParam : bytesParam - 1;
   const types = options.cohortTypes ?? [];
-  const isArray = (type: string | undefined) => type?.endsWith('[]') === true;
-  const body = text.replace(PLACEHOLDER, (whole, digits: string) => {
+  const body = cohortPlaceholders(text, cohortParams, types);
+  const at = options.timed ? `, extract(epoch FROM clock_timestamp())::float8 AS "__at"` : '';
+  return {
+    text: `SELECT _c."__cohort" AS "__cohort"${at}, _r.* FROM ${cohortsSql(cohortParams, types)} CROSS JOIN LATERAL (${body}) AS _r`,
+    cohortParams,
+  };
+}
+
+const isArrayType = (type: string | undefined) => type?.endsWith('[]') === true;
+
+/** `text` with placeholders $1..$cohortParams read from the cohort's columns (`_c."p1"`, ...), cast as `types` say. */
+export function cohortPlaceholders(text: string, cohortParams: number, types: readonly (string | undefined)[]): string {
+  return text.replace(PLACEHOLDER, (whole, digits: string) => {
     const n = Number(digits);
     if (n > cohortParams) return whole;
     const type = types[n - 1];
-    return isArray(type) ? `_c."p${n}"::${type}` : `_c."p${n}"`;
+    return isArrayType(type) ? `_c."p${n}"::${type}` : `_c."p${n}"`;
   });
-  const cohorts =
-    cohortParams === 0
-      ? `(SELECT 1::bigint AS "__cohort") AS _c`
-      : `unnest(${range(cohortParams)
-          .map((i) => `(SELECT $${i}::${isArray(types[i - 1]) ? 'text' : (types[i - 1] ?? 'text')}[])`)
-          .join(', ')}) WITH ORDINALITY AS _c(${range(cohortParams)
-          .map((i) => `"p${i}"`)
-          .join(', ')}, "__cohort")`;
-  const at = options.timed ? `, extract(epoch FROM clock_timestamp())::float8 AS "__at"` : '';
-  return {
-    text: `SELECT _c."__cohort" AS "__cohort"${at}, _r.* FROM ${cohorts} CROSS JOIN LATERAL (${body}) AS _r`,
-    cohortParams,
-  };
+}
+
+/**
+ * The cohorts as a FROM item named `_c`: placeholders $1..$cohortParams unnested side by side, with
+ * their number (`__cohort`, from 1); one cohort of its number alone when there is no placeholder.
+ */
+export function cohortsSql(cohortParams: number, types: readonly (string | undefined)[]): string {
+  if (cohortParams === 0) return `(SELECT 1::bigint AS "__cohort") AS _c`;
+  const arrays = range(cohortParams).map(
+    (i) => `(SELECT $${i}::${isArrayType(types[i - 1]) ? 'text' : (types[i - 1] ?? 'text')}[])`,
+  );
+  const columns = range(cohortParams).map((i) => `"p${i}"`);
+  return `unnest(${arrays.join(', ')}) WITH ORDINALITY AS _c(${columns.join(', ')}, "__cohort")`;
 }
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i + 1);

@@ -13,7 +13,8 @@ import { boolExpSql } from './bool-exp';
 import { NestedInsertWriter, onConflictSql } from './nested-insert';
 import { arrayText, nameText, objectText, type JsonValue } from './json-text';
 import { joinedRowJson } from './select';
-import { castValue, ident, tableName, SqlWriter, type JsonOutput } from './writer';
+import { castValue, cohortType, ident, tableName, SqlWriter, type JsonOutput } from './writer';
+import { cohortPlaceholders, cohortsSql } from './multiplex';
 
 export interface MutationStatement {
   alias: string;
@@ -30,8 +31,35 @@ export interface MutationStatement {
    * and instead of answering a refusal it fails, so that PostgreSQL undoes the change (see loneSql).
    * Its last placeholder is the bytes the answer may have.
    */
-  lone?: { text: string; bytesParam: number };
+  lone?: { text: string; bytesParam: number; batch?: BatchedChange };
 }
+
+/**
+ * A lone insert of many requests at once, as one statement (the engine's coalescer,
+ * execute/coalesce.ts): placeholders $1..$cohortParams are arrays holding each request's value of the
+ * lone statement's placeholder of that number (the last its answer's byte limit), unnested as
+ * `cohortTypes`. It answers a row per request, `__cohort` (from 1) and its `out`, and refuses as the
+ * lone statement does: by failing, which undoes every request's rows.
+ */
+export interface BatchedChange {
+  text: string;
+  cohortParams: number;
+}
+
+/**
+ * An insert's rows as a FROM item and what it reads of it: what a batch (batchedInsertSql) needs to
+ * read each request's rows in turn. `count` is how many rows a request inserts.
+ */
+interface InsertRows {
+  head: string;
+  select: string;
+  from: string;
+  order: string;
+  count: string;
+}
+
+/** The changed rows, as the statements' answers read them: the CTE of the change. */
+const CHANGED = '"_m"';
 
 /** The marks of the errors a lone mutation statement fails with: its check failed, its answer too large. */
 export const LONE_REFUSAL = { check: 'engine-refusal:check', size: 'engine-refusal:size' } as const;
@@ -43,9 +71,44 @@ export const LONE_REFUSAL = { check: 'engine-refusal:check', size: 'engine-refus
  * from pulling up into the CASE, which would build the answer once per mention of it.
  */
 function loneSql(change: string, answer: string, bytesParam: number): string {
+  return `WITH "_m" AS (${change}) SELECT ${loneOut(bytesParam)} AS "out" FROM (${answer} OFFSET 0) AS "_o"`;
+}
+
+/** The lone statement's answer over its answer row `_o`: its `out`, or the refusal that fails the statement. */
+function loneOut(bytesParam: number): string {
   const refuse = (mark: string, value: string) => `('${mark} ' || ${value})::integer::text`;
   const size = 'coalesce(octet_length("_o"."out"), 4)';
-  return `WITH "_m" AS (${change}) SELECT CASE WHEN NOT "_o"."ok" THEN ${refuse(LONE_REFUSAL.check, '"_o"."ok"')} WHEN ${size} > $${bytesParam}::bigint THEN ${refuse(LONE_REFUSAL.size, size)} ELSE "_o"."out" END AS "out" FROM (${answer} OFFSET 0) AS "_o"`;
+  return `CASE WHEN NOT "_o"."ok" THEN ${refuse(LONE_REFUSAL.check, '"_o"."ok"')} WHEN ${size} > $${bytesParam}::bigint THEN ${refuse(LONE_REFUSAL.size, size)} ELSE "_o"."out" END`;
+}
+
+/**
+ * The types a batch unnests its cohorts' values as: each placeholder's (writer.ts cohortType), JSON as
+ * text (read by the statement's own `::text::json`, so parsed once), and the byte limit's bigint.
+ */
+function batchTypes(w: SqlWriter): (string | undefined)[] {
+  const types = w.params.map((slot) => (slot.sqlType === 'json' || slot.sqlType === 'jsonb' ? 'text' : cohortType(slot)));
+  return [...types, 'bigint'];
+}
+
+/**
+ * The lone insert of many requests as one statement (BatchedChange). The rows are inserted request
+ * after request, each request's in its order, so that RETURNING gives them in that order (as the
+ * lone statement's `returning` relies on too): the n-th request's rows are those numbered after the
+ * rows of the requests before it, which its `count` tells. Each request's answer is then the lone
+ * statement's, over its own rows (`answerOver`), with its own values.
+ */
+function batchedInsertSql(
+  rows: InsertRows,
+  answerOver: (source: string) => string,
+  bytesParam: number,
+  types: readonly (string | undefined)[],
+): BatchedChange {
+  const own = `(SELECT * FROM "_b" WHERE "_b"."__row" > _c."__to" - _c."__rows" AND "_b"."__row" <= _c."__to")`;
+  const insert = `${rows.head} SELECT ${rows.select} FROM "_c" AS _c CROSS JOIN LATERAL ${rows.from} ORDER BY _c."__cohort", ${rows.order} RETURNING *`;
+  const counted = `SELECT _c.*, sum(${rows.count}) OVER (ORDER BY _c."__cohort") AS "__to", ${rows.count} AS "__rows" FROM "_c" AS _c`;
+  const body = `"_k" AS (${counted}), "_a" AS (${insert}), "_b" AS (SELECT "_a".*, row_number() OVER () AS "__row" FROM "_a") SELECT _c."__cohort" AS "__cohort", ${loneOut(bytesParam)} AS "out" FROM "_k" AS _c CROSS JOIN LATERAL (${answerOver(own)} OFFSET 0) AS "_o" ORDER BY _c."__cohort"`;
+  const text = `WITH "_c" AS (SELECT * FROM ${cohortsSql(bytesParam, types)}), ${cohortPlaceholders(body, bytesParam, types)}`;
+  return { text, cohortParams: bytesParam };
 }
 
 /**
@@ -68,17 +131,20 @@ function readsRelationships(out: MutationOutput): boolean {
   return out.fields.some((f) => relationship(f) || (f.kind === 'returning' && f.fields.some(relationship)));
 }
 
-function insertSql(m: Extract<MutationField, { kind: 'insert' }>, w: SqlWriter): string {
+function insertSql(m: Extract<MutationField, { kind: 'insert' }>, w: SqlWriter): { sql: string; rows?: InsertRows } {
   // No object (`objects: []`): no row, so affected_rows 0 and no returning, as Hasura answers.
-  if (m.rows.length === 0) return `SELECT * FROM ${tableName(m.table)} WHERE false`;
+  if (m.rows.length === 0) return { sql: `SELECT * FROM ${tableName(m.table)} WHERE false` };
   const columns: Column[] = [];
   for (const row of m.rows) for (const a of row) if (!columns.includes(a.column)) columns.push(a.column);
   if (columns.length === 0) columns.push(m.table.columns[0]);
   const packed = packedRows(m.rows, columns);
-  const rows = packed ? rowsSql(packed, w) : valuesSql(m.rows, columns, w);
-  let sql = `INSERT INTO ${tableName(m.table)} AS "_i" (${columns.map((c) => ident(c.name)).join(', ')}) ${rows}`;
-  if (m.onConflict) sql += onConflictSql(m.onConflict, w);
-  return `${sql} RETURNING *`;
+  const read = packed ? rowsSql(packed, w) : { sql: valuesSql(m.rows, columns, w) };
+  const head = `INSERT INTO ${tableName(m.table)} AS "_i" (${columns.map((c) => ident(c.name)).join(', ')})`;
+  let sql = `${head} ${read.sql}`;
+  // ON CONFLICT may insert fewer rows than a request gives: a batch could not tell whose rows are whose.
+  if (m.onConflict) return { sql: `${sql}${onConflictSql(m.onConflict, w)} RETURNING *` };
+  sql += ' RETURNING *';
+  return { sql, ...(read.rows ? { rows: { head, ...read.rows } } : {}) };
 }
 
 /** The objects as VALUES, a placeholder per value: a column missing from one object gets its DEFAULT, as in Hasura, not NULL. */
@@ -119,18 +185,23 @@ function packedRows(rows: Assignment[][], columns: Column[]): ValueRef[][] | und
  * texts, each text cast as its own placeholder would have been. Ten objects of three columns were 30
  * placeholders to write and bind, and PostgreSQL prepared a statement for each count of objects.
  */
-function rowsSql(rows: ValueRef[][], w: SqlWriter): string {
+function rowsSql(rows: ValueRef[][], w: SqlWriter): { sql: string; rows?: Omit<InsertRows, 'head'> } {
   // A value every object shares (a preset from the session, a literal) is bound once, as itself.
   const key = (ref: ValueRef) => JSON.stringify(ref.source);
   const shared = rows[0].map((ref, i) => rows.every((row) => key(row[i]) === key(ref)));
   const varying = rows.map((row) => row.filter((_, i) => !shared[i]));
   if (!shared.includes(false))
-    return `SELECT ${rows[0].map((ref) => w.bind(ref)).join(', ')} FROM generate_series(1, ${rows.length})`;
+    return { sql: `SELECT ${rows[0].map((ref) => w.bind(ref)).join(', ')} FROM generate_series(1, ${rows.length})` };
   const whole = wholeList(varying);
-  if (whole) return recordsetSql(rows[0], shared, whole, w);
+  if (whole) {
+    const read = recordsetSql(rows[0], shared, whole, w);
+    return { sql: `SELECT ${read.select} FROM ${read.from} ORDER BY ${read.order}`, rows: read };
+  }
   let at = 0;
   const each = rows[0].map((ref, i) => (shared[i] ? w.bind(ref) : castValue(`("_r"."v"->>${at++})`, ref)));
-  return `SELECT ${each.join(', ')} FROM json_array_elements(${w.bindRows(varying)}::text::json) WITH ORDINALITY AS "_r"("v", "n") ORDER BY "_r"."n"`;
+  return {
+    sql: `SELECT ${each.join(', ')} FROM json_array_elements(${w.bindRows(varying)}::text::json) WITH ORDINALITY AS "_r"("v", "n") ORDER BY "_r"."n"`,
+  };
 }
 
 /**
@@ -144,12 +215,18 @@ function recordsetSql(
   shared: boolean[],
   whole: { name: string; keys: string[] },
   w: SqlWriter,
-): string {
+): Omit<InsertRows, 'head'> {
   let at = 0;
   const read = first.map((ref, i) => (shared[i] ? w.bind(ref) : castValue(`"_r"."c${at++}"`, ref)));
   const keys = whole.keys.map((k) => `${ident(k)} text`).join(', ');
   const names = whole.keys.map((_, i) => `"c${i}"`).join(', ');
-  return `SELECT ${read.join(', ')} FROM ROWS FROM (json_to_recordset(${w.bindList(whole.name)}::text::json) AS (${keys})) WITH ORDINALITY AS "_r"(${names}, "n") ORDER BY "_r"."n"`;
+  const list = `${w.bindList(whole.name)}::text::json`;
+  return {
+    select: read.join(', '),
+    from: `ROWS FROM (json_to_recordset(${list}) AS (${keys})) WITH ORDINALITY AS "_r"(${names}, "n")`,
+    order: '"_r"."n"',
+    count: `json_array_length(${list})`,
+  };
 }
 
 /**
@@ -209,25 +286,37 @@ function deleteSql(m: Extract<MutationField, { kind: 'delete' }>, w: SqlWriter):
  * subquery per field scanned them once each, 10% more of PostgreSQL's CPU for an insert of ten rows
  * than the hand-written statement's one scan; the check's scan of its own was 4% more.)
  */
-function answerSql(out: MutationOutput, one: boolean, check: BoolExp | undefined, w: SqlWriter): string {
-  if (one) return `SELECT (${outputSql(out, true, w)})::text AS "out", ${checkSql(check, w)} AS "ok"`;
+function answerSql(
+  out: MutationOutput,
+  one: boolean,
+  check: BoolExp | undefined,
+  w: SqlWriter,
+  source = CHANGED,
+): string {
+  if (one) return `SELECT (${outputSql(out, true, w, undefined, source)})::text AS "out", ${checkSql(check, w, source)} AS "ok"`;
   const a = w.alias();
   const { json, joins } = manyRowsJson(out, a, w);
   const ok = allHold(check ? boolExpSql(check, a, w) : 'true');
   // GROUP BY (): one row, also when no field aggregates.
-  return `SELECT (${json})::text AS "out", ${ok} AS "ok" FROM "_m" AS ${a}${joins} GROUP BY ()`;
+  return `SELECT (${json})::text AS "out", ${ok} AS "ok" FROM ${source} AS ${a}${joins} GROUP BY ()`;
 }
 
-/** The output over the changed rows (`_m`), as an expression: see answerSql. */
-function outputSql(out: MutationOutput, one: boolean, w: SqlWriter, affected = 'count(*)'): string {
+/** The output over the changed rows (`_m`, or `source`), as an expression: see answerSql. */
+function outputSql(
+  out: MutationOutput,
+  one: boolean,
+  w: SqlWriter,
+  affected = 'count(*)',
+  source = CHANGED,
+): string {
   const a = w.alias();
   if (one) {
     const row = joinedRowJson(out.fields as Field[], a, w);
-    return `(SELECT ${row.json} FROM "_m" AS ${a}${row.joins} WHERE ${boolExpSql(out.visible, a, w)} LIMIT 1)`;
+    return `(SELECT ${row.json} FROM ${source} AS ${a}${row.joins} WHERE ${boolExpSql(out.visible, a, w)} LIMIT 1)`;
   }
   const { json, joins } = manyRowsJson(out, a, w, affected);
   // GROUP BY (): one row, also when no field aggregates (`affected_rows` of a nested insert is a subquery).
-  return `(SELECT ${json} FROM "_m" AS ${a}${joins} GROUP BY ())`;
+  return `(SELECT ${json} FROM ${source} AS ${a}${joins} GROUP BY ())`;
 }
 
 /** `affected_rows` and `returning` over the changed rows named `a`, and the joins `returning` reads. */
@@ -260,11 +349,11 @@ function manyRowsJson(
 const allHold = (holds: string): string => (holds === 'true' ? 'true' : `coalesce(bool_and(${holds}), true)`);
 
 /** Whether every changed row passes the permission check; a check that always holds reads no row. */
-function checkSql(check: BoolExp | undefined, w: SqlWriter): string {
+function checkSql(check: BoolExp | undefined, w: SqlWriter, source = CHANGED): string {
   if (!check) return 'true';
   const c = w.alias();
   const ok = allHold(boolExpSql(check, c, w));
-  return ok === 'true' ? 'true' : `(SELECT ${ok} FROM "_m" AS ${c})`;
+  return ok === 'true' ? 'true' : `(SELECT ${ok} FROM ${source} AS ${c})`;
 }
 
 /**
@@ -277,16 +366,20 @@ export function mutationStatement(
 ): MutationStatement {
   if (m.kind === 'insert' && m.nested) return nestedInsertStatement(m, output);
   const w = new SqlWriter(0, output);
-  const change = m.kind === 'insert' ? insertSql(m, w) : m.kind === 'update' ? updateSql(m, w) : deleteSql(m, w);
+  const insert = m.kind === 'insert' ? insertSql(m, w) : undefined;
+  const change = m.kind === 'update' ? updateSql(m, w) : m.kind === 'delete' ? deleteSql(m, w) : insert!.sql;
   const check = m.kind === 'delete' ? undefined : m.check;
   if (!readsRelationships(m.output)) {
     const answer = answerSql(m.output, m.one, check, w);
     const bytesParam = w.params.length + 1;
+    // The batch's answer reads the same placeholders (the writer gives an identical slot its number).
+    const answerOver = (source: string) => answerSql(m.output, m.one, check, w, source);
+    const batch = insert?.rows && batchedInsertSql(insert.rows, answerOver, bytesParam, batchTypes(w));
     return {
       alias: m.alias,
       text: `WITH "_m" AS (${change}) ${answer}`,
       writer: w,
-      lone: { text: loneSql(change, answer, bytesParam), bytesParam },
+      lone: { text: loneSql(change, answer, bytesParam), bytesParam, ...(batch ? { batch } : {}) },
     };
   }
   // As Hasura does: change and fetch the rows, then build the output in a statement that sees the change.
