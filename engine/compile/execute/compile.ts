@@ -152,7 +152,11 @@ function sqlStep(
   const s = mutationStatement(f, json);
   const output = s.output && outputStatement(s.output);
   const generic = f.kind === 'insert' && !!f.nested;
-  const lone = s.lone && { text: s.lone.text, params: s.writer.params, ...(s.lone.batch ? { batch: s.lone.batch } : {}) };
+  const lone = s.lone && {
+    text: s.lone.text,
+    params: s.writer.params,
+    ...(s.lone.batch ? { batch: s.lone.batch } : {}),
+  };
   return {
     statement: { text: s.text, params: s.writer.params, ...(generic ? { genericPlan: true } : {}) },
     output,

@@ -86,7 +86,9 @@ function loneOut(bytesParam: number): string {
  * text (read by the statement's own `::text::json`, so parsed once), and the byte limit's bigint.
  */
 function batchTypes(w: SqlWriter): (string | undefined)[] {
-  const types = w.params.map((slot) => (slot.sqlType === 'json' || slot.sqlType === 'jsonb' ? 'text' : cohortType(slot)));
+  const types = w.params.map((slot) =>
+    slot.sqlType === 'json' || slot.sqlType === 'jsonb' ? 'text' : cohortType(slot),
+  );
   return [...types, 'bigint'];
 }
 
@@ -293,7 +295,8 @@ function answerSql(
   w: SqlWriter,
   source = CHANGED,
 ): string {
-  if (one) return `SELECT (${outputSql(out, true, w, undefined, source)})::text AS "out", ${checkSql(check, w, source)} AS "ok"`;
+  if (one)
+    return `SELECT (${outputSql(out, true, w, undefined, source)})::text AS "out", ${checkSql(check, w, source)} AS "ok"`;
   const a = w.alias();
   const { json, joins } = manyRowsJson(out, a, w);
   const ok = allHold(check ? boolExpSql(check, a, w) : 'true');
@@ -302,13 +305,7 @@ function answerSql(
 }
 
 /** The output over the changed rows (`_m`, or `source`), as an expression: see answerSql. */
-function outputSql(
-  out: MutationOutput,
-  one: boolean,
-  w: SqlWriter,
-  affected = 'count(*)',
-  source = CHANGED,
-): string {
+function outputSql(out: MutationOutput, one: boolean, w: SqlWriter, affected = 'count(*)', source = CHANGED): string {
   const a = w.alias();
   if (one) {
     const row = joinedRowJson(out.fields as Field[], a, w);
