@@ -38,6 +38,11 @@ import { Cancellation } from './request-budget';
  * once but a batch fails all of its own; a read run alone is run again alike. Other failures (the
  * database down, a timeout) are every request's of the batch. A request cancelled at its deadline
  * stops waiting; the batch's statement is cancelled once every request in it is.
+ *
+ * Lone inserts are coalesced too (`change`, sql/mutation.ts batchedInsertSql), with three
+ * differences: a batch commits all or nothing, so its requests are answered when it has ended; it
+ * is never run again on another connection (a lost one may have committed it); and a request past
+ * its deadline waits for its batch.
  */
 
 /** A request's statement waiting for its turn's batch. */
@@ -406,7 +411,6 @@ export class Coalescer {
     for (let at = 0; at < waiting.length; at += size) {
       const part = at === 0 && size >= waiting.length ? waiting : waiting.slice(at, at + size);
       if (part.length === 1) this.runAlone(batch.reader, batch.text, part[0], batch.lane);
-      else if (batch.lane.change) void this.runChanges({ ...batch, waiting: part });
       else void this.runBatch({ ...batch, waiting: part });
     }
   }
@@ -433,32 +437,11 @@ export class Coalescer {
     run.then(w.resolve, w.reject);
   }
 
-  /** A batch of inserts (`change`): every request is answered once the statement has ended. */
-  private async runChanges(batch: Batch): Promise<void> {
-    const { waiting, lane } = batch;
-    const params = cohortArrays(waiting, lane.multiplexed!.cohortParams);
-    const signal = changeSignal(waiting);
-    this.batches++;
-    this.coalesced += waiting.length;
-    this.counted(waiting.length);
-    const cohorts = new CohortRows(waiting, false, undefined);
-    batch.waiting = [];
-    cohorts.restart();
-    try {
-      const rows = await this.runStatement(batch.reader, lane.multiplexed!.text, params, signal, cohorts.onRow);
-      for (const row of rows) cohorts.onRow(row);
-    } catch (err) {
-      this.changesFailed(batch, err, cohorts);
-      return;
-    }
-    cohorts.finish();
-  }
-
   /**
    * A batch of inserts failed, so none of its rows is written: each request runs its own statement,
-   * and a text PostgreSQL refuses is not batched again. A lost connection's failure, a cancelled
-   * statement's, and the engine's own errors are every request's: run again, a change might be written twice
-   * or past its deadline.
+   * and a text PostgreSQL refuses is not batched again. The failure is every request's after a lost
+   * connection (the batch may have committed: run again, its rows could be written twice), a cancel
+   * (every request's deadline passed) and the engine's own errors.
    */
   private changesFailed(batch: Batch, err: unknown, cohorts: CohortRows): void {
     const code = (err as { code?: unknown }).code;
@@ -496,23 +479,42 @@ export class Coalescer {
     const { waiting, lane } = batch;
     const multiplexed = lane.multiplexed!;
     const params = cohortArrays(waiting, multiplexed.cohortParams);
-    const signal = batchSignal(waiting);
+    const change = lane.change === true;
+    const signal = batchSignal(waiting, change);
     this.batches++;
     this.coalesced += waiting.length;
     this.counted(waiting.length);
-    const cohorts = new CohortRows(waiting, lane.one, () => this.note(lane, cohorts));
+    // A batch of inserts answers its requests once it has ended (committed): it is not measured.
+    const cohorts = change
+      ? new CohortRows(waiting, false, undefined)
+      : new CohortRows(waiting, lane.one, () => this.note(lane, cohorts));
     batch.waiting = [];
     try {
       // A connection that died while idle fails the statement sent on it: one request's alone, but a
-      // batch's every request. A batch is a read too, run again on another connection.
-      const rows = await this.runRead(batch.reader, multiplexed.text, params, signal, cohorts);
+      // batch's every request. A batch of reads is a read too, run again on another connection; a
+      // batch of inserts runs once.
+      const rows = change
+        ? await this.runOnce(batch.reader, multiplexed.text, params, signal, cohorts)
+        : await this.runRead(batch.reader, multiplexed.text, params, signal, cohorts);
       // A reader that does not give rows one by one gives them all at the end.
       for (const row of rows) cohorts.onRow(row);
     } catch (err) {
-      this.failed(batch, err, cohorts);
+      if (change) this.changesFailed(batch, err, cohorts);
+      else this.failed(batch, err, cohorts);
       return;
     }
     cohorts.finish();
+  }
+
+  private runOnce(
+    reader: Queryable,
+    text: string,
+    params: readonly Param[],
+    signal: CancelSignal | undefined,
+    cohorts: CohortRows,
+  ) {
+    cohorts.restart();
+    return this.runStatement(reader, text, params, signal, cohorts.onRow);
   }
 
   /**
@@ -650,39 +652,19 @@ function cohortArrays(waiting: Waiting[], count: number): Param[] {
 }
 
 /**
- * The cancel signal of a batch of inserts: aborted once every request of the batch was. Unlike a
- * read's (batchSignal), a request cancelled before waits for the batch all the same: its rows are
- * written with the others', and its answer is then given, as a lone statement's is once committed.
- */
-function changeSignal(waiting: Waiting[]): CancelSignal | undefined {
-  if (waiting.some((w) => !w.signal)) return undefined;
-  const batch = new Cancellation();
-  let left = waiting.length;
-  for (const w of waiting) {
-    const gone = () => {
-      if (--left === 0) batch.abort();
-    };
-    if (w.signal!.aborted) gone();
-    else {
-      w.gone = gone;
-      w.signal!.addEventListener('abort', gone, { once: true });
-    }
-  }
-  return batch;
-}
-
-/**
  * The cancel signal of a batch's statement: aborted once every request of the batch was. A request
- * cancelled before stops waiting at once (its deadline's answer is the engine's, request-budget.ts).
- * Undefined when a request has no signal: it keeps the statement going.
+ * cancelled before stops waiting at once (its deadline's answer is the engine's, request-budget.ts);
+ * but not a request of a batch of inserts (`waits`): its rows are written with the others', and its
+ * answer is then given, as a lone insert's is once committed. Undefined when a request has no
+ * signal: it keeps the statement going.
  */
-function batchSignal(waiting: Waiting[]): CancelSignal | undefined {
+function batchSignal(waiting: Waiting[], waits = false): CancelSignal | undefined {
   if (waiting.some((w) => !w.signal)) return undefined;
   const batch = new Cancellation();
   let left = waiting.length;
   for (const w of waiting) {
     const gone = () => {
-      w.reject(new RequestError('timeout', 'the request was cancelled', '$'));
+      if (!waits) w.reject(new RequestError('timeout', 'the request was cancelled', '$'));
       if (--left === 0) batch.abort();
     };
     if (w.signal!.aborted) gone();
