@@ -19,9 +19,15 @@ const INSERT = `mutation ($objects: [auto_playbook_insert_input!]!) {
   insert_auto_playbook(objects: $objects) { affected_rows returning { id name status account_id } }
 }`;
 
+const INSERT_ONE = `mutation ($object: auto_playbook_insert_input!) {
+  insert_auto_playbook_one(object: $object) { id name tenant_id }
+}`;
+
 interface Sent {
   headers: Record<string, string>;
   objects: { account_id: string; name: string | null; status: string }[];
+  /** Sent as insert_auto_playbook_one's object (`objects` then holds it alone). */
+  one?: boolean;
 }
 
 const objects = (account: string, prefix: string, n: number) =>
@@ -37,7 +43,10 @@ describe(`inserts of concurrent requests, coalesced, on ${backendName}`, () => {
   afterAll(() => server.close());
 
   const coalescer = () => server.started.engine.coalescer;
-  const send = (r: Sent) => server.gql(INSERT, { objects: r.objects }, r.headers);
+  const send = (r: Sent) =>
+    r.one
+      ? server.gql(INSERT_ONE, { object: r.objects[0] }, r.headers)
+      : server.gql(INSERT, { objects: r.objects }, r.headers);
   const stored = async (prefix: string) =>
     server.started.db.query(
       `SELECT id::text, name, tenant_id::text AS tenant FROM auto_playbook WHERE name LIKE $1 ORDER BY name`,
@@ -58,9 +67,10 @@ describe(`inserts of concurrent requests, coalesced, on ${backendName}`, () => {
     for (let attempt = 0; attempt < 5; attempt++) {
       const tag = `${round++}`;
       const requests = make(tag);
-      const warm = (_: Sent, i: number) => ({
+      const warm = (r: Sent, i: number) => ({
         headers: acmeAdmin,
-        objects: objects(acme.cloudAccounts.aws, `coalesce-warm-${tag}-${i}`, 2),
+        objects: objects(acme.cloudAccounts.aws, `coalesce-warm-${tag}-${i}`, r.one ? 1 : 2),
+        one: r.one,
       });
       await Promise.all(requests.map(warm).map(send));
       const before = { batches: coalescer().batches, coalesced: coalescer().coalesced };
@@ -93,6 +103,27 @@ describe(`inserts of concurrent requests, coalesced, on ${backendName}`, () => {
     });
     expect(ran.batches).toBeGreaterThan(0);
     expect(ran.requests).toBeGreaterThan(ran.batches);
+  });
+
+  test('insert_T_one: each request its own row', async () => {
+    const one = (headers: Record<string, string>, account: string, name: string): Sent => ({
+      headers,
+      objects: [{ account_id: account, name, status: 'DRAFT' }],
+      one: true,
+    });
+    const make = (tag: string): Sent[] => [
+      one(acmeAdmin, acme.cloudAccounts.aws, `coalesce-one-a-${tag}`),
+      one(globexAdmin, globex.cloudAccounts.aws, `coalesce-one-g-${tag}`),
+      one(acmeAdmin, acme.cloudAccounts.aws, `coalesce-one-b-${tag}`),
+    ];
+    const ran = await untilBatched(make, async (requests, answers) => {
+      for (const [i, r] of requests.entries()) {
+        const row = answers[i].body.data.insert_auto_playbook_one;
+        expect(row).toMatchObject({ name: r.objects[0].name, tenant_id: r.headers['x-hasura-tenant-id'] });
+        expect(await stored(r.objects[0].name!)).toEqual([{ id: row.id, name: row.name, tenant: row.tenant_id }]);
+      }
+    });
+    expect(ran.batches).toBeGreaterThan(0);
   });
 
   test("a request refused by its check, or by a constraint, fails alone: the others' rows are written", async () => {

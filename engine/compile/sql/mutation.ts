@@ -53,8 +53,9 @@ export interface BatchedChange {
 interface InsertRows {
   head: string;
   select: string;
-  from: string;
-  order: string;
+  /** A FROM item read for each request and the order of its rows there; none: one row a request. */
+  from?: string;
+  order?: string;
   count: string;
 }
 
@@ -106,7 +107,9 @@ function batchedInsertSql(
   types: readonly (string | undefined)[],
 ): BatchedChange {
   const own = `(SELECT * FROM "_b" WHERE "_b"."__row" > _c."__to" - _c."__rows" AND "_b"."__row" <= _c."__to")`;
-  const insert = `${rows.head} SELECT ${rows.select} FROM "_c" AS _c CROSS JOIN LATERAL ${rows.from} ORDER BY _c."__cohort", ${rows.order} RETURNING *`;
+  const from = rows.from ? ` CROSS JOIN LATERAL ${rows.from}` : '';
+  const order = rows.order ? `, ${rows.order}` : '';
+  const insert = `${rows.head} SELECT ${rows.select} FROM "_c" AS _c${from} ORDER BY _c."__cohort"${order} RETURNING *`;
   const counted = `SELECT _c.*, sum(${rows.count}) OVER (ORDER BY _c."__cohort") AS "__to", ${rows.count} AS "__rows" FROM "_c" AS _c`;
   const body = `"_k" AS (${counted}), "_a" AS (${insert}), "_b" AS (SELECT "_a".*, row_number() OVER () AS "__row" FROM "_a") SELECT _c."__cohort" AS "__cohort", ${loneOut(bytesParam)} AS "out" FROM "_k" AS _c CROSS JOIN LATERAL (${answerOver(own)} OFFSET 0) AS "_o" ORDER BY _c."__cohort"`;
   const text = `WITH "_c" AS (SELECT * FROM ${cohortsSql(bytesParam, types)}), ${cohortPlaceholders(body, bytesParam, types)}`;
@@ -140,7 +143,11 @@ function insertSql(m: Extract<MutationField, { kind: 'insert' }>, w: SqlWriter):
   for (const row of m.rows) for (const a of row) if (!columns.includes(a.column)) columns.push(a.column);
   if (columns.length === 0) columns.push(m.table.columns[0]);
   const packed = packedRows(m.rows, columns);
-  const read = packed ? rowsSql(packed, w) : { sql: valuesSql(m.rows, columns, w) };
+  const read = packed
+    ? rowsSql(packed, w)
+    : m.rows.length === 1
+      ? oneRowSql(m.rows[0], columns, w)
+      : { sql: valuesSql(m.rows, columns, w) };
   const head = `INSERT INTO ${tableName(m.table)} AS "_i" (${columns.map((c) => ident(c.name)).join(', ')})`;
   let sql = `${head} ${read.sql}`;
   // ON CONFLICT may insert fewer rows than a request gives: a batch could not tell whose rows are whose.
@@ -161,6 +168,19 @@ function valuesSql(rows: Assignment[][], columns: Column[], w: SqlWriter): strin
         .join(', ')})`,
   );
   return `VALUES ${values.join(', ')}`;
+}
+
+/** One object (`insert_T_one`, or a list of one), with a batch's reading of it: one row a request. */
+function oneRowSql(
+  row: Assignment[],
+  columns: Column[],
+  w: SqlWriter,
+): { sql: string; rows?: Omit<InsertRows, 'head'> } {
+  const sql = valuesSql([row], columns, w);
+  // Every column it gives: no DEFAULT, which only VALUES may hold, so a batch may read it as a SELECT.
+  if (columns.some((c) => !row.some((a) => a.column === c))) return { sql };
+  const select = columns.map((c) => w.bind(row.find((a) => a.column === c)!.value)).join(', ');
+  return { sql, rows: { select, count: '1' } };
 }
 
 /**
