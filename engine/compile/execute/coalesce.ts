@@ -282,7 +282,8 @@ export class Coalescer {
       usualRows: 0,
       size: CHANGE_BATCH,
       retryAt: 0,
-      one: true,
+      // Its requests are answered when the statement has ended, not each at its row.
+      one: false,
       change: true,
     };
     this.lanes.set(text, made);
@@ -485,9 +486,7 @@ export class Coalescer {
     this.coalesced += waiting.length;
     this.counted(waiting.length);
     // A batch of inserts answers its requests once it has ended (committed): it is not measured.
-    const cohorts = change
-      ? new CohortRows(waiting, false, undefined)
-      : new CohortRows(waiting, lane.one, () => this.note(lane, cohorts));
+    const cohorts = new CohortRows(waiting, lane.one, change ? undefined : () => this.note(lane, cohorts));
     batch.waiting = [];
     try {
       // A connection that died while idle fails the statement sent on it: one request's alone, but a

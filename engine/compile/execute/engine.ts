@@ -924,10 +924,9 @@ export class Engine {
    * A lone mutation statement's row: with the same insert of other requests of this turn when it has a
    * batch (coalesce.ts `change`), else alone; alone too with DATABASE_COALESCE=false or tracing on.
    */
-  private async loneRow(lone: LoneStatement, params: Param[], budget: RequestBudget): Promise<Row> {
+  private loneRow(lone: LoneStatement, params: Param[], budget: RequestBudget): Promise<Row> {
     if (lone.batch && this.coalescing) return this.coalescer.change(this.db, lone, params, budget.signal);
-    const [row] = await this.query(this.db, lone.text, params, budget);
-    return row;
+    return this.query(this.db, lone.text, params, budget).then((rows) => rows[0]);
   }
 
   /** One mutation statement (and its output statement): the field's JSON, or the refusal of its checks. */

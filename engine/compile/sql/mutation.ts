@@ -170,17 +170,19 @@ function valuesSql(rows: Assignment[][], columns: Column[], w: SqlWriter): strin
   return `VALUES ${values.join(', ')}`;
 }
 
-/** One object (`insert_T_one`, or a list of one), with a batch's reading of it: one row a request. */
+/**
+ * One object (`insert_T_one`, or a list of one), with a batch's reading of it: one row a request. An
+ * object that leaves a column out needs VALUES' DEFAULT, which a SELECT cannot hold: it is not batched.
+ */
 function oneRowSql(
   row: Assignment[],
   columns: Column[],
   w: SqlWriter,
 ): { sql: string; rows?: Omit<InsertRows, 'head'> } {
-  const sql = valuesSql([row], columns, w);
-  // Every column it gives: no DEFAULT, which only VALUES may hold, so a batch may read it as a SELECT.
-  if (columns.some((c) => !row.some((a) => a.column === c))) return { sql };
-  const select = columns.map((c) => w.bind(row.find((a) => a.column === c)!.value)).join(', ');
-  return { sql, rows: { select, count: '1' } };
+  const values = columns.map((c) => row.find((a) => a.column === c));
+  if (values.some((a) => a === undefined)) return { sql: valuesSql([row], columns, w) };
+  const select = values.map((a) => w.bind(a!.value)).join(', ');
+  return { sql: `VALUES (${select})`, rows: { select, count: '1' } };
 }
 
 /**
