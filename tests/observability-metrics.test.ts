@@ -131,6 +131,15 @@ describe(`/metrics with METRICS_TOKEN on ${backendName}`, () => {
     expect(after).toMatch(/database_pool_size\{pool="main"\} \d+/);
     expect(after).toContain('process_resident_memory_bytes');
   });
+
+  test("the event loop's delay, sampled every 100 ms: percentiles from the samples of a second", async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const text = await scrape();
+    const p99 = sample(text, 'nodejs_eventloop_lag_p99_seconds', {});
+    // Sampled at all (a histogram without samples reports 0), and in seconds, not milliseconds.
+    expect(p99).toBeGreaterThan(0);
+    expect(p99).toBeLessThan(5);
+  });
 });
 
 describe(`/metrics is off by default, or on a port of its own (${backendName})`, () => {

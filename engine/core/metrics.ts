@@ -17,6 +17,9 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
  * each engine's own: two engines in one process (the tests) count apart. Labels take few values
  * (operation types, error codes, routes), never an operation's name, a user or a tenant.
  */
+/** How often the event loop's delay is sampled for nodejs_eventloop_lag_* (prom-client's default: 10). */
+const EVENT_LOOP_SAMPLE_MS = 100;
+
 export class Metrics {
   readonly registry = new Registry();
   // Counted on every request: kept by the engine (kept-metrics.ts).
@@ -31,7 +34,10 @@ export class Metrics {
 
   constructor(pools: () => Record<string, PoolStats | undefined> = () => ({})) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
+    // The event loop's delay sampled every EVENT_LOOP_SAMPLE_MS instead of prom-client's 10 ms, whose
+    // timer woke an idle process 100 times a second: 9.8 ms of CPU a second against 3.6 at 100 ms
+    // (prom-client alone, idle, 10 s each). Ten samples a second still give nodejs_eventloop_lag_*.
+    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
     this.requests = new KeptCounter(
       {
         name: 'graphql_requests_total',
