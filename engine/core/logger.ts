@@ -48,7 +48,8 @@ const PID = `,"pid":${process.pid}`;
 function lineOf(level: string, entry: Record<string, unknown>): string {
   let line = `{"level":"${level}","time":"${isoNow()}"${PID}`;
   for (const key in entry) {
-    if (key === 'level' || key === 'msg') continue;
+    // Own fields only, as the spread copy took them; no array of keys made per line.
+    if (key === 'level' || key === 'msg' || !Object.hasOwn(entry, key)) continue;
     const value = valueJson(entry[key]);
     if (value !== undefined) line += `,${quotedKey(key)}:${value}`;
   }

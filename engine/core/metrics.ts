@@ -12,14 +12,14 @@ export interface PoolStats {
 /** Seconds: from a cached query's milliseconds to a slow batch's tens of seconds. */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
+/** How often the event loop's delay is sampled for nodejs_eventloop_lag_* (prom-client's default: 10). */
+const EVENT_LOOP_SAMPLE_MS = 100;
+
 /**
  * The engine's Prometheus metrics (served at /metrics, serve/http/metrics-route.ts), in a registry of
  * each engine's own: two engines in one process (the tests) count apart. Labels take few values
  * (operation types, error codes, routes), never an operation's name, a user or a tenant.
  */
-/** How often the event loop's delay is sampled for nodejs_eventloop_lag_* (prom-client's default: 10). */
-const EVENT_LOOP_SAMPLE_MS = 100;
-
 export class Metrics {
   readonly registry = new Registry();
   // Counted on every request: kept by the engine (kept-metrics.ts).
