@@ -240,3 +240,73 @@ describe(`the wait for a connection on ${backendName}`, () => {
     await Promise.all(again);
   });
 });
+
+/**
+ * Statements the gate finds very quick share a connection before taking an idle one
+ * (DATABASE_PIPELINE_SHARE_MS, engine/core/db/postgres-connections.ts): one write and one wake-up of
+ * one backend for several. The backend's pid in each answer shows where it ran. PostgreSQL only.
+ */
+(onPostgres ? describe : describe.skip)('statements that share a connection on PostgreSQL', () => {
+  let database: TestDatabase;
+  const opened: Database[] = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await Promise.all(opened.map((db) => db.close()));
+    await database?.drop();
+  });
+
+  async function pool(shareMs: string): Promise<Database> {
+    const db = await connectDatabase(
+      loadConfig({
+        ...database.env,
+        DATABASE_POOL_SIZE: '4',
+        DATABASE_POOL_QUICK_RESERVE: '0',
+        DATABASE_PIPELINE_DEPTH: '4',
+        DATABASE_PIPELINE_MS: '200',
+        DATABASE_PIPELINE_SHARE_MS: shareMs,
+      }),
+    );
+    opened.push(db);
+    return db;
+  }
+
+  /** A lane known to be quick from a few quick runs; each run answers its backend's pid. */
+  async function quickLane(db: Database, name: string) {
+    const text = `SELECT pg_backend_pid() AS pid, pg_sleep($1::float8)::text AS slept, '${name}' AS kind`;
+    for (let i = 0; i < 3; i++) await db.query(text, ['0']);
+    return async (seconds = '0') => Number((await db.query(text, [seconds]))[0].pid);
+  }
+
+  /** How many of the pids each backend answered, most first. */
+  const spread = (pids: number[]) =>
+    [...new Set(pids)].map((p) => pids.filter((x) => x === p).length).sort((a, b) => b - a);
+
+  test('four quick statements at once go to one connection, a fifth to the next', async () => {
+    const db = await pool('100');
+    const pid = await quickLane(db, 'shared');
+    expect(spread(await Promise.all(Array.from({ length: 4 }, () => pid())))).toEqual([4]);
+    expect(spread(await Promise.all(Array.from({ length: 5 }, () => pid())))).toEqual([4, 1]);
+  });
+
+  test('a statement that does not share keeps its connection to itself, and quick ones do not wait for it', async () => {
+    const db = await pool('100');
+    const pid = await quickLane(db, 'beside a slow one');
+    const slow = db.query(`SELECT pg_backend_pid() AS pid, pg_sleep(0.5)::text AS slept, 'new lane' AS kind`);
+    await sleep(50);
+    const start = Date.now();
+    const quick = await Promise.all(Array.from({ length: 3 }, () => pid()));
+    expect(Date.now() - start).toBeLessThan(400);
+    expect(spread(quick)).toEqual([3]);
+    expect(quick[0]).not.toBe(Number((await slow)[0].pid));
+  });
+
+  test('with DATABASE_PIPELINE_SHARE_MS=0 each takes an idle connection of its own', async () => {
+    const db = await pool('0');
+    const pid = await quickLane(db, 'not shared');
+    // Each holds its connection a moment, so that all four are in flight together.
+    expect(spread(await Promise.all(Array.from({ length: 4 }, () => pid('0.05'))))).toEqual([1, 1, 1, 1]);
+  });
+});

@@ -176,6 +176,8 @@ export interface DatabaseFaultConfig {
   /** Statements at once per connection for lanes whose runs usually take at most `pipelineMs` (gate.ts). */
   pipelineDepth: number;
   pipelineMs: number;
+  /** Lanes usually this quick fill a connection before taking an idle one (postgres-connections.ts). */
+  pipelineShareMs: number;
   /** Queries' statements of concurrent requests run as one statement (compile/execute/coalesce.ts). */
   coalesce: boolean;
   /** Longest a connection attempt may take before the database counts as unavailable, in milliseconds. */
@@ -490,6 +492,7 @@ export function loadConfig(env: Env = process.env): EngineConfig {
       quickMs: positive(env, 'DATABASE_POOL_QUICK_MS', 250),
       pipelineDepth: positive(env, 'DATABASE_PIPELINE_DEPTH', 4),
       pipelineMs: positive(env, 'DATABASE_PIPELINE_MS', 20),
+      pipelineShareMs: int(env, 'DATABASE_PIPELINE_SHARE_MS', 2),
       coalesce: bool(env, 'DATABASE_COALESCE', true),
       connectTimeoutMs: positive(env, 'DATABASE_CONNECT_TIMEOUT_MS', 1500),
       connectRetrySeconds: int(env, 'DATABASE_CONNECT_RETRY_SECONDS', 60),

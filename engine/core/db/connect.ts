@@ -38,11 +38,16 @@ export async function connectDatabase(
   // Replicas behind the same kind of pooler take the same settings; only the primary listens.
   // The main pools (primary and replicas) keep room for quick statements and pipeline very quick
   // ones (gate.ts); the small reserve pool does neither.
-  const { quickReserve, quickMs, pipelineDepth, pipelineMs } = config.database;
-  const sharing = { quickReserve, quickMs, pipelineDepth, pipelineMs };
+  const { quickReserve, quickMs, pipelineDepth, pipelineMs, pipelineShareMs: shareMs } = config.database;
+  const sharing = { quickReserve, quickMs, pipelineDepth, pipelineMs, shareMs };
   const open = (poolSize: number, share: Partial<GateOptions> = {}, at = url) =>
     gated(
-      connectPostgres(at, { ...pg, poolSize, listenUrl: at === url ? listenUrl : undefined }),
+      connectPostgres(at, {
+        ...pg,
+        poolSize,
+        pipelineDepth: share.pipelineDepth,
+        listenUrl: at === url ? listenUrl : undefined,
+      }),
       new Gate({ permits: poolSize, waitMs: poolTimeoutMs, ...share }),
     );
   const main = open(config.poolSize, sharing);

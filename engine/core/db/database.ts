@@ -25,6 +25,12 @@ export interface QueryOptions {
    * running. PGlite gives them all once the statement has ended.
    */
   onRow?: (row: Row) => void;
+  /**
+   * Set by the gate (gate.ts) for a statement whose runs usually take at most DATABASE_PIPELINE_SHARE_MS
+   * while nothing slow is in flight: PostgreSQL sends it on a connection already running such
+   * statements, when one has room (postgres-connections.ts). PGlite has one connection.
+   */
+  share?: boolean;
 }
 
 /**

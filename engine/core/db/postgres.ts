@@ -4,6 +4,7 @@ import { isConnectionFailure } from './faults';
 import { onFirstUse } from '../on-first-use';
 import { replacePostgresJsQueue } from './connection-queue';
 import { beginSafely, type TransactionState } from './postgres-transaction';
+import { ConnectionChoice } from './postgres-connections';
 
 /**
  * The engine binds every parameter as text and casts it in SQL. postgres.js would otherwise serialise
@@ -56,6 +57,8 @@ export interface PostgresOptions {
   jit?: boolean;
   /** A direct URL for LISTEN (not through the pooler); default: the pool's own URL. */
   listenUrl?: string;
+  /** Sharing statements (QueryOptions.share) sent on one connection at once, at most (default 1). */
+  pipelineDepth?: number;
 }
 
 const LISTEN_THROUGH_POOLER =
@@ -95,14 +98,26 @@ function openSql(url: string, opts: PostgresOptions, max: number): postgres.Sql 
 }
 
 /**
- * What fetchArrayTypes reads goes into the pool's options, which all its connections share, and a
- * connection runs its first statement only after reading them: once any statement has been answered,
- * the connections made after (a reconnect, the pool growing) need not read them again. Turned off
- * then, so that a reconnect costs one round trip less and cannot drop a rejected promise (the handler
- * above catches that in production, but a test runner's own handler fails the test). Array types made
- * after start-up are not read, as a long-lived connection's never were.
+ * What fetchArrayTypes reads goes into a postgres.js pool's options, and a connection runs its first
+ * statement only after reading them: once any statement has been answered, the connections made after
+ * (a reconnect, another of the engine's pools of one) need not read them again. They are given to
+ * every pool of `all` then, and reading them is turned off, so that a new connection costs one round
+ * trip less and cannot drop a rejected promise (the handler above catches that in production, but a
+ * test runner's own handler fails the test). Array types made after start-up are not read, as a
+ * long-lived connection's never were.
  */
-const typesReadBy = (sql: postgres.Sql) => void (sql.options.fetch_types = false);
+function typesReadBy(answered: postgres.Sql, all: readonly postgres.Sql[] = [answered]): void {
+  const read = answered.options as postgres.Sql['options'] & { shared: { typeArrayMap: object } };
+  for (const sql of all) {
+    if (sql !== answered) {
+      const to = sql.options as typeof read;
+      Object.assign(to.parsers, read.parsers);
+      Object.assign(to.serializers, read.serializers);
+      Object.assign(to.shared.typeArrayMap, read.shared.typeArrayMap);
+    }
+    sql.options.fetch_types = false;
+  }
+}
 
 // postgres.js's options of a statement: the same two objects for every statement.
 const PREPARE = { prepare: true };
@@ -118,12 +133,8 @@ function whole(rows: Row[]): Row[] {
   return rows.length > 0 && !(0 in rows) ? rows.filter(() => true) : rows;
 }
 
-/** Runs a statement on the pool or in a transaction of it: prepared unless told not to, cancelled by its signal. */
-function statementRunner(sql: postgres.Sql, prepared: boolean) {
-  const answered = (rows: unknown): Row[] => {
-    typesReadBy(sql);
-    return whole(rows as Row[]);
-  };
+/** Runs a statement on a pool or in a transaction of it: prepared unless told not to, cancelled by its signal. */
+function statementRunner(prepared: boolean) {
   return async (
     q: postgres.Sql | postgres.TransactionSql,
     text: string,
@@ -134,14 +145,14 @@ function statementRunner(sql: postgres.Sql, prepared: boolean) {
     // Rows given as postgres.js parses them (before the statement has ended), none kept.
     if (options.onRow) void pending.forEach(options.onRow);
     const signal = options.signal;
-    if (!signal) return answered(await pending);
+    if (!signal) return whole(await pending);
     // A cancelled statement fails with 57014.
     let stopCancelling: (() => void) | undefined;
     const cancel = () => void (stopCancelling = cancelUntilEnded(pending));
     if (signal.aborted) cancel();
     else signal.addEventListener('abort', cancel, { once: true });
     try {
-      return answered(await pending);
+      return whole(await pending);
     } finally {
       signal.removeEventListener('abort', cancel);
       stopCancelling?.();
@@ -182,39 +193,70 @@ function cancelUntilEnded(pending: { cancel(): void }): () => void {
   return () => clearTimeout(timer);
 }
 
-/** PostgreSQL 15+ through postgres.js: a pool, prepared statements (unless turned off), parameters as text. */
+/**
+ * Runs a statement (or transaction) on the connection chosen for it, counted there while it runs.
+ * The first answer's array types go to every connection (typesReadBy).
+ */
+function placer(pool: ConnectionChoice<postgres.Sql>) {
+  const sqls = pool.connections.map((c) => c.sql);
+  let typesShared = false;
+  return async <T>(shared: boolean, fn: (sql: postgres.Sql) => Promise<T>): Promise<T> => {
+    const c = shared ? pool.forShared() : pool.forOwn();
+    c.running++;
+    if (!shared) c.own++;
+    try {
+      const result = await fn(c.sql);
+      if (!typesShared) {
+        typesShared = true;
+        typesReadBy(c.sql, sqls);
+      }
+      return result;
+    } finally {
+      c.running--;
+      if (!shared) c.own--;
+    }
+  };
+}
+
+/**
+ * PostgreSQL 15+ through postgres.js: a pool of `poolSize` connections, each a postgres.js pool of one
+ * whose statements the engine places (postgres-connections.ts); prepared statements (unless turned
+ * off), parameters as text.
+ */
 export function connectPostgres(url: string, opts: PostgresOptions): Database {
   surviveDroppedTypeFetch();
-  const sql = openSql(url, opts, opts.poolSize);
+  const pool = new ConnectionChoice(
+    Array.from({ length: Math.max(1, opts.poolSize) }, () => openSql(url, opts, 1)),
+    Math.max(1, Math.trunc(opts.pipelineDepth ?? 1)),
+  );
+  const first = pool.connections[0].sql;
   // postgres.js keeps a connection of its own for LISTEN (max 1 here is for anything else run on it).
   let listener: postgres.Sql | undefined;
   const listenSql = () => {
-    if (!opts.listenUrl) return sql;
+    if (!opts.listenUrl) return first;
     listener ??= openSql(opts.listenUrl, { ...opts, transactionPooler: false }, 1);
     return listener;
   };
-  const run = statementRunner(sql, opts.preparedStatements ?? true);
+  const run = statementRunner(opts.preparedStatements ?? true);
+  const placed = placer(pool);
   // Inside a transaction each statement passes its watch (postgres-transaction.ts).
-  const wrap = (q: postgres.Sql | postgres.TransactionSql, tx?: TransactionState): Queryable => ({
-    query: tx
-      ? (text, params = [], options = {}) => tx.watch(() => run(q, text, params, options))
-      : (text, params = [], options = {}) => run(q, text, params, options),
-    exec: async (script: string) => {
-      const simple = async () => void (await q.unsafe(script).simple());
-      await (tx ? tx.watch(simple) : simple());
-    },
+  const inTransaction = (tx: postgres.TransactionSql, state: TransactionState): Queryable => ({
+    query: (text, params = [], options = {}) => state.watch(() => run(tx, text, params, options)),
+    exec: (script: string) => state.watch(async () => void (await tx.unsafe(script).simple())),
   });
-  const base = wrap(sql);
   return {
     kind: 'postgres',
-    query: base.query,
-    exec: base.exec,
+    query: (text, params = [], options = {}) =>
+      placed(options.share === true, (sql) => run(sql, text, params, options)),
+    exec: (script) => placed(false, async (sql) => void (await sql.unsafe(script).simple())),
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) =>
-      beginSafely(sql, async (tx, state) => {
-        if (opts.transactionPooler)
-          await state.watch(() => tx.unsafe(`SET LOCAL statement_timeout = ${Math.trunc(opts.statementTimeoutMs)}`));
-        return fn(wrap(tx, state));
-      }),
+      placed(false, (sql) =>
+        beginSafely(sql, async (tx, state) => {
+          if (opts.transactionPooler)
+            await state.watch(() => tx.unsafe(`SET LOCAL statement_timeout = ${Math.trunc(opts.statementTimeoutMs)}`));
+          return fn(inTransaction(tx, state));
+        }),
+      ),
     // postgres.js reconnects the LISTEN connection by itself; onListen runs each time.
     async listen(channel, onNotify, onListen) {
       // Through the pooler LISTEN would succeed and then hear nothing: its server connection goes back
@@ -225,6 +267,10 @@ export function connectPostgres(url: string, opts: PostgresOptions): Database {
       typesReadBy(on);
       return () => unlisten().catch(() => undefined);
     },
-    close: async () => void (await Promise.all([sql.end({ timeout: 5 }), listener?.end({ timeout: 5 })])),
+    close: async () =>
+      void (await Promise.all([
+        ...pool.connections.map((c) => c.sql.end({ timeout: 5 })),
+        listener?.end({ timeout: 5 }),
+      ])),
   };
 }
