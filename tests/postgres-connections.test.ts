@@ -3,7 +3,7 @@ import { ConnectionChoice, type PoolConnection } from '../engine/core/db/postgre
 /**
  * Which of the engine's PostgreSQL connections a statement goes to (engine/core/db/postgres-connections.ts):
  * statements that may share fill one connection to the pipeline depth before the next; any other
- * statement takes an idle connection, in turn. The pool itself, through the gate, is tested on
+ * statement takes the first idle connection. The pool itself, through the gate, is tested on
  * PostgreSQL in faults-pool.test.ts.
  */
 type Conn = PoolConnection<string>;
@@ -52,21 +52,22 @@ describe('the choice of a PostgreSQL connection', () => {
     expect(place(pool, true).c.sql).toBe('b');
   });
 
-  test('other statements take idle connections in turn, not the one just used', () => {
+  test('other statements take the first idle connection; one whose statement failed for its connection goes last', () => {
     const pool = new ConnectionChoice(['a', 'b', 'c'], 4);
-    const order: string[] = [];
-    for (let i = 0; i < 4; i++) {
-      const p = place(pool, false);
-      order.push(p.c.sql);
-      p.end();
-    }
-    expect(order).toEqual(['a', 'b', 'c', 'a']);
+    const first = place(pool, false);
+    expect(first.c.sql).toBe('a');
+    first.end();
+    expect(place(pool, false).c.sql).toBe('a');
+    const pool2 = new ConnectionChoice(['a', 'b', 'c'], 4);
+    pool2.failed(pool2.forOwn());
+    expect(pool2.connections.map((c) => c.sql)).toEqual(['b', 'c', 'a']);
+    expect(place(pool2, false).c.sql).toBe('b');
   });
 
   test('with no idle connection, another statement goes to the least busy one holding only sharing statements', () => {
     const pool = new ConnectionChoice(['a', 'b', 'c'], 2);
     place(pool, false); // a
-    place(pool, true); // b (idle, after a)
+    place(pool, true); // b, the first idle one
     place(pool, true); // b
     place(pool, true); // c
     expect(place(pool, false).c.sql).toBe('c');

@@ -26,47 +26,53 @@ export interface PoolConnection<S> {
 }
 
 export class ConnectionChoice<S> {
-  readonly connections: readonly PoolConnection<S>[];
-  /** Where forOwn's search for an idle connection starts. */
-  private turn = 0;
+  /** In the order an idle one is taken: the first idle one, so that few connections stay busy. */
+  private readonly order: PoolConnection<S>[];
 
   constructor(
     sqls: readonly S[],
     /** Sharing statements at once on one connection, at most. */
     private readonly depth: number,
   ) {
-    this.connections = sqls.map((sql) => ({ sql, running: 0, own: 0 }));
+    this.order = sqls.map((sql) => ({ sql, running: 0, own: 0 }));
+  }
+
+  get connections(): readonly PoolConnection<S>[] {
+    return this.order;
   }
 
   /** Where a sharing statement goes: the fullest sharing connection with room, else as any other. */
   forShared(): PoolConnection<S> {
     let best: PoolConnection<S> | undefined;
-    for (const c of this.connections)
+    for (const c of this.order)
       if (c.own === 0 && c.running > 0 && c.running < this.depth && (!best || c.running > best.running)) best = c;
     return best ?? this.forOwn();
   }
 
   /**
-   * Where any other statement goes: an idle connection, the one after the last so chosen (in turn, as
-   * postgres.js's pool takes them: a connection whose backend has just ended is not the next one
-   * tried, before it has even seen its socket close); with none idle (a statement the gate pipelines
-   * because every connection is busy), the least busy of those running nothing that is not sharing,
-   * else the least busy.
+   * Where any other statement goes: the first idle connection, as postgres.js's pool reuses the
+   * connections it has before it opens another, so that a quiet engine holds few and each statement's
+   * plan is prepared on few. With none idle (a statement the gate pipelines because every connection
+   * is busy), the least busy of those running nothing that is not sharing, else the least busy.
    */
   forOwn(): PoolConnection<S> {
-    const all = this.connections;
-    let least = all[0];
+    let least = this.order[0];
     let leastShared: PoolConnection<S> | undefined;
-    for (let k = 0; k < all.length; k++) {
-      const i = (this.turn + k) % all.length;
-      const c = all[i];
-      if (c.running === 0) {
-        this.turn = i + 1;
-        return c;
-      }
+    for (const c of this.order) {
+      if (c.running === 0) return c;
       if (c.running < least.running) least = c;
       if (c.own === 0 && (!leastShared || c.running < leastShared.running)) leastShared = c;
     }
     return leastShared ?? least;
+  }
+
+  /**
+   * A statement on `c` failed for its connection: it goes last. postgres.js learns that the socket
+   * closed after the statement's failure, and a statement sent before then fails too: the probe that
+   * asks whether the database is back (gate.ts) was sent on the same dead connection and answered no.
+   */
+  failed(c: PoolConnection<S>): void {
+    const i = this.order.indexOf(c);
+    if (i >= 0) this.order.push(...this.order.splice(i, 1));
   }
 }

@@ -211,6 +211,9 @@ function placer(pool: ConnectionChoice<postgres.Sql>) {
         typesReadBy(c.sql, sqls);
       }
       return result;
+    } catch (err) {
+      if (isConnectionFailure(err)) pool.failed(c);
+      throw err;
     } finally {
       c.running--;
       if (!shared) c.own--;
