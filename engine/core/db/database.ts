@@ -25,12 +25,6 @@ export interface QueryOptions {
    * running. PGlite gives them all once the statement has ended.
    */
   onRow?: (row: Row) => void;
-  /**
-   * Set by the gate (gate.ts) for a statement whose runs usually take at most DATABASE_PIPELINE_SHARE_MS
-   * while nothing slow is in flight: PostgreSQL sends it on a connection already running such
-   * statements, when one has room (postgres-connections.ts). PGlite has one connection.
-   */
-  share?: boolean;
 }
 
 /**
@@ -52,6 +46,13 @@ export interface Queryable {
 }
 
 export interface Database extends Queryable {
+  /**
+   * `query` for a statement that may share a connection with others of its kind: the gate (gate.ts)
+   * calls it for a statement whose quickest recent runs took at most DATABASE_PIPELINE_SHARE_MS.
+   * PostgreSQL sends it on a connection already running such statements when one has room
+   * (postgres-connections.ts); PGlite, with one connection, has none.
+   */
+  queryShared?(text: string, params?: readonly Param[], options?: QueryOptions): Promise<Row[]>;
   readonly kind: 'postgres' | 'pglite';
   /** Runs `fn` inside BEGIN/COMMIT on one connection; rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;

@@ -274,7 +274,10 @@ export function gated(db: Database, gate: Gate): Database {
   return {
     kind: db.kind,
     query: (text, params, options) =>
-      guard((share) => db.query(text, params, share ? { ...options, share } : options), text),
+      guard(
+        (share) => (share && db.queryShared ? db.queryShared(text, params, options) : db.query(text, params, options)),
+        text,
+      ),
     exec: (script) => guard(() => db.exec(script)),
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) => guard(() => db.transaction(fn)),
     listen: (channel, onNotify, onListen) => db.listen(channel, onNotify, onListen),

@@ -57,7 +57,7 @@ export interface PostgresOptions {
   jit?: boolean;
   /** A direct URL for LISTEN (not through the pooler); default: the pool's own URL. */
   listenUrl?: string;
-  /** Sharing statements (QueryOptions.share) sent on one connection at once, at most (default 1). */
+  /** Statements of queryShared sent on one connection at once, at most (default 1). */
   pipelineDepth?: number;
 }
 
@@ -249,8 +249,8 @@ export function connectPostgres(url: string, opts: PostgresOptions): Database {
   });
   return {
     kind: 'postgres',
-    query: (text, params = [], options = {}) =>
-      placed(options.share === true, (sql) => run(sql, text, params, options)),
+    query: (text, params = [], options = {}) => placed(false, (sql) => run(sql, text, params, options)),
+    queryShared: (text, params = [], options = {}) => placed(true, (sql) => run(sql, text, params, options)),
     exec: (script) => placed(false, async (sql) => void (await sql.unsafe(script).simple())),
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) =>
       placed(false, (sql) =>
