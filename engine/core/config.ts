@@ -176,7 +176,7 @@ export interface DatabaseFaultConfig {
   /** Statements at once per connection for lanes whose runs usually take at most `pipelineMs` (gate.ts). */
   pipelineDepth: number;
   pipelineMs: number;
-  /** Lanes usually this quick fill a connection before taking an idle one (postgres-connections.ts). */
+  /** Lanes whose quickest recent runs are this quick fill a connection before taking an idle one (gate.ts). */
   pipelineShareMs: number;
   /** Queries' statements of concurrent requests run as one statement (compile/execute/coalesce.ts). */
   coalesce: boolean;

@@ -24,9 +24,10 @@ export interface GateOptions {
   pipelineDepth?: number;
   pipelineMs?: number;
   /**
-   * Lanes whose runs usually take at most this many milliseconds share a connection with others of
-   * their kind before taking an idle one, but never one running anything else
-   * (postgres-connections.ts): told so by the `share` argument of `run`'s callback. 0: never.
+   * Light lanes whose quickest recent runs (LaneTimes.least) took at most this many milliseconds
+   * share a connection with others of their kind before taking an idle one, but never one running
+   * anything else (postgres-connections.ts): told so by the `share` argument of `run`'s callback.
+   * 0: never.
    */
   shareMs?: number;
 }
@@ -50,12 +51,15 @@ interface LaneTimes {
   least: number;
 }
 
+/** A light lane's times (Gate.lightTimes), or undefined for a statement that is not light. */
+type Light = LaneTimes | undefined;
+
 /** How much the latest run weighs in a lane's usual time. */
 const USUAL_WEIGHT = 0.2;
 
 interface Waiter {
   lane?: string;
-  start(light: boolean): void;
+  start(light: Light): void;
   timer: NodeJS.Timeout;
 }
 
@@ -116,7 +120,7 @@ export class Gate {
 
   /** Runs `fn` when its turn comes; `share` says whether its statement may share a connection. */
   run<T>(fn: (share: boolean) => Promise<T>, lane?: string): Promise<T> {
-    const light = this.isLight(lane);
+    const light = this.lightTimes(lane);
     // No waiter can start now (leave() starts every one that can), so a caller that may start
     // passes no one who was first; and pipelining never passes a waiter. Started at once, without
     // waiting a turn of the event loop for a promise that is already settled.
@@ -127,15 +131,11 @@ export class Gate {
     return this.wait(lane).then((startedLight) => this.runAdmitted(fn, lane, startedLight));
   }
 
-  private async runAdmitted<T>(
-    fn: (share: boolean) => Promise<T>,
-    lane: string | undefined,
-    light: boolean,
-  ): Promise<T> {
+  private async runAdmitted<T>(fn: (share: boolean) => Promise<T>, lane: string | undefined, light: Light): Promise<T> {
     const started = performance.now();
     let ok = false;
     try {
-      const result = await fn(light && this.isSharing(lane!));
+      const result = await fn(light !== undefined && light.least <= this.shareMs);
       ok = true;
       return result;
     } finally {
@@ -156,23 +156,21 @@ export class Gate {
     }
   }
 
-  /** Whether a lane may share a connection with other statements: its runs are usually very quick. */
-  private isLight(lane: string | undefined): boolean {
-    if (lane === undefined || this.pipelined === this.permits) return false;
+  /**
+   * A lane's times when it may share a connection with other statements (its runs are usually very
+   * quick), kept for whether it may also fill one before taking an idle one (shareMs); else undefined.
+   */
+  private lightTimes(lane: string | undefined): Light {
+    if (lane === undefined || this.pipelined === this.permits) return undefined;
     const t = this.times.get(lane);
-    return t !== undefined && t.usual <= this.pipelineMs;
+    return t !== undefined && t.usual <= this.pipelineMs ? t : undefined;
   }
 
-  private mayStart(lane: string | undefined, light: boolean, pipelining: boolean): boolean {
+  private mayStart(lane: string | undefined, light: Light, pipelining: boolean): boolean {
     if (this.running < this.permits - this.reserve) return true;
     if (lane === undefined) return false;
     if (this.running < this.permits) return this.isQuick(lane);
-    return pipelining && light && this.heavy === 0 && this.running < this.pipelined;
-  }
-
-  /** Whether a light lane's runs are quick enough to share a connection that has idle ones beside it. */
-  private isSharing(lane: string): boolean {
-    return this.times.get(lane)!.least <= this.shareMs;
+    return pipelining && light !== undefined && this.heavy === 0 && this.running < this.pipelined;
   }
 
   /** Whether a lane may use the quick reserve: the probe, or a statement whose last run was quick. */
@@ -182,8 +180,8 @@ export class Gate {
     return t !== undefined && t.last <= this.quickMs;
   }
 
-  /** Waits for a turn; resolves true when let in as a light (pipelinable) statement. */
-  private wait(lane: string | undefined): Promise<boolean> {
+  /** Waits for a turn; resolves with the lane's times when let in as a light (pipelinable) statement. */
+  private wait(lane: string | undefined): Promise<Light> {
     return new Promise((resolve, reject) => {
       const entry: Waiter = {
         lane,
@@ -201,7 +199,7 @@ export class Gate {
     });
   }
 
-  private admit(light: boolean): void {
+  private admit(light: Light): void {
     this.running++;
     if (!light) this.heavy++;
   }
@@ -210,13 +208,13 @@ export class Gate {
    * Starts waiters in their order, each that may start now: a quick one may pass slow ones held back,
    * but none is pipelined past a waiter that could not start.
    */
-  private leave(light: boolean): void {
+  private leave(light: Light): void {
     this.running--;
     if (!light) this.heavy--;
     let pipelining = true;
     for (let i = 0; i < this.waiting.length && this.running < this.pipelined;) {
       const waiter = this.waiting[i];
-      const lightWaiter = this.isLight(waiter.lane);
+      const lightWaiter = this.lightTimes(waiter.lane);
       if (this.mayStart(waiter.lane, lightWaiter, pipelining)) {
         this.waiting.splice(i, 1);
         waiter.start(lightWaiter);

@@ -10,8 +10,8 @@
  * connection first (v2_cloud_metrics, 4 clients, a 2-core machine): the engine's CPU per request fell
  * from 248 to 138 µs and PostgreSQL's from 105 to 43.
  *
- * So a statement the gate says may share (gate.ts: its runs usually take at most
- * DATABASE_PIPELINE_SHARE_MS, and nothing slow is in flight) goes to the fullest connection that
+ * So a statement the gate says may share (gate.ts: its quickest recent runs took at most
+ * DATABASE_PIPELINE_SHARE_MS; it comes through `queryShared`) goes to the fullest connection that
  * holds only such statements and has room (fewer than the pipeline depth): connections fill one after
  * another. Any other statement, and every transaction, goes to an idle connection, as postgres.js's
  * pool would send it; there is one while the gate lets it in (fewer statements run than there are
