@@ -106,7 +106,10 @@ describe('standard output (descriptorSink)', () => {
       if (Date.now() - wrote < 8) expect(count()).toBe(1);
       await new Promise((r) => setTimeout(r, 30));
       expect(count()).toBe(4);
-      // After a quiet spell a line is written at the end of its turn again.
+      // After a quiet spell a line is written at the end of its turn again. The spell is its own
+      // wait: on a busy machine the held lines' timer may have fired just before the 30 ms ended,
+      // which left the next write within 10 ms of it.
+      await new Promise((r) => setTimeout(r, 15));
       log({ msg: 'after' });
       await turn();
       expect(count()).toBe(5);
