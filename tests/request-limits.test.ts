@@ -530,6 +530,49 @@ describe(`request time limit (REQUEST_TIMEOUT_MS) on ${backendName}`, () => {
   });
 });
 
+(onPostgres ? describe : describe.skip)('PostgreSQL: a statement cancelled before it was sent', () => {
+  // The deadline can pass before a statement reaches its connection: as it is made, or while the
+  // connection is opened for it. postgres.js, given a statement cancelled then, left the connection
+  // counted busy for good, and a mutation past the limit hung on its ROLLBACK (CI, one run in many).
+  const aborted = new AbortController();
+  aborted.abort();
+  let db: ReturnType<typeof connectPostgres>;
+  beforeEach(() => {
+    db = connectPostgres(process.env.DATABASE_URL!, { poolSize: 1, statementTimeoutMs: 30000, connectTimeoutMs: 5000 });
+  });
+  afterEach(() => db.close());
+
+  test('fails with 57014 and its connection answers the next statement', async () => {
+    await db.query('SELECT 1');
+    await expect(db.query('SELECT 2', [], { signal: aborted.signal })).rejects.toMatchObject({ code: '57014' });
+    await expect(db.queryShared!('SELECT 3', [], { signal: aborted.signal })).rejects.toMatchObject({ code: '57014' });
+    expect((await db.query('SELECT 4 AS four'))[0].four).toBe(4);
+  }, 10000);
+
+  test('while its connection is being opened: the connection answers the next statement', async () => {
+    // A fresh pool opens its connection for the first statement; the signal is aborted meanwhile.
+    const signal = new AbortController();
+    const first = db.query('SELECT 1 AS one', [], { signal: signal.signal });
+    setImmediate(() => signal.abort());
+    // Sent once connected, then cancelled or (as quick as it is) answered first: either, but settled.
+    await first.then(
+      (rows) => expect(rows[0].one).toBe(1),
+      (err) => expect(err).toMatchObject({ code: '57014' }),
+    );
+    expect((await db.query('SELECT 4 AS four'))[0].four).toBe(4);
+  }, 10000);
+
+  test('in a transaction, which then rolls back, and the connection answers the next statement', async () => {
+    await db.exec('CREATE TEMP TABLE IF NOT EXISTS cancelled_before_sent (n int)');
+    const tx = db.transaction(async (q) => {
+      await q.query('INSERT INTO cancelled_before_sent VALUES (1)');
+      return q.query('SELECT 2', [], { signal: aborted.signal });
+    });
+    await expect(tx).rejects.toMatchObject({ code: '57014' });
+    expect((await db.query('SELECT count(*)::int AS n FROM cancelled_before_sent'))[0].n).toBe(0);
+  }, 10000);
+});
+
 (onPostgres ? describe : describe.skip)('PostgreSQL: a cancel PostgreSQL dropped is sent again', () => {
   /** A Bind message's type byte: the first byte of what postgres.js sends to run a described statement. */
   const BIND = 0x42;

@@ -133,6 +133,18 @@ function whole(rows: Row[]): Row[] {
   return rows.length > 0 && !(0 in rows) ? rows.filter(() => true) : rows;
 }
 
+/**
+ * The error of a statement whose signal was aborted before it was made: PostgreSQL's query_canceled,
+ * as a statement cancelled while it ran fails. Such a statement is never given to postgres.js: cancelled
+ * before its connection has it, postgres.js 3.4.9 rejects it, but its connection then takes it, sends
+ * nothing, and counts itself busy for good (connection.js `execute` returns early for a cancelled query,
+ * and the pool moves the connection to its `full` queue). Every later statement on it waited forever,
+ * and so did the ROLLBACK of a transaction on it (a mutation past REQUEST_TIMEOUT_MS hung).
+ */
+function cancelledBeforeSent(): Error {
+  return Object.assign(new Error('canceling statement due to user request'), { code: '57014' });
+}
+
 /** Runs a statement on a pool or in a transaction of it: prepared unless told not to, cancelled by its signal. */
 function statementRunner(prepared: boolean) {
   return async (
@@ -141,6 +153,7 @@ function statementRunner(prepared: boolean) {
     params: readonly Param[],
     options: QueryOptions,
   ): Promise<Row[]> => {
+    if (options.signal?.aborted) throw cancelledBeforeSent();
     const pending = q.unsafe(text, params as Param[], prepared && options.prepare !== false ? PREPARE : DO_NOT_PREPARE);
     // Rows given as postgres.js parses them (before the statement has ended), none kept.
     if (options.onRow) void pending.forEach(options.onRow);
@@ -148,7 +161,7 @@ function statementRunner(prepared: boolean) {
     if (!signal) return whole(await pending);
     // A cancelled statement fails with 57014.
     let stopCancelling: (() => void) | undefined;
-    const cancel = () => void (stopCancelling = cancelUntilEnded(pending));
+    const cancel = () => void (stopCancelling = cancelUntilEnded(pending as unknown as PendingQuery));
     if (signal.aborted) cancel();
     else signal.addEventListener('abort', cancel, { once: true });
     try {
@@ -163,9 +176,27 @@ function statementRunner(prepared: boolean) {
 /** The first wait before a cancel is sent again, and the longest (it doubles in between). */
 const RESEND_FIRST_MS = 250;
 const RESEND_MOST_MS = 2000;
+/** How often a statement not yet on its connection is looked at again, to be cancelled once it is. */
+const UNSENT_LOOK_MS = 5;
+
+/** postgres.js's query: its pool's cancel, and its backend once a connection has taken it. */
+interface PendingQuery {
+  cancel(): void;
+  canceller?: ((query: unknown) => Promise<void>) | null;
+  state?: object | null;
+}
 
 /**
- * Cancels a statement now, and again at growing intervals until it has ended (the function returned).
+ * Cancels a statement once its connection has taken it, and again at growing intervals until it has
+ * ended (the function returned).
+ *
+ * Not before: postgres.js 3.4.9 rejects a statement cancelled before a connection took it, but a
+ * connection that then takes it sends nothing and never counts itself free again: the connection
+ * being opened for it (connection.js runs `initial` once connected, and only a statement that ran
+ * makes it open), or a transaction's connection, whose queued ROLLBACK then waits forever. Each
+ * connection being a pool of one, every later statement placed there waited: after a request ran out
+ * of time on a fresh connection, a mutation past REQUEST_TIMEOUT_MS hung (CI). A statement still
+ * waiting for its connection is looked at again shortly, and cancelled once sent.
  *
  * PostgreSQL drops a cancel that comes while the backend waits for the client's next message, and
  * postgres.js counts a statement as running from its first message: the first run of a statement text
@@ -175,18 +206,21 @@ const RESEND_MOST_MS = 2000;
  * finds the statement running. A cancel that arrives just after the statement ended could cancel the
  * connection's next one, as the first could: so they stop at the end, and space out.
  */
-function cancelUntilEnded(pending: { cancel(): void }): () => void {
+function cancelUntilEnded(pending: PendingQuery): () => void {
   // postgres.js's pool cancel, kept on the query: its `cancel()` calls it once and drops the promise,
   // whose rejection (the cancel's own connection failing) would go unhandled.
-  const canceller = (pending as unknown as { canceller?: ((query: unknown) => Promise<void>) | null }).canceller;
+  const canceller = pending.canceller;
   if (typeof canceller !== 'function') {
     pending.cancel();
     return () => undefined;
   }
   let timer: NodeJS.Timeout | undefined;
   const send = (wait: number) => {
-    canceller(pending).catch(() => undefined);
-    timer = setTimeout(send, wait, Math.min(2 * wait, RESEND_MOST_MS));
+    if (!pending.state) timer = setTimeout(send, UNSENT_LOOK_MS, wait);
+    else {
+      canceller(pending).catch(() => undefined);
+      timer = setTimeout(send, wait, Math.min(2 * wait, RESEND_MOST_MS));
+    }
     timer.unref();
   };
   send(RESEND_FIRST_MS);
