@@ -142,8 +142,11 @@ function whole(rows: Row[]): Row[] {
  * and so did the ROLLBACK of a transaction on it (a mutation past REQUEST_TIMEOUT_MS hung).
  */
 function cancelledBeforeSent(): Error {
-  return Object.assign(new Error('canceling statement due to user request'), { code: '57014' });
+  return Object.assign(new Error('canceling statement due to user request'), { code: QUERY_CANCELED });
 }
+
+/** PostgreSQL's query_canceled: a database error the engine turns into its own (a timeout), not an answer's code. */
+const QUERY_CANCELED = '57014';
 
 /** Runs a statement on a pool or in a transaction of it: prepared unless told not to, cancelled by its signal. */
 function statementRunner(prepared: boolean) {
