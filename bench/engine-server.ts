@@ -68,6 +68,8 @@ export interface EngineStart {
   workloads: string[];
   /** The spends table replaced by this many generated rows (data.ts sizeSpendsSql), for `-- size`; 0: not. */
   spendRows?: number;
+  /** The database is a copy of a kept one (kept-data.ts) whose data these settings made: nothing is seeded. */
+  copied?: boolean;
   /** Also serve `Engine.run` on a bare node:http server (no Hono), to split the engine's cost. */
   direct: boolean;
   /** More engine environment (the subscriptions bench's settings). */
@@ -557,10 +559,11 @@ serveCalls({
       ...p.env,
     });
     started = await startEngine(config, benchLogger(config.observability.logLevel));
-    if (p.extraSpendDays > 0) await started.db.exec(extraSpendsSql(p.extraSpendDays));
-    const seeded = p.scale > 0 ? await seedScale(started, p.databaseUrl, p.scale) : undefined;
-    const logsSeeded = p.logLines > 0 ? await seedLogLines(p.databaseUrl, p.logLines) : undefined;
-    const sizeSeeded = p.spendRows ? await seedSizeSpends(p.databaseUrl, p.spendRows) : undefined;
+    const seed = !p.copied;
+    if (seed && p.extraSpendDays > 0) await started.db.exec(extraSpendsSql(p.extraSpendDays));
+    const seeded = seed && p.scale > 0 ? await seedScale(started, p.databaseUrl, p.scale) : undefined;
+    const logsSeeded = seed && p.logLines > 0 ? await seedLogLines(p.databaseUrl, p.logLines) : undefined;
+    const sizeSeeded = seed && p.spendRows ? await seedSizeSpends(p.databaseUrl, p.spendRows) : undefined;
     await started.db.exec('ANALYZE');
     const checkpointed = await checkpoint(started.db);
     const [count] = await started.db.query('SELECT count(*)::int AS n FROM spends');

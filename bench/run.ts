@@ -61,6 +61,8 @@
  * (that profile keeps only the objects that lived into the old generation),
  * BENCH_ENGINE_NODE_FLAGS (the engine process's Node.js flags; default those of `npm start`, '' for
  * V8's defaults: bench/engine-flags.ts),
+ * BENCH_KEEP_DATA=1 (keep the seeded database of a run whose workloads write nothing, and copy it in a
+ * later run of the same data settings and seeding sources instead of seeding again: kept-data.ts),
  * BENCH_SCALE (0; N > 0 adds the generated demo data of scale N, about 100,000 × N spend lines, through
  * COPY before loading, sets BENCH_EXTRA_SPEND_DAYS' default to 0, and selects by default the
  * large-data workloads spend_by_service and spend_by_day: spend_groupings_v2 against hand-written
@@ -100,6 +102,7 @@ import type { PlanCheck } from './plans';
 import { sampleRss, type RssPeak } from './rss';
 import { engineDatabaseSettings, engineNodeFlags } from './engine-flags';
 import { median, roundRatios } from './rounds';
+import { copyKept, keep, keptDataName } from './kept-data';
 
 const env = process.env;
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -161,6 +164,7 @@ const settings = {
   allocProfDir: env.BENCH_ALLOC_PROF ? path.resolve(env.BENCH_ALLOC_PROF) : undefined,
   allocProfOld: /^(1|true|yes|on)$/i.test(env.BENCH_ALLOC_PROF_OLD ?? ''),
   diagnose: /^(1|true|yes|on)$/i.test(env.BENCH_DIAGNOSE ?? ''),
+  keepData: /^(1|true|yes|on)$/i.test(env.BENCH_KEEP_DATA ?? ''),
   engineNodeFlags: engineNodeFlags(env),
 };
 
@@ -625,40 +629,67 @@ interface Scratch {
   admin: postgres.Sql;
   dbName: string;
   children: Child[];
-  /** Creates the database; answers the server's version. */
+  /** Creates the database (a copy of the kept one, with BENCH_KEEP_DATA); answers the server's version. */
   create(): Promise<string>;
-  /** Stops the children and drops the database, once however often called. */
+  /** Whether the database is a copy of a kept one (kept-data.ts): its data need not be seeded. */
+  readonly copied: boolean;
+  /** Keep the database rather than drop it at the end, with BENCH_KEEP_DATA (its workloads wrote nothing). */
+  keepAtEnd: boolean;
+  /** Stops the children and drops (or keeps) the database, once however often called. */
   cleanup(): Promise<void>;
 }
 
-function scratchDatabase(): Scratch {
+function scratchDatabase(spendRows?: number): Scratch {
   const admin = postgresJs()(settings.baseUrl, { max: 1, onnotice: () => undefined });
   const dbName = `bench_${randomBytes(6).toString('hex')}`;
+  const kept = settings.keepData ? keptDataName({ ...settings, spendRows }) : undefined;
   const children: Child[] = [];
   let created = false;
   let cleaning: Promise<void> | undefined;
-  const create = async () => {
-    const [{ server_version: pgVersion }] = await admin.unsafe('SHOW server_version');
-    await admin.unsafe(`CREATE DATABASE ${dbName}`);
-    created = true;
-    return pgVersion as string;
+  const scratch: Scratch = {
+    admin,
+    dbName,
+    children,
+    copied: false,
+    keepAtEnd: false,
+    async create() {
+      const [{ server_version: pgVersion }] = await admin.unsafe('SHOW server_version');
+      const copied = kept !== undefined && (await copyKept(admin, kept, dbName));
+      if (copied) log(`created database ${dbName} as a copy of ${kept} (BENCH_KEEP_DATA)`);
+      else await admin.unsafe(`CREATE DATABASE ${dbName}`);
+      Object.assign(scratch, { copied });
+      created = true;
+      return pgVersion as string;
+    },
+    cleanup: () =>
+      (cleaning ??= (async () => {
+        for (const c of children) c.kill();
+        await Promise.all(children.map((c) => c.exited));
+        if (created && !(kept && scratch.keepAtEnd && !scratch.copied && (await keptAs(admin, dbName, kept)))) {
+          await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+          log(`dropped database ${dbName}`);
+        }
+        await admin.end({ timeout: 5 });
+      })()),
   };
-  const cleanup = () =>
-    (cleaning ??= (async () => {
-      for (const c of children) c.kill();
-      await Promise.all(children.map((c) => c.exited));
-      if (created) {
-        await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-        log(`dropped database ${dbName}`);
-      }
-      await admin.end({ timeout: 5 });
-    })());
-  return { admin, dbName, children, create, cleanup };
+  return scratch;
+}
+
+/** Keeps a seeded scratch database for later runs (kept-data.ts); false when it could not be. */
+async function keptAs(admin: postgres.Sql, dbName: string, kept: string): Promise<boolean> {
+  try {
+    if (!(await keep(admin, dbName, kept))) return false;
+    log(`kept database ${dbName} as ${kept} for later runs of the same data (BENCH_KEEP_DATA)`);
+    return true;
+  } catch (err) {
+    log(`could not keep database ${dbName}: ${(err as Error).message}`);
+    return false;
+  }
 }
 
 /** Runs `body` with a scratch database that is cleaned up at the end, or on SIGINT or SIGTERM. */
-async function withScratch<T>(body: (scratch: Scratch) => Promise<T>): Promise<T> {
-  const scratch = scratchDatabase();
+async function withScratch<T>(body: (scratch: Scratch) => Promise<T>, spendRows?: number): Promise<T> {
+  const scratch = scratchDatabase(spendRows);
   const onSignal = () => {
     log('interrupted, cleaning up');
     scratch.cleanup().finally(() => process.exit(130));
@@ -719,12 +750,14 @@ async function startServers(scratch: Scratch, selected: Workload[], spendRows?: 
   const adminSecret = randomBytes(16).toString('hex');
   const metricsToken = randomBytes(24).toString('hex');
   const headers = sessionHeaders(adminSecret);
-  log(
-    `created database ${scratch.dbName} on ${where(settings.baseUrl)}; starting the engine (migrations, demo data, ${settings.extraSpendDays} extra spend days` +
-      `${settings.scale > 0 ? `, generated data of scale ${settings.scale} through COPY` : ''}` +
-      `${settings.logLines > 0 ? `, ${settings.logLines} generated log lines` : ''}` +
-      `${spendRows ? `, ${spendRows} generated spend lines instead of the demo's` : ''})`,
-  );
+  if (scratch.copied) log(`starting the engine on ${scratch.dbName} (its data copied, not seeded)`);
+  else
+    log(
+      `created database ${scratch.dbName} on ${where(settings.baseUrl)}; starting the engine (migrations, demo data, ${settings.extraSpendDays} extra spend days` +
+        `${settings.scale > 0 ? `, generated data of scale ${settings.scale} through COPY` : ''}` +
+        `${settings.logLines > 0 ? `, ${settings.logLines} generated log lines` : ''}` +
+        `${spendRows ? `, ${spendRows} generated spend lines instead of the demo's` : ''})`,
+    );
 
   const profArgs = settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [];
   const engine = forkChild('engine-server.js', [...settings.engineNodeFlags, ...profArgs, '--expose-gc']);
@@ -737,6 +770,7 @@ async function startServers(scratch: Scratch, selected: Workload[], spendRows?: 
     scale: settings.scale,
     logLines: settings.logLines,
     spendRows,
+    copied: scratch.copied,
     workloads: selected.map((w) => w.name),
     allocProfDir: settings.allocProfDir,
     allocProfOld: settings.allocProfOld,
@@ -961,6 +995,8 @@ function runWorkloads(selected: Workload[], spendRows?: number): Promise<Measure
     const before = (await s.engine.call<{ memory: NodeJS.MemoryUsage }>('stats')).memory;
     const rss = sampleRss(s.engine.pid);
     const rows: Row[] = [];
+    // A database whose workloads write is not kept: a copy must hold what seeding made.
+    scratch.keepAtEnd = selected.every((w) => !w.writes && !w.cleanup);
     for (const w of selected) rows.push(...(await measureWorkload(w, s, scratch)));
     const peak = rss.stop();
     log(
@@ -979,7 +1015,7 @@ function runWorkloads(selected: Workload[], spendRows?: number): Promise<Measure
     const failed = rows.filter((r) => Object.values(r.results).some((x) => x.errors + x.non2xx > 0));
     if (failed.length) log(`requests failed under load in: ${failed.map((r) => r.label).join(', ')}`);
     return { rows, started: s.started, failed: failed.map((r) => r.label) };
-  });
+  }, spendRows);
 }
 
 interface SizeRun {
