@@ -645,19 +645,21 @@ function scratchDatabase(spendRows?: number): Scratch {
   const kept = settings.keepData ? keptDataName({ ...settings, spendRows }) : undefined;
   const children: Child[] = [];
   let created = false;
+  let copied = false;
   let cleaning: Promise<void> | undefined;
   const scratch: Scratch = {
     admin,
     dbName,
     children,
-    copied: false,
+    get copied() {
+      return copied;
+    },
     keepAtEnd: false,
     async create() {
       const [{ server_version: pgVersion }] = await admin.unsafe('SHOW server_version');
-      const copied = kept !== undefined && (await copyKept(admin, kept, dbName));
+      copied = kept !== undefined && (await copyKept(admin, kept, dbName));
       if (copied) log(`created database ${dbName} as a copy of ${kept} (BENCH_KEEP_DATA)`);
       else await admin.unsafe(`CREATE DATABASE ${dbName}`);
-      Object.assign(scratch, { copied });
       created = true;
       return pgVersion as string;
     },
@@ -665,7 +667,9 @@ function scratchDatabase(spendRows?: number): Scratch {
       (cleaning ??= (async () => {
         for (const c of children) c.kill();
         await Promise.all(children.map((c) => c.exited));
-        if (created && !(kept && scratch.keepAtEnd && !scratch.copied && (await keptAs(admin, dbName, kept)))) {
+        // A seeded database of a run that wrote nothing is kept (renamed); any other is dropped.
+        const keptNow = created && kept && scratch.keepAtEnd && !copied && (await keptAs(admin, dbName, kept));
+        if (created && !keptNow) {
           await admin.unsafe(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
           log(`dropped database ${dbName}`);
         }

@@ -1,6 +1,6 @@
 import type { CancelSignal, Database, Param, Queryable, Row } from '../../core/db/database';
 import { arrayLiteral } from '../../core/db/sql';
-import { isConnectionFailure, readAgainOnFailure } from '../../core/db/faults';
+import { isConnectionFailure, QUERY_CANCELED, readAgainOnFailure } from '../../core/db/faults';
 import { RequestError } from '../../core/errors';
 import { Lru } from '../../core/lru';
 import { multiplexedStatement, type Multiplexed } from '../sql/multiplex';
@@ -159,8 +159,6 @@ const ROWS_SPLIT_MS = 2;
 /** How much the latest batch weighs in a lane's usual time. */
 const USUAL_WEIGHT = 0.2;
 
-/** PostgreSQL's query_canceled: a statement cancelled (its requests' deadlines) or past statement_timeout. */
-const QUERY_CANCELED = '57014';
 /** PostgreSQL's classes of errors caused by a value: data exceptions (22), and a check, a cast (42804). */
 const VALUE_ERROR = /^22|^42804$/;
 /** Errors of a statement's text (syntax, types, names: class 42): a batch's text the lone one is not. */

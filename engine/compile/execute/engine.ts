@@ -24,7 +24,7 @@ import { ADMIN_ROLE, type Session } from '../../core/session';
 import type { EngineConfig } from '../../core/config';
 import { asDbError, type Database, type Param, type Queryable, type Row } from '../../core/db/database';
 import { placeholderTypes } from '../../core/db/placeholder-types';
-import { asUnavailable, isConnectionFailure, readAgainOnFailure } from '../../core/db/faults';
+import { asUnavailable, isConnectionFailure, QUERY_CANCELED, readAgainOnFailure } from '../../core/db/faults';
 import type { Model } from '../model/model-types';
 import { writerRoles } from '../model/role-permissions';
 import { errorPath } from '../plan/error-path';
@@ -1035,7 +1035,7 @@ export class Engine {
       if (code) return { status: 200, body: errorBody([{ message: db.message, code, path: '$' }]), code };
       this.log({ level: 'error', msg: 'database error', code: db.code, error: db.message });
       const message =
-        db.code === '57014'
+        db.code === QUERY_CANCELED
           ? 'the query took longer than the statement timeout'
           : session?.isAdmin
             ? db.message

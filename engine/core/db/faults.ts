@@ -6,6 +6,12 @@ import { RequestError } from '../errors';
  * text (which names the server's address) goes to the log and admin callers only.
  */
 
+/**
+ * PostgreSQL's query_canceled: a statement cancelled (its request's deadline) or past
+ * statement_timeout. A database error the engine answers with its own code, never this one.
+ */
+export const QUERY_CANCELED = '57014';
+
 /** Seconds a client is asked to wait before trying again. */
 export const UNAVAILABLE_RETRY_SECONDS = 5;
 export const BUSY_RETRY_SECONDS = 1;

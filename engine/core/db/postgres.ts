@@ -1,6 +1,6 @@
 import type postgres from 'postgres';
 import type { Database, Param, Queryable, QueryOptions, Row } from './database';
-import { isConnectionFailure } from './faults';
+import { isConnectionFailure, QUERY_CANCELED } from './faults';
 import { onFirstUse } from '../on-first-use';
 import { replacePostgresJsQueue } from './connection-queue';
 import { beginSafely, type TransactionState } from './postgres-transaction';
@@ -134,19 +134,12 @@ function whole(rows: Row[]): Row[] {
 }
 
 /**
- * The error of a statement whose signal was aborted before it was made: PostgreSQL's query_canceled,
- * as a statement cancelled while it ran fails. Such a statement is never given to postgres.js: cancelled
- * before its connection has it, postgres.js 3.4.9 rejects it, but its connection then takes it, sends
- * nothing, and counts itself busy for good (connection.js `execute` returns early for a cancelled query,
- * and the pool moves the connection to its `full` queue). Every later statement on it waited forever,
- * and so did the ROLLBACK of a transaction on it (a mutation past REQUEST_TIMEOUT_MS hung).
+ * The error of a statement whose signal was aborted before it was made, as a statement cancelled while
+ * it ran fails. It is not made at all: it would only be sent to be cancelled (cancelUntilEnded).
  */
 function cancelledBeforeSent(): Error {
   return Object.assign(new Error('canceling statement due to user request'), { code: QUERY_CANCELED });
 }
-
-/** PostgreSQL's query_canceled: a database error the engine turns into its own (a timeout), not an answer's code. */
-const QUERY_CANCELED = '57014';
 
 /** Runs a statement on a pool or in a transaction of it: prepared unless told not to, cancelled by its signal. */
 function statementRunner(prepared: boolean) {
@@ -162,7 +155,7 @@ function statementRunner(prepared: boolean) {
     if (options.onRow) void pending.forEach(options.onRow);
     const signal = options.signal;
     if (!signal) return whole(await pending);
-    // A cancelled statement fails with 57014.
+    // A cancelled statement fails with QUERY_CANCELED.
     let stopCancelling: (() => void) | undefined;
     const cancel = () => void (stopCancelling = cancelUntilEnded(pending as unknown as PendingQuery));
     if (signal.aborted) cancel();
