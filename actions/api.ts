@@ -25,7 +25,7 @@ export {
   type Statement,
 } from '../engine/core/db/sql';
 export { Lru } from '../engine/core/lru';
-export { JsonRows, type JsonColumn, type JsonKind } from '../engine/core/json-rows';
+export { JsonRows, TextRowsWriter, type JsonColumn, type JsonKind, type TextForm } from '../engine/core/json-rows';
 export { RequestError, type ErrorCode } from '../engine/core/errors';
 export { httpUrl, int, positive, type Env } from '../engine/core/env';
 export { isUuid } from '../engine/core/uuid';

@@ -114,7 +114,7 @@ describe(`analytic operations on ${backendName}`, () => {
       const args = 'where: {amount: {_gt: 100}}, order_by: [{column: "amount", order: desc}, {column: "id"}], limit: 4';
       const fields = 'id amount date exclude_aggregate tags cloud_account';
       const asWritten = await server.gql(`{ spends_v2(${args}) { rows { ${fields} } } }`, {}, readonly);
-      // Each row's JSON object as PostgreSQL writes it, byte-compact (row_to_json). That the text is
+      // Each row's JSON object as the engine writes it from the columns' texts, byte-compact. That the text is
       // not parsed and written again, logs-query.test.ts shows by its labels' jsonb spacing.
       expect(asWritten.text).toMatch(/"rows":\[\{"id":"/);
       expect(spacesOutsideStrings(asWritten.text)).toEqual([]);

@@ -1,4 +1,13 @@
-import { JsonRows, render, sql, type JsonColumn, type JsonKind, type Sql, type Statement } from '../api';
+import {
+  render,
+  sql,
+  TextRowsWriter,
+  type JsonKind,
+  type JsonRows,
+  type Sql,
+  type Statement,
+  type TextForm,
+} from '../api';
 import { definitionSql, type Dataset, type FieldType } from './dataset';
 import { invalid, unknownName } from './errors';
 import { slot, TENANT } from './slots';
@@ -49,10 +58,10 @@ export const SORT_ORDERS: Record<string, string> = {
 export interface BuiltQuery extends Statement {
   /** The statement, for `query`; `text` and `params` are its rendering. */
   fragment: Sql;
-  /** The returned columns, in the order of each row's JSON `r` (c0, c1, ... inside). */
+  /** The returned columns' names, in the order of the statement's columns (c0, c1, ...). */
   columns: string[];
-  /** Each column's key and kind of JSON value (or null), for JsonRows; made once per statement. */
-  json: JsonColumn[];
+  /** The writer of the rows' JSON from the columns' texts (rowsAnswer); made once per statement. */
+  writer: TextRowsWriter;
   /** Whether the request gave an order (which `offset` needs). */
   ordered: boolean;
   /** The most rows to answer: the statement may return more (its LIMIT is rounded up), rowsOf cuts them. */
@@ -94,14 +103,18 @@ export function buildQuery(
   const from = sql`${definitionSql(ds.from, tenantValue)}${names.lateral()}`;
   const filter = ds.filter ? sql` AND (${sql.text(ds.filter)})` : EMPTY;
   const rows = sql`FROM ${from} WHERE ${sql.text(ds.tenant.sql)} = ${tenantValue}${filter} AND ${where}${groupBy(groups)}`;
-  const fragment = pagedJson(columns, order.keys, rows, page.inner, groups);
+  const fragment = pagedRows(columns, order.keys, rows, page.inner, groups);
   const returned = columns.map((c) => c.name);
-  const json = columns.map((c) => ({ key: c.name, kind: c.text ? 'string' : JSON_KINDS[c.type], nullable: true }));
+  const writer = new TextRowsWriter(
+    columns.map((c) => ({ key: c.name, kind: returnedOf(c).kind, nullable: true })),
+    columns.map((_, i) => `c${i}`),
+    columns.map((c) => returnedOf(c).form),
+  );
   return {
     ...render(fragment),
     fragment,
     columns: returned,
-    json,
+    writer,
     ordered: order.ordered,
     limit: page.limit,
   };
@@ -318,19 +331,19 @@ function groupBy(groups: Resolved[] | undefined): Sql {
 
 /**
  * The statement: the returned columns (c0, c1, ...) and the requested order keys that are not
- * returned (o0, ...) of the ordered, limited rows in a subquery, and only then each row as the JSON
- * text of an object of its columns by name (`r`, byte-compact: row_to_json of a LATERAL subquery
- * that names them, which PostgreSQL pulls up; json_build_object writes `"k" : v, `), so that the JSON
- * is made for the rows returned, not for every row the ORDER BY reads, the client reads one value a
- * row, and the engine can answer the rows' text as it is (rowsAnswer). The outer ORDER BY repeats the
- * inner one over its output columns because the order of a subquery's rows is not one SQL promises
- * to keep; it costs nothing when it names the same expressions as the inner one, which PostgreSQL
- * then knows its rows to be sorted by. So an order key that is also a returned column is read from
- * that column, and a key is written once (a later one on the same name never breaks a tie): with
- * `created_at` both ordered by and returned as o0 and c3, recommendation_missconfig_v2's rows were
- * sorted a second time.
+ * returned (o0, ...) of the ordered, limited rows in a subquery, and only then each returned column's
+ * text (RETURNED: `::text`, which costs PostgreSQL what writing the value into JSON would), so that the
+ * texts are made for the rows returned, not for every row the ORDER BY reads. The engine writes the
+ * rows' JSON from those texts (rowsAnswer, core/json-rows.ts TextRowsWriter): an object per row made by
+ * PostgreSQL (row_to_json of a LATERAL subquery, as before) cost it about 1 µs a row more. The outer
+ * ORDER BY repeats the inner one over its output columns because the order of a subquery's rows is
+ * not one SQL promises to keep; it costs nothing when it names the same expressions as the inner one,
+ * which PostgreSQL then knows its rows to be sorted by. So an order key that is also a returned column
+ * is read from that column, and a key is written once (a later one on the same name never breaks a
+ * tie): with `created_at` both ordered by and returned as o0 and c3, recommendation_missconfig_v2's
+ * rows were sorted a second time.
  */
-function pagedJson(columns: Resolved[], requested: OrderKey[], rows: Sql, inner: Sql, groups?: Resolved[]): Sql {
+function pagedRows(columns: Resolved[], requested: OrderKey[], rows: Sql, inner: Sql, groups?: Resolved[]): Sql {
   if (!columns.length) return sql`SELECT NULL AS c FROM (SELECT 1 AS one ${rows}${orderBy(requested)}${inner}) AS q`;
   const c = columns.map((_, i) => sql.text(`c${i}`));
   const extra = requested.filter((k) => !columns.some((col) => col.name === k.name));
@@ -348,13 +361,11 @@ function pagedJson(columns: Resolved[], requested: OrderKey[], rows: Sql, inner:
     groups,
   );
   const outerOrder = order.map((k) => ({ ...k, sql: sql`q.${refOf(k)}` }));
-  const named = sql.join(
-    c.map(
-      (x, i) => sql`q.${x}${columns[i].text ? sql.text('::text') : EMPTY} AS ${sql.text(columnName(columns[i].name))}`,
-    ),
+  const texts = sql.join(
+    c.map((x, i) => sql`${returnedOf(columns[i]).text(sql`q.${x}`)} AS ${x}`),
     ', ',
   );
-  return sql`SELECT row_to_json(e)::text AS r FROM (SELECT ${sql.join(select, ', ')} ${rows}${orderBy(order)}${inner}) AS q CROSS JOIN LATERAL (SELECT ${named}) AS e${orderBy(outerOrder)}`;
+  return sql`SELECT ${texts} FROM (SELECT ${sql.join(select, ', ')} ${rows}${orderBy(order)}${inner}) AS q${orderBy(outerOrder)}`;
 }
 
 /**
@@ -374,21 +385,30 @@ function untilGrouped(keys: OrderKey[], groups: Resolved[] | undefined): OrderKe
   return left.size === 0 ? kept : keys;
 }
 
-/** The JSON PostgreSQL writes for a field's SQL value: timestamps as strings, jsonb as itself. */
-const JSON_KINDS: Record<FieldType, JsonKind> = {
-  string: 'string',
-  datetime: 'string',
-  float: 'number',
-  int: 'integer',
-  boolean: 'boolean',
-  json: 'any',
-};
+/** How a returned column is read: the SQL of its text from its value, and the JSON that text is. */
+interface Returned {
+  kind: JsonKind;
+  form: TextForm;
+  text: (value: Sql) => Sql;
+}
+
+const asText = (value: Sql) => sql`${value}::text`;
 
 /**
- * A returned column's name as an SQL identifier (the key of its row's JSON object): fields' names and
- * transformations' (transformations.ts NAME) are letters, digits and _, at most 63 bytes.
+ * Each field type's returned text: strings quoted, numbers and booleans as they are, jsonb's text as
+ * it is, and a timestamp's JSON (ISO 8601 with a T, its zone as +hh:mm) as to_json writes it.
  */
-const columnName = (name: string) => `"${name}"`;
+const RETURNED: Record<FieldType, Returned> = {
+  string: { kind: 'string', form: 'string', text: asText },
+  datetime: { kind: 'string', form: 'json', text: (value) => sql`to_json(${value})::text` },
+  float: { kind: 'number', form: 'literal', text: asText },
+  int: { kind: 'integer', form: 'literal', text: asText },
+  boolean: { kind: 'boolean', form: 'literal', text: asText },
+  json: { kind: 'any', form: 'json', text: asText },
+};
+
+/** A returned column's text; a field returned as its text (Field.text) is a string. */
+const returnedOf = (col: Resolved): Returned => (col.text ? RETURNED.string : RETURNED[col.type]);
 
 /** ` ORDER BY ...`, or nothing without keys. */
 function orderBy(keys: OrderKey[]): Sql {
@@ -402,29 +422,21 @@ function orderBy(keys: OrderKey[]): Sql {
 
 /** The rows of a built query, at most its limit, as objects of the returned columns (an SQL null is null). */
 export function rowsOf(
-  built: Pick<BuiltQuery, 'columns' | 'limit'>,
+  built: Pick<BuiltQuery, 'columns' | 'limit' | 'writer'>,
   all: Record<string, unknown>[],
 ): Record<string, unknown>[] {
-  const rows = cutToLimit(built, all);
-  if (!built.columns.length) return rows.map(() => ({}));
-  return rows.map((row) => JSON.parse(String(row.r)) as Record<string, unknown>);
+  return [...rowsAnswer(built, all)] as Record<string, unknown>[];
 }
 
 /**
- * The rows of the answer: their JSON text as PostgreSQL wrote it (JsonRows: the engine puts it into the
- * answer as it is where the selection is those columns in that order), or, for rows of no columns,
- * empty objects.
+ * The rows of the answer, at most the request's limit (the statement's LIMIT is rounded up): their
+ * JSON text, written from the columns' texts (JsonRows: the engine puts it into the answer as it is
+ * where the selection is those columns in that order), or, for rows of no columns, empty objects.
  */
 export function rowsAnswer(
-  built: Pick<BuiltQuery, 'columns' | 'limit' | 'json'>,
+  built: Pick<BuiltQuery, 'columns' | 'limit' | 'writer'>,
   all: Record<string, unknown>[],
 ): Record<string, unknown>[] | JsonRows {
-  if (!built.columns.length) return rowsOf(built, all);
-  const texts = cutToLimit(built, all).map((row) => String(row.r));
-  return new JsonRows(`[${texts.join(',')}]`, built.json);
-}
-
-/** The statement's rows cut to the request's limit (its LIMIT is rounded up). */
-function cutToLimit<T>(built: Pick<BuiltQuery, 'limit'>, all: T[]): T[] {
-  return all.length > built.limit ? all.slice(0, built.limit) : all;
+  if (!built.columns.length) return all.slice(0, built.limit).map(() => ({}));
+  return built.writer.rows(all, built.limit);
 }

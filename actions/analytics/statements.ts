@@ -1,4 +1,4 @@
-import { Lru, type JsonColumn, type Param } from '../api';
+import { Lru, type Param, type TextRowsWriter } from '../api';
 import { buildQuery, checkedPage, MAX_ROWS, roundedLimit, type AnalyticRequest } from './builder';
 import type { Dataset } from './dataset';
 import { bindTemplate, templateOf, TENANT, type Template } from './slots';
@@ -24,15 +24,15 @@ export const STATEMENTS_CACHED = 512;
 export interface AnalyticStatement {
   text: string;
   params: Param[];
-  /** The returned columns, their JSON kinds (JsonRows) and the most rows to answer, for rowsOf and rowsAnswer. */
+  /** The returned columns, the writer of their JSON and the most rows to answer, for rowsOf and rowsAnswer. */
   columns: string[];
-  json: JsonColumn[];
+  writer: TextRowsWriter;
   limit: number;
 }
 
 interface Cached extends Template {
   columns: string[];
-  json: JsonColumn[];
+  writer: TextRowsWriter;
   ordered: boolean;
 }
 
@@ -53,7 +53,7 @@ export function analyticStatement(
     // In the builder's order: the where values are checked before the page.
     const params = bindTemplate(hit, values);
     const { limit } = checkedPage(req, hit.ordered);
-    return { text: hit.text, params, columns: hit.columns, json: hit.json, limit };
+    return { text: hit.text, params, columns: hit.columns, writer: hit.writer, limit };
   }
   const built = buildQuery(ds, req, tenant, selected);
   const sources = new Map<string, number>([
@@ -67,11 +67,11 @@ export function analyticStatement(
     cache.set(key, {
       ...template,
       columns: built.columns,
-      json: built.json,
+      writer: built.writer,
       ordered: built.ordered,
     });
-  const { text, params, columns, json, limit } = built;
-  return { text, params, columns, json, limit };
+  const { text, params, columns, writer, limit } = built;
+  return { text, params, columns, writer, limit };
 }
 
 /** How many shapes the cache holds now (for tests). */
