@@ -371,6 +371,28 @@ describe(`the coalescer's choice on ${backendName}`, () => {
     expect(c.batches).toBe(3);
   });
 
+  test('a heavy statement is tried in one batch again once its wait is over, and then waits twice as long', async () => {
+    const c = new Coalescer((reader, text, params, signal, onRow) => reader.query(text, params, { signal, onRow }), {
+      batchMs: 4,
+      retryMs: 300,
+    });
+    const heavy = statement(0.005);
+    const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const roundAfter = async (ms: number) => {
+      await later(ms);
+      expect((await round(c, heavy, 6)).map((r) => r.f0)).toEqual(doubles(6));
+      return c.batches;
+    };
+    // Unmeasured: batches of two; measured too costly, then each request alone.
+    expect(await roundAfter(0)).toBe(3);
+    expect(await roundAfter(0)).toBe(3);
+    // Its wait over: one trial batch of the six requests at once, the others alone.
+    expect(await roundAfter(320)).toBe(4);
+    // Too costly again: the next wait is twice as long (600 ms after the trial's measure).
+    expect(await roundAfter(320)).toBe(4);
+    expect(await roundAfter(320)).toBe(5);
+  });
+
   test('reads run alone while the requests in flight are no more than the pool’s connections; past that, batched', async () => {
     let requests = 0;
     const c = new Coalescer((reader, text, params, signal, onRow) => reader.query(text, params, { signal, onRow }), {

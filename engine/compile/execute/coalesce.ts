@@ -81,6 +81,11 @@ interface Lane {
   size: number;
   /** performance.now() after which a lane that runs alone is tried in a batch again. */
   retryAt: number;
+  /**
+   * How long it runs alone once its batch proved too costly (undefined: RETRY_MS), doubled by each trial
+   * batch after (runsAlone), and forgotten once a batch fits its budget.
+   */
+  retryMs?: number;
   /** Each cohort answers one row (a plan's query statement): its request is answered at its row. */
   one: boolean;
   /**
@@ -122,7 +127,15 @@ const BATCH_MS = 24;
  * workloads fell against their floors, by 0.1 to 0.3.
  */
 const ROWS_BATCH_MS = 4;
+/**
+ * How long a lane whose batch proved too costly runs alone before it is tried in a batch again: at
+ * first RETRY_MS, doubled each time the batch proves so again, up to RETRY_MOST_MS. Each try makes the
+ * requests of a batch wait for one another's cohorts: events_v2 at scale 100 (a cohort of 35 ms,
+ * nine times ROWS_BATCH_MS) tried every second had a p99 of 3.4 s at 32 connections against the
+ * floor's 0.9 (`npm run bench -- v2`), and 0.75 s with coalescing off.
+ */
 const RETRY_MS = 1000;
+const RETRY_MOST_MS = 64_000;
 /** The window over which the most requests in flight are remembered (`recentPeak`). */
 const LOAD_WINDOW_MS = 1000;
 /**
@@ -204,6 +217,7 @@ export class Coalescer {
   private readonly counted: (requests: number) => void;
   /** The budgets of new lanes: of reads of one row (`row`) and of many (`rows`). */
   private readonly budgets: { row: number; rows: number };
+  private readonly retryMs: number;
   private readonly describe?: DescribePlaceholders;
   private readonly requestsInFlight?: () => number;
   private readonly load = { peak: 0, before: 0, since: 0 };
@@ -218,6 +232,8 @@ export class Coalescer {
        * tests set it to show the rule apart from the clock.
        */
       batchMs?: number;
+      /** The first wait of a lane too costly to batch before it is tried again (RETRY_MS); tests shorten it. */
+      retryMs?: number;
       /** Asks the database for a statement's placeholders' types (`rows`); absent, `rows` runs each alone. */
       describe?: DescribePlaceholders;
       /** The requests the engine is answering (`roomBeside`); absent, the reads of a turn are always batched. */
@@ -226,6 +242,7 @@ export class Coalescer {
   ) {
     this.counted = options.counted ?? (() => undefined);
     this.budgets = { row: options.batchMs ?? BATCH_MS, rows: options.batchMs ?? ROWS_BATCH_MS };
+    this.retryMs = options.retryMs ?? RETRY_MS;
     this.describe = options.describe;
     this.requestsInFlight = options.requestsInFlight;
   }
@@ -295,9 +312,25 @@ export class Coalescer {
     params: readonly Param[],
     signal?: CancelSignal,
   ): Promise<Row[]> {
-    if (!lane?.multiplexed || (lane.size < 2 && performance.now() < lane.retryAt) || this.roomBeside(reader))
+    if (!lane?.multiplexed || this.runsAlone(reader, text, lane) || this.roomBeside(reader))
       return this.runRead(reader, text, params, signal);
     return this.batched(reader, text, lane, params, signal);
+  }
+
+  /**
+   * Whether a lane too costly to batch runs a read alone: until its retry is due, and then but for one
+   * trial batch, this turn's, until that batch is measured (note). Without that, every request that
+   * came while the trial ran was batched too.
+   */
+  private runsAlone(reader: Queryable, text: string, lane: Lane): boolean {
+    if (lane.size >= 2 || this.open.get(reader)?.has(text)) return false;
+    const now = performance.now();
+    if (now < lane.retryAt) return true;
+    // The trial's wait is the last one's; should it prove too costly again, the next is twice as long.
+    const wait = lane.retryMs ?? this.retryMs;
+    lane.retryAt = now + wait;
+    lane.retryMs = Math.min(2 * wait, RETRY_MOST_MS);
+    return false;
   }
 
   /**
@@ -550,7 +583,8 @@ export class Coalescer {
     const byTime = lane.usual > 0 ? Math.floor(lane.budgetMs / lane.usual) : MAX_BATCH;
     const byRows = lane.usualRows > 1 ? Math.floor(BATCH_ROWS / lane.usualRows) : MAX_BATCH;
     lane.size = Math.min(MAX_BATCH, byTime, byRows);
-    if (lane.size < 2) lane.retryAt = performance.now() + RETRY_MS;
+    if (lane.size >= 2) lane.retryMs = undefined;
+    else lane.retryAt = performance.now() + (lane.retryMs ?? this.retryMs);
   }
 }
 
