@@ -58,9 +58,10 @@ export const SORT_ORDERS: Record<string, string> = {
 export interface BuiltQuery extends Statement {
   /** The statement, for `query`; `text` and `params` are its rendering. */
   fragment: Sql;
-  /** The returned columns' names, in the order of the statement's columns (c0, c1, ...). */
-  columns: string[];
-  /** The writer of the rows' JSON from the columns' texts (rowsAnswer); made once per statement. */
+  /**
+   * The writer of the rows' JSON from the returned columns' texts (c0, c1, ...: rowsAnswer); its
+   * `columns` are theirs, in order. Made once per statement.
+   */
   writer: TextRowsWriter;
   /** Whether the request gave an order (which `offset` needs). */
   ordered: boolean;
@@ -104,7 +105,6 @@ export function buildQuery(
   const filter = ds.filter ? sql` AND (${sql.text(ds.filter)})` : EMPTY;
   const rows = sql`FROM ${from} WHERE ${sql.text(ds.tenant.sql)} = ${tenantValue}${filter} AND ${where}${groupBy(groups)}`;
   const fragment = pagedRows(columns, order.keys, rows, page.inner, groups);
-  const returned = columns.map((c) => c.name);
   const writer = new TextRowsWriter(
     columns.map((c) => ({ key: c.name, kind: returnedOf(c).kind, nullable: true })),
     columns.map((_, i) => `c${i}`),
@@ -113,7 +113,6 @@ export function buildQuery(
   return {
     ...render(fragment),
     fragment,
-    columns: returned,
     writer,
     ordered: order.ordered,
     limit: page.limit,
@@ -422,7 +421,7 @@ function orderBy(keys: OrderKey[]): Sql {
 
 /** The rows of a built query, at most its limit, as objects of the returned columns (an SQL null is null). */
 export function rowsOf(
-  built: Pick<BuiltQuery, 'columns' | 'limit' | 'writer'>,
+  built: Pick<BuiltQuery, 'limit' | 'writer'>,
   all: Record<string, unknown>[],
 ): Record<string, unknown>[] {
   return [...rowsAnswer(built, all)] as Record<string, unknown>[];
@@ -434,9 +433,9 @@ export function rowsOf(
  * where the selection is those columns in that order), or, for rows of no columns, empty objects.
  */
 export function rowsAnswer(
-  built: Pick<BuiltQuery, 'columns' | 'limit' | 'writer'>,
+  built: Pick<BuiltQuery, 'limit' | 'writer'>,
   all: Record<string, unknown>[],
 ): Record<string, unknown>[] | JsonRows {
-  if (!built.columns.length) return all.slice(0, built.limit).map(() => ({}));
+  if (!built.writer.columns.length) return all.slice(0, built.limit).map(() => ({}));
   return built.writer.rows(all, built.limit);
 }

@@ -24,14 +24,12 @@ export const STATEMENTS_CACHED = 512;
 export interface AnalyticStatement {
   text: string;
   params: Param[];
-  /** The returned columns, the writer of their JSON and the most rows to answer, for rowsOf and rowsAnswer. */
-  columns: string[];
+  /** The writer of the returned columns' JSON and the most rows to answer, for rowsOf and rowsAnswer. */
   writer: TextRowsWriter;
   limit: number;
 }
 
 interface Cached extends Template {
-  columns: string[];
   writer: TextRowsWriter;
   ordered: boolean;
 }
@@ -53,7 +51,7 @@ export function analyticStatement(
     // In the builder's order: the where values are checked before the page.
     const params = bindTemplate(hit, values);
     const { limit } = checkedPage(req, hit.ordered);
-    return { text: hit.text, params, columns: hit.columns, writer: hit.writer, limit };
+    return { text: hit.text, params, writer: hit.writer, limit };
   }
   const built = buildQuery(ds, req, tenant, selected);
   const sources = new Map<string, number>([
@@ -66,12 +64,11 @@ export function analyticStatement(
   if (template)
     cache.set(key, {
       ...template,
-      columns: built.columns,
       writer: built.writer,
       ordered: built.ordered,
     });
-  const { text, params, columns, writer, limit } = built;
-  return { text, params, columns, writer, limit };
+  const { text, params, writer, limit } = built;
+  return { text, params, writer, limit };
 }
 
 /** How many shapes the cache holds now (for tests). */
