@@ -10,10 +10,16 @@ import { jsonbWhere, whereOf, type Dataset, type Field, uuidText } from './analy
  * (a new issue) or a repeat (recurring).
  */
 
-const EVENT_FROM = `(SELECT ev.*,
-    CASE WHEN ev.fingerprint IS NULL THEN ev.created_at ELSE min(ev.created_at) OVER (PARTITION BY ev.tenant, ev.fingerprint) END AS fp_first_seen_at,
-    CASE WHEN ev.fingerprint IS NULL THEN 1 ELSE count(*) OVER (PARTITION BY ev.tenant, ev.fingerprint) END AS fp_event_count
-  FROM events ev) e`;
+/**
+ * The tenant's events, each with its fingerprint's history. The tenant is compared inside the windowed
+ * subquery (the statement compares it outside too), as hand-written SQL does: partitioned by tenant
+ * and fingerprint over every tenant's rows, the sort under the window carried the tenant column too
+ * and cost PostgreSQL about 4% more a statement at 10 connections (`bench/statement-ab.ts`).
+ */
+const EVENT_FROM = (tenant: Sql): Sql => sql`(SELECT ev.*,
+    CASE WHEN ev.fingerprint IS NULL THEN ev.created_at ELSE min(ev.created_at) OVER (PARTITION BY ev.fingerprint) END AS fp_first_seen_at,
+    CASE WHEN ev.fingerprint IS NULL THEN 1 ELSE count(*) OVER (PARTITION BY ev.fingerprint) END AS fp_event_count
+  FROM events ev WHERE ev.tenant = ${tenant}) e`;
 
 const common: Record<string, Field> = {
   account_id: uuidText('e.cloud_account_id'),
