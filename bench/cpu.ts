@@ -16,13 +16,17 @@ export const perRequest = (micros: number, requests: number): number => micros /
 /** Linux's clock ticks per second in /proc/<pid>/stat (USER_HZ, 100 on every architecture Node runs on). */
 const TICKS_PER_SECOND = 100;
 
-/** utime + stime of one process, in microseconds; undefined when it has gone or cannot be read. */
-function processCpuMicros(pid: string): number | undefined {
+/**
+ * utime + stime of one process, in microseconds; with `reaped`, cutime + cstime too: the time of its
+ * children that have ended and that it has waited for. Undefined when it has gone or cannot be read.
+ */
+function processCpuMicros(pid: string, reaped = false): number | undefined {
   try {
     // The command name may hold spaces and parentheses: the fields are counted from the last ')'.
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
+    const ticks = Number(fields[11]) + Number(fields[12]) + (reaped ? Number(fields[13]) + Number(fields[14]) : 0);
+    return (ticks * 1e6) / TICKS_PER_SECOND;
   } catch {
     return undefined;
   }
@@ -31,10 +35,13 @@ function processCpuMicros(pid: string): number | undefined {
 /**
  * CPU time of the given processes (a server's PostgreSQL backends), in microseconds: what its
  * statements cost the database, without the background processes' and other clients' share that
- * postgresCpuMicros counts too. A pid gone or unreadable counts 0.
+ * postgresCpuMicros counts too. A pid gone or unreadable counts 0; `reaped` adds each one's ended
+ * children's time (processCpuMicros). The parallel workers a backend's
+ * plan starts are processes of their own, which end with the statement: their time is not here
+ * (postgresCpuMicros has it), so for a parallel plan this is the leader's share only.
  */
-export function processesCpuMicros(pids: readonly number[]): number {
-  return pids.reduce((sum, pid) => sum + (processCpuMicros(String(pid)) ?? 0), 0);
+export function processesCpuMicros(pids: readonly number[], reaped = false): number {
+  return pids.reduce((sum, pid) => sum + (processCpuMicros(String(pid), reaped) ?? 0), 0);
 }
 
 /** Whether the database at `url` runs on this machine, where postgresCpuMicros can read its processes. */
@@ -45,9 +52,14 @@ export function isLocalDatabase(url: string): boolean {
 /**
  * CPU time of every PostgreSQL process of this machine (postmaster, backends, background workers), in
  * microseconds, or undefined where /proc cannot tell (not Linux). Read before and after a load run,
- * it is what the run's statements cost PostgreSQL: the bench's pools keep their backends for the whole
- * run, so none ends with its time uncounted. It counts whatever else PostgreSQL did meanwhile
- * (autovacuum, another database's clients) too: on a quiet machine, little.
+ * it is what the run's statements cost PostgreSQL. Processes that ended meanwhile are counted too, by
+ * the postmaster's time of its ended children (cutime, cstime): the parallel workers of a parallel
+ * plan start and end with each statement. Without them spend_by_day (`npm run bench -- v2`, scale
+ * 100, 32 connections) read as costing the database 132 ms a request against the floor's 207, at the
+ * same requests a second on a machine busy all the while; with them, 224 against 206: the engine's
+ * statements had done more of their work in workers (its own backends 129 ms, the floor's 197). It
+ * counts whatever else PostgreSQL did meanwhile (autovacuum, another database's clients) too: on a
+ * quiet machine, little.
  */
 export function postgresCpuMicros(): number | undefined {
   let pids: string[];
@@ -64,7 +76,7 @@ export function postgresCpuMicros(): number | undefined {
     } catch {
       continue;
     }
-    if (comm === 'postgres') total += processCpuMicros(pid) ?? 0;
+    if (comm === 'postgres') total += processCpuMicros(pid, true) ?? 0;
   }
   return total;
 }

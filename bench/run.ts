@@ -461,8 +461,8 @@ function noteLines(rows: Row[], started: EngineStarted, memory: Memory, compilat
   const out: string[] = [];
   out.push(
     'server CPU µs/req: user + system CPU time of the server process during the measured runs, per answered request.',
-    "PostgreSQL CPU µs/req: the same of all of this machine's PostgreSQL processes (NaN when the database is elsewhere), background processes and other clients included.",
-    "its backends µs/req: of it, the backends of the server's own connections (pg_stat_activity by application_name): what its statements cost the database, without the checkpointer's, autovacuum's or anyone else's share.",
+    "PostgreSQL CPU µs/req: the same of all of this machine's PostgreSQL processes (NaN when the database is elsewhere), background processes, other clients and the parallel workers of parallel plans included.",
+    "its backends µs/req: of it, the backends of the server's own connections (pg_stat_activity by application_name): what its statements cost the database, without the checkpointer's, autovacuum's or anyone else's share; of a parallel plan, the leader's share only (its workers are processes of their own).",
     "GC pause ms/s, mark-compacts/s: the server process's garbage-collection pauses (every kind) and its full collections (V8's mark-compacts), a second of the measured runs (bench/gc-watch.ts); a mark-compact stops every request in flight, so they show in the p99.",
     'goals (issue 20): engine/floor req/s >= 0.95 (0.9 for the _v2 operations and logs_query), p99 <= 1.2x; marked when missed.',
     "ratio: the median of the rounds' engine/floor req/s (rounds: each round's, in order; within a round the two servers ran one after the other); the servers' own lines above merge their rounds, and their ratio line is the merged one. p99 ratio: over the rounds' latencies pooled.",

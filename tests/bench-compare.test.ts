@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { valueDifference } from '../bench/compare';
 import { perRequest, processesCpuMicros } from '../bench/cpu';
 import { median, roundRatios } from '../bench/rounds';
@@ -51,6 +52,18 @@ describe('bench answers compared by value', () => {
     // Pids above Linux's largest (pid_max is at most 2^22) never name a process.
     expect(processesCpuMicros([2 ** 23])).toBe(0);
     expect(processesCpuMicros([process.pid, 2 ** 23])).toBeGreaterThanOrEqual(before);
+  });
+
+  test("with reaped, a process's ended children count: the parallel workers of PostgreSQL's statements", () => {
+    const own = processesCpuMicros([process.pid]);
+    const all = processesCpuMicros([process.pid], true);
+    // A child that uses 60 ms of CPU and ends; this process waits for it (as the postmaster for its workers).
+    const burn =
+      'const s = process.cpuUsage(); for (;;) { const u = process.cpuUsage(s); if (u.user + u.system > 60000) break; }';
+    expect(spawnSync(process.execPath, ['-e', burn]).status).toBe(0);
+    const ownGrew = processesCpuMicros([process.pid]) - own;
+    const allGrew = processesCpuMicros([process.pid], true) - all;
+    expect(allGrew - ownGrew).toBeGreaterThanOrEqual(40_000);
   });
 
   test("the summary's ratio: each round's engine over that round's floor, and their median", () => {
