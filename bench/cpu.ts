@@ -36,9 +36,9 @@ function processCpuMicros(pid: string, reaped = false): number | undefined {
  * CPU time of the given processes (a server's PostgreSQL backends), in microseconds: what its
  * statements cost the database, without the background processes' and other clients' share that
  * postgresCpuMicros counts too. A pid gone or unreadable counts 0; `reaped` adds each one's ended
- * children's time (processCpuMicros). The parallel workers a backend's
- * plan starts are processes of their own, which end with the statement: their time is not here
- * (postgresCpuMicros has it), so for a parallel plan this is the leader's share only.
+ * children's time (processCpuMicros). The parallel workers a backend's plan starts are processes of
+ * their own, which end with the statement: their time is not here (postgresCpuMicros has it), so for
+ * a parallel plan this is the leader's share only.
  */
 export function processesCpuMicros(pids: readonly number[], reaped = false): number {
   return pids.reduce((sum, pid) => sum + (processCpuMicros(String(pid), reaped) ?? 0), 0);

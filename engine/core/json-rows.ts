@@ -4,8 +4,9 @@ import type { Row } from './db/database';
  * A list of rows an action answers as JSON text, written by PostgreSQL (logs_query's lines) or by
  * the engine from the columns' texts (TextRowsWriter: the analytic operations), so that the engine
  * can put the text into the answer as it is instead of parsing it into objects, completing each row
- * and writing it out again (half of the engine's CPU on logs_query's 500 lines). The handler says the text's shape: a JSON array of objects, each with exactly the keys of
- * `columns` in that order, no row null, and each value of its column's kind (or null where nullable).
+ * and writing it out again (half of the engine's CPU on logs_query's 500 lines). The handler says the
+ * text's shape: a JSON array of objects, each with exactly the keys of `columns` in that order, no
+ * row null, and each value of its column's kind (or null where nullable).
  *
  * Where the request's selection is not that shape (a subset, aliases, __typename, another order, a
  * GraphQL type that would write the value otherwise) the rows are read from the text and answered as
