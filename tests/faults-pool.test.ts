@@ -303,6 +303,18 @@ describe(`the wait for a connection on ${backendName}`, () => {
     expect(quick[0]).not.toBe(Number((await slow)[0].pid));
   });
 
+  test('statements of about half the share budget go two to a connection, none beside a third', async () => {
+    // Budget 200 ms; runs of about 80 ms: two add up to within it, three do not.
+    const db = await pool('200');
+    const text = `SELECT pg_backend_pid() AS pid, pg_sleep(0.075)::text AS slept, 'half' AS kind`;
+    for (let i = 0; i < 3; i++) await db.query(text);
+    const pids = await Promise.all(Array.from({ length: 4 }, async () => Number((await db.query(text))[0].pid)));
+    expect(spread(pids)).toEqual([2, 2]);
+    // A statement of a tenth of the budget still fills a connection to the pipeline depth.
+    const pid = await quickLane(db, 'tenth');
+    expect(spread(await Promise.all(Array.from({ length: 4 }, () => pid('0.01'))))).toEqual([4]);
+  });
+
   test('with DATABASE_PIPELINE_SHARE_MS=0 each takes an idle connection of its own', async () => {
     const db = await pool('0');
     const pid = await quickLane(db, 'not shared');

@@ -545,7 +545,9 @@ describe(`request time limit (REQUEST_TIMEOUT_MS) on ${backendName}`, () => {
   test('fails with 57014 and its connection answers the next statement', async () => {
     await db.query('SELECT 1');
     await expect(db.query('SELECT 2', [], { signal: aborted.signal })).rejects.toMatchObject({ code: '57014' });
-    await expect(db.queryShared!('SELECT 3', [], { signal: aborted.signal })).rejects.toMatchObject({ code: '57014' });
+    await expect(db.queryShared!('SELECT 3', [], { signal: aborted.signal }, 0.1)).rejects.toMatchObject({
+      code: '57014',
+    });
     expect((await db.query('SELECT 4 AS four'))[0].four).toBe(4);
   }, 10000);
 

@@ -48,11 +48,17 @@ export interface Queryable {
 export interface Database extends Queryable {
   /**
    * `query` for a statement that may share a connection with others of its kind: the gate (gate.ts)
-   * calls it for a statement whose quickest recent runs took at most DATABASE_PIPELINE_SHARE_MS.
-   * PostgreSQL sends it on a connection already running such statements when one has room
+   * calls it for a statement whose quickest recent runs took at most DATABASE_PIPELINE_SHARE_MS,
+   * with `share` the part of a shared connection's budget it takes (gate.ts, Share). PostgreSQL
+   * sends it on a connection already running such statements when one has room for it
    * (postgres-connections.ts); PGlite, with one connection, has none.
    */
-  queryShared?(text: string, params?: readonly Param[], options?: QueryOptions): Promise<Row[]>;
+  queryShared?(
+    text: string,
+    params: readonly Param[] | undefined,
+    options: QueryOptions | undefined,
+    share: number,
+  ): Promise<Row[]>;
   readonly kind: 'postgres' | 'pglite';
   /** Runs `fn` inside BEGIN/COMMIT on one connection; rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;

@@ -24,10 +24,11 @@ export interface GateOptions {
   pipelineDepth?: number;
   pipelineMs?: number;
   /**
-   * Light lanes whose quickest recent runs (LaneTimes.least) took at most this many milliseconds
-   * share a connection with others of their kind before taking an idle one, but never one running
-   * anything else (postgres-connections.ts): told so by the `share` argument of `run`'s callback.
-   * 0: never.
+   * A shared connection's budget: light lanes share a connection with others of their kind before
+   * taking an idle one, but never one running anything else (postgres-connections.ts), while the
+   * quickest recent runs (LaneTimes.least) of the statements on it add up to at most this many
+   * milliseconds. Told by the `share` argument of `run`'s callback: the part of the budget a
+   * statement takes. 0: never.
    */
   shareMs?: number;
 }
@@ -53,6 +54,18 @@ interface LaneTimes {
 
 /** A light lane's times (Gate.lightTimes), or undefined for a statement that is not light. */
 type Light = LaneTimes | undefined;
+
+/**
+ * The part of a shared connection's budget (GateOptions.shareMs) a statement takes: its lane's
+ * quickest recent runs over the budget, above 0 and at most 1. Statements share a connection while
+ * their parts add up to at most 1: sharing saves the engine and the backend wake-ups, but the shared
+ * statements run one after another on one backend, and so on one core. Statements of a tenth of a
+ * millisecond fill a connection (the pipeline depth); statements of 1 ms go two to a connection,
+ * so that four of them at once still keep two cores busy (v2_recommendation_groupings at 4 clients
+ * on a 2-core machine, sent four to a connection: 0.73 of the floor's requests a second). undefined:
+ * it may not share.
+ */
+export type Share = number | undefined;
 
 /** How much the latest run weighs in a lane's usual time. */
 const USUAL_WEIGHT = 0.2;
@@ -118,8 +131,11 @@ export class Gate {
     return { inUse: this.running, waiting: this.waiting.length, size: this.permits };
   }
 
-  /** Runs `fn` when its turn comes; `share` says whether its statement may share a connection. */
-  run<T>(fn: (share: boolean) => Promise<T>, lane?: string): Promise<T> {
+  /**
+   * Runs `fn` when its turn comes. `share`: the part of a shared connection's budget its statement
+   * takes (Share), or undefined when it may not share one.
+   */
+  run<T>(fn: (share: Share) => Promise<T>, lane?: string): Promise<T> {
     const light = this.lightTimes(lane);
     // No waiter can start now (leave() starts every one that can), so a caller that may start
     // passes no one who was first; and pipelining never passes a waiter. Started at once, without
@@ -131,11 +147,13 @@ export class Gate {
     return this.wait(lane).then((startedLight) => this.runAdmitted(fn, lane, startedLight));
   }
 
-  private async runAdmitted<T>(fn: (share: boolean) => Promise<T>, lane: string | undefined, light: Light): Promise<T> {
+  private async runAdmitted<T>(fn: (share: Share) => Promise<T>, lane: string | undefined, light: Light): Promise<T> {
     const started = performance.now();
     let ok = false;
     try {
-      const result = await fn(light !== undefined && light.least <= this.shareMs);
+      const result = await fn(
+        light !== undefined && light.least <= this.shareMs ? light.least / this.shareMs : undefined,
+      );
       ok = true;
       return result;
     } finally {
@@ -258,7 +276,7 @@ export function gated(db: Database, gate: Gate): Database {
       probing = false;
     }
   };
-  const guard = async <T>(fn: (share: boolean) => Promise<T>, lane?: string): Promise<T> => {
+  const guard = async <T>(fn: (share: Share) => Promise<T>, lane?: string): Promise<T> => {
     if (down !== undefined) await probe();
     try {
       const result = await gate.run(fn, lane);
@@ -273,7 +291,10 @@ export function gated(db: Database, gate: Gate): Database {
     kind: db.kind,
     query: (text, params, options) =>
       guard(
-        (share) => (share && db.queryShared ? db.queryShared(text, params, options) : db.query(text, params, options)),
+        (share) =>
+          share !== undefined && db.queryShared
+            ? db.queryShared(text, params, options, share)
+            : db.query(text, params, options),
         text,
       ),
     exec: (script) => guard(() => db.exec(script)),

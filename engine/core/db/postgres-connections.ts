@@ -12,8 +12,9 @@
  *
  * So a statement the gate says may share (gate.ts: its quickest recent runs took at most
  * DATABASE_PIPELINE_SHARE_MS; it comes through `queryShared`) goes to the fullest connection that
- * holds only such statements and has room (fewer than the pipeline depth): connections fill one after
- * another. Any other statement, and every transaction, goes to an idle connection, as postgres.js's
+ * holds only such statements and has room: fewer than the pipeline depth, and its statements' parts
+ * of the share budget (gate.ts, Share) adding up to at most 1 with the new one's. Connections fill one
+ * after another. Any other statement, and every transaction, goes to an idle connection, as postgres.js's
  * pool would send it; there is one while the gate lets it in (fewer statements run than there are
  * connections).
  */
@@ -23,6 +24,8 @@ export interface PoolConnection<S> {
   running: number;
   /** Of them, those a sharing statement may not wait behind: all but the sharing ones. */
   own: number;
+  /** The sharing ones' parts of the share budget, added up. */
+  shared: number;
 }
 
 export class ConnectionChoice<S> {
@@ -34,19 +37,37 @@ export class ConnectionChoice<S> {
     /** Sharing statements at once on one connection, at most. */
     private readonly depth: number,
   ) {
-    this.order = sqls.map((sql) => ({ sql, running: 0, own: 0 }));
+    this.order = sqls.map((sql) => ({ sql, running: 0, own: 0, shared: 0 }));
   }
 
   get connections(): readonly PoolConnection<S>[] {
     return this.order;
   }
 
-  /** Where a sharing statement goes: the fullest sharing connection with room, else as any other. */
-  forShared(): PoolConnection<S> {
+  /**
+   * Where a sharing statement taking `share` of the budget goes: the fullest sharing connection with
+   * room for it, else as any other.
+   */
+  forShared(share: number): PoolConnection<S> {
     let best: PoolConnection<S> | undefined;
     for (const c of this.order)
-      if (c.own === 0 && c.running > 0 && c.running < this.depth && (!best || c.running > best.running)) best = c;
+      if (c.own === 0 && c.running > 0 && c.running < this.depth && c.shared + share <= 1)
+        if (!best || c.running > best.running) best = c;
     return best ?? this.forOwn();
+  }
+
+  /** Counts a statement (or transaction) on `c` while it runs; `share` as for forShared, undefined for any other. */
+  enter(c: PoolConnection<S>, share: number | undefined): void {
+    c.running++;
+    if (share === undefined) c.own++;
+    else c.shared += share;
+  }
+
+  leave(c: PoolConnection<S>, share: number | undefined): void {
+    c.running--;
+    if (share === undefined) c.own--;
+    // Back to exactly 0 when idle, so that rounding does not build up over the parts added and taken.
+    else c.shared = c.running === 0 ? 0 : c.shared - share;
   }
 
   /**

@@ -230,10 +230,9 @@ function cancelUntilEnded(pending: PendingQuery): () => void {
 function placer(pool: ConnectionChoice<postgres.Sql>) {
   const sqls = pool.connections.map((c) => c.sql);
   let typesShared = false;
-  return async <T>(shared: boolean, fn: (sql: postgres.Sql) => Promise<T>): Promise<T> => {
-    const c = shared ? pool.forShared() : pool.forOwn();
-    c.running++;
-    if (!shared) c.own++;
+  return async <T>(share: number | undefined, fn: (sql: postgres.Sql) => Promise<T>): Promise<T> => {
+    const c = share !== undefined ? pool.forShared(share) : pool.forOwn();
+    pool.enter(c, share);
     try {
       const result = await fn(c.sql);
       if (!typesShared) {
@@ -245,8 +244,7 @@ function placer(pool: ConnectionChoice<postgres.Sql>) {
       if (isConnectionFailure(err)) pool.failed(c);
       throw err;
     } finally {
-      c.running--;
-      if (!shared) c.own--;
+      pool.leave(c, share);
     }
   };
 }
@@ -279,11 +277,11 @@ export function connectPostgres(url: string, opts: PostgresOptions): Database {
   });
   return {
     kind: 'postgres',
-    query: (text, params = [], options = {}) => placed(false, (sql) => run(sql, text, params, options)),
-    queryShared: (text, params = [], options = {}) => placed(true, (sql) => run(sql, text, params, options)),
-    exec: (script) => placed(false, async (sql) => void (await sql.unsafe(script).simple())),
+    query: (text, params = [], options = {}) => placed(undefined, (sql) => run(sql, text, params, options)),
+    queryShared: (text, params = [], options = {}, share) => placed(share, (sql) => run(sql, text, params, options)),
+    exec: (script) => placed(undefined, async (sql) => void (await sql.unsafe(script).simple())),
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) =>
-      placed(false, (sql) =>
+      placed(undefined, (sql) =>
         beginSafely(sql, async (tx, state) => {
           if (opts.transactionPooler)
             await state.watch(() => tx.unsafe(`SET LOCAL statement_timeout = ${Math.trunc(opts.statementTimeoutMs)}`));
