@@ -7,8 +7,9 @@
  *   node dist/bench/statement-ab.js <spec.json> [--seconds 40] [--connections 1] [--chunk 50]
  *
  * The spec: {"database": "postgres://...", "params": [...], "statements": {"name": "SQL" or {"sql":
- * "SQL", "params": [...]}, ...}, "cleanup": "SQL"}. `database` defaults to DATABASE_URL; a statement
- * without params of its own takes the spec's; `cleanup` (optional: a DELETE of the rows an INSERT
+ * "SQL", "params": [...], "prepare": false}, ...}, "cleanup": "SQL"}. `database` defaults to DATABASE_URL; a statement
+ * without params of its own takes the spec's; one with `"prepare": false` is planned with its values
+ * on every run (the engine's `prepare: false` statements), the others prepared; `cleanup` (optional: a DELETE of the rows an INSERT
  * wrote) runs every 10 rounds. A statement from the engine is the `sql` of its LOG_LEVEL=debug
  * "compiled" line.
  *
@@ -28,6 +29,8 @@ export interface AbStatement {
   name: string;
   sql: string;
   params: unknown[];
+  /** false: sent unnamed and planned with its values on every run, as the engine sends `prepare: false` statements. */
+  prepare: boolean;
 }
 
 export interface AbSpec {
@@ -51,11 +54,13 @@ export function parseSpec(json: unknown, env: NodeJS.ProcessEnv = process.env): 
   const entries = Object.entries(spec.statements ?? {});
   if (entries.length < 1) throw new Error('"statements" must name at least one statement');
   const statements = entries.map(([name, s]): AbStatement => {
-    const own = typeof s === 'string' ? { sql: s } : (s as { sql?: unknown; params?: unknown });
+    const own = typeof s === 'string' ? { sql: s } : (s as { sql?: unknown; params?: unknown; prepare?: unknown });
     if (typeof own.sql !== 'string') throw new Error(`statement "${name}" has no "sql" string`);
     const params = own.params ?? shared;
     if (!Array.isArray(params)) throw new Error(`statement "${name}": "params" must be an array`);
-    return { name, sql: own.sql, params };
+    if (own.prepare !== undefined && typeof own.prepare !== 'boolean')
+      throw new Error(`statement "${name}": "prepare" must be true or false`);
+    return { name, sql: own.sql, params, prepare: own.prepare ?? true };
   });
   if (spec.cleanup !== undefined && typeof spec.cleanup !== 'string') throw new Error('"cleanup" must be SQL text');
   return { database, statements, ...(spec.cleanup ? { cleanup: spec.cleanup } : {}) };
@@ -116,7 +121,7 @@ async function main(): Promise<void> {
     const runChunk = (s: AbStatement) =>
       Promise.all(
         Array.from({ length: options.connections }, async () => {
-          for (let i = 0; i < options.chunk; i++) await db.unsafe(s.sql, s.params as never[], { prepare: true });
+          for (let i = 0; i < options.chunk; i++) await db.unsafe(s.sql, s.params as never[], { prepare: s.prepare });
         }),
       );
     for (const s of spec.statements) await runChunk(s); // prepared and warm before anything counts

@@ -9,19 +9,25 @@ describe('bench statement-ab', () => {
 
   test("a statement takes the spec's params unless it has its own; the database defaults to DATABASE_URL", () => {
     const spec = parseSpec(
-      { params: ['t'], statements: { engine: 'SELECT $1', floor: { sql: 'SELECT $1, $2', params: ['t', 2] } } },
+      {
+        params: ['t'],
+        statements: {
+          engine: { sql: 'SELECT $1', prepare: false },
+          floor: { sql: 'SELECT $1, $2', params: ['t', 2] },
+        },
+      },
       env,
     );
     expect(spec).toEqual({
       database: env.DATABASE_URL,
       statements: [
-        { name: 'engine', sql: 'SELECT $1', params: ['t'] },
-        { name: 'floor', sql: 'SELECT $1, $2', params: ['t', 2] },
+        { name: 'engine', sql: 'SELECT $1', params: ['t'], prepare: false },
+        { name: 'floor', sql: 'SELECT $1, $2', params: ['t', 2], prepare: true },
       ],
     });
     expect(parseSpec({ database: 'postgres://x/y', statements: { a: 'SELECT 1' }, cleanup: 'DELETE' }, {})).toEqual({
       database: 'postgres://x/y',
-      statements: [{ name: 'a', sql: 'SELECT 1', params: [] }],
+      statements: [{ name: 'a', sql: 'SELECT 1', params: [], prepare: true }],
       cleanup: 'DELETE',
     });
   });
@@ -31,6 +37,9 @@ describe('bench statement-ab', () => {
     expect(() => parseSpec({ statements: {} }, env)).toThrow(/at least one statement/);
     expect(() => parseSpec({ statements: { a: { params: [] } } }, env)).toThrow(/"a" has no "sql"/);
     expect(() => parseSpec({ params: 'x', statements: { a: 'SELECT 1' } }, env)).toThrow(/"params" must be an array/);
+    expect(() => parseSpec({ statements: { a: { sql: 'SELECT 1', prepare: 'no' } } }, env)).toThrow(
+      /"a": "prepare" must be true or false/,
+    );
   });
 
   test('options: defaults, positive numbers only, and the spec file required', () => {
