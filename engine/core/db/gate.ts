@@ -57,7 +57,7 @@ type Light = LaneTimes | undefined;
 
 /**
  * The part of a shared connection's budget (GateOptions.shareMs) a statement takes: its lane's
- * quickest recent runs over the budget, above 0 and at most 1. Statements share a connection while
+ * quickest recent runs over the budget, at most 1. Statements share a connection while
  * their parts add up to at most 1: sharing saves the engine and the backend wake-ups, but the shared
  * statements run one after another on one backend, and so on one core. Statements of a tenth of a
  * millisecond fill a connection (the pipeline depth); statements of 1 ms go two to a connection,
@@ -151,9 +151,7 @@ export class Gate {
     const started = performance.now();
     let ok = false;
     try {
-      const result = await fn(
-        light !== undefined && light.least <= this.shareMs ? light.least / this.shareMs : undefined,
-      );
+      const result = await fn(this.shareOf(light));
       ok = true;
       return result;
     } finally {
@@ -162,6 +160,12 @@ export class Gate {
       const ms = performance.now() - started;
       if (lane !== undefined && this.remembers && (ok || ms > this.quickMs)) this.note(lane, ms);
     }
+  }
+
+  /** The part of a shared connection's budget a statement of this lane takes (Share). */
+  private shareOf(light: Light): Share {
+    if (light === undefined || this.shareMs <= 0 || light.least > this.shareMs) return undefined;
+    return light.least / this.shareMs;
   }
 
   private note(lane: string, ms: number): void {
