@@ -175,8 +175,8 @@ const settings = {
  * the README's advice for data held in memory ("Scaling"), which both servers then plan with. With the
  * server's default 4, the engine's custom plan of spend_by_day sat on a cost tie between a parallel
  * scan of all 10 M spend lines and a bitmap scan of the tenant's month, 2.5x quicker, and which one it
- * got depended on ANALYZE's random sample: on one copy of the data five ANALYZEs in a row drew the
- * full scan once.
+ * got depended on ANALYZE's random sample: on one copy of the data four of eight ANALYZEs in a row
+ * drew the full scan.
  */
 function randomPageCost(): number | undefined {
   const raw = env.BENCH_RANDOM_PAGE_COST ?? '1.1';
