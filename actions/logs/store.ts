@@ -42,15 +42,14 @@ export function selectorConditions(sel: LogSelector): Sql[] {
   // Two = matchers on one label with different values cannot both hold; containment of the last alone would say they can.
   const conflicting = sel.matchers.some((m) => m.op === '=' && m.value !== '' && equal[m.label] !== m.value);
   if (conflicting) where.push(sql`false`);
-  const substring = (f: LogSelector['filters'][number]) => f.op === '|=' || f.op === '!=';
-  for (const f of sel.filters) if (substring(f)) where.push(filterCondition(f));
+  // The parser gives a matcher or filter its translated `regex` exactly when its operator is one.
+  for (const f of sel.filters) if (!f.regex) where.push(filterCondition(f));
   if (Object.keys(equal).length) where.push(sql`labels @> ${JSON.stringify(equal)}::jsonb`);
-  const regex = (m: LogSelector['matchers'][number]) => m.op === '=~' || m.op === '!~';
-  for (const m of [...sel.matchers.filter((x) => !regex(x)), ...sel.matchers.filter(regex)]) {
+  for (const m of [...sel.matchers.filter((x) => !x.regex), ...sel.matchers.filter((x) => x.regex)]) {
     const condition = matcherCondition(m);
     if (condition) where.push(condition);
   }
-  for (const f of sel.filters) if (!substring(f)) where.push(filterCondition(f));
+  for (const f of sel.filters) if (f.regex) where.push(filterCondition(f));
   return where;
 }
 
