@@ -62,8 +62,9 @@
  * BENCH_ENGINE_NODE_FLAGS (the engine process's Node.js flags; default those of `npm start`, '' for
  * V8's defaults: bench/engine-flags.ts),
  * BENCH_RANDOM_PAGE_COST (1.1: the scratch database's random_page_cost, as the README advises for
- * data held in memory; '' keeps the server's), BENCH_KEEP_DATA=1 (keep the seeded database of a run whose workloads write nothing, and copy it in a
- * later run of the same data settings and seeding sources instead of seeding again: kept-data.ts),
+ * data held in memory; '' keeps the server's), BENCH_KEEP_DATA=1 (keep the seeded database of a run
+ * whose workloads write nothing, and copy it in a later run of the same data settings and seeding
+ * sources instead of seeding again: kept-data.ts),
  * BENCH_SCALE (0; N > 0 adds the generated demo data of scale N, about 100,000 × N spend lines, through
  * COPY before loading, sets BENCH_EXTRA_SPEND_DAYS' default to 0, and selects by default the
  * large-data workloads spend_by_service and spend_by_day: spend_groupings_v2 against hand-written

@@ -7,10 +7,10 @@
  *   node dist/bench/statement-ab.js <spec.json> [--seconds 40] [--connections 1] [--chunk 50]
  *
  * The spec: {"database": "postgres://...", "params": [...], "statements": {"name": "SQL" or {"sql":
- * "SQL", "params": [...], "prepare": false}, ...}, "cleanup": "SQL"}. `database` defaults to DATABASE_URL; a statement
- * without params of its own takes the spec's; one with `"prepare": false` is planned with its values
- * on every run (the engine's `prepare: false` statements), the others prepared; `cleanup` (optional: a DELETE of the rows an INSERT
- * wrote) runs every 10 rounds. A statement from the engine is the `sql` of its LOG_LEVEL=debug
+ * "SQL", "params": [...], "prepare": false}, ...}, "cleanup": "SQL"}. `database` defaults to
+ * DATABASE_URL; a statement without params of its own takes the spec's; one with `"prepare": false`
+ * is planned with its values on every run (the engine's `prepare: false` statements), the others
+ * prepared; `cleanup` (optional: a DELETE of the rows an INSERT wrote) runs every 10 rounds. A statement from the engine is the `sql` of its LOG_LEVEL=debug
  * "compiled" line.
  *
  * A round runs each statement `chunk` times on each of `connections` connections, prepared as the
