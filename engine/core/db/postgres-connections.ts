@@ -19,7 +19,8 @@
  * connections).
  */
 export interface PoolConnection<S> {
-  readonly sql: S;
+  /** Replaced by a new one after a connection failure (postgres.ts, renewed). */
+  sql: S;
   /** Statements and transactions in flight on it. */
   running: number;
   /** Of them, those a sharing statement may not wait behind: all but the sharing ones. */

@@ -225,23 +225,48 @@ function cancelUntilEnded(pending: PendingQuery): () => void {
 
 /**
  * Runs a statement (or transaction) on the connection chosen for it, counted there while it runs.
- * The first answer's array types go to every connection (typesReadBy).
+ * The first answer's array types go to every connection (typesReadBy). A connection whose statement
+ * failed for the connection gets a new postgres.js pool of one (`open`) in its place.
+ *
+ * Why new, rather than postgres.js reconnecting its own: postgres.js 3.4.9 sends a small write on
+ * the next turn of the event loop, and a socket that closes before that turn leaves its connection
+ * believing a write is still on its way (`nextWriteTimer` is cleared but not reset). Every later
+ * write under 1024 bytes, the start-up message of each reconnection included, then waits for a
+ * turn that never comes, and each attempt ends at DATABASE_CONNECT_TIMEOUT_MS. The server closing a
+ * connection just as a statement was sent on it (a restart) left two of the engine's ten connections
+ * so for some 15 s after the database was back: a known-quick request placed on one was answered
+ * 503 after 1.5 s (tests/faults-database.test.ts, 1 run in 10).
  */
-function placer(pool: ConnectionChoice<postgres.Sql>) {
-  const sqls = pool.connections.map((c) => c.sql);
+function placer(pool: ConnectionChoice<postgres.Sql>, open: () => postgres.Sql) {
   let typesShared = false;
+  const renewed = (old: postgres.Sql): postgres.Sql => {
+    const fresh = open();
+    if (typesShared) typesReadBy(old, [old, fresh]);
+    // Its connection has failed: statements still queued on it fail for the connection too, and a
+    // read is run again elsewhere (faults.ts readAgainOnFailure).
+    old.end({ timeout: 0 }).catch(() => undefined);
+    return fresh;
+  };
   return async <T>(share: number | undefined, fn: (sql: postgres.Sql) => Promise<T>): Promise<T> => {
     const c = share !== undefined ? pool.forShared(share) : pool.forOwn();
+    const sql = c.sql;
     pool.enter(c, share);
     try {
-      const result = await fn(c.sql);
+      const result = await fn(sql);
       if (!typesShared) {
         typesShared = true;
-        typesReadBy(c.sql, sqls);
+        typesReadBy(
+          sql,
+          pool.connections.map((p) => p.sql),
+        );
       }
       return result;
     } catch (err) {
-      if (isConnectionFailure(err)) pool.failed(c);
+      if (isConnectionFailure(err)) {
+        pool.failed(c);
+        // Once per failure: the statements that failed with it on the same connection find it renewed.
+        if (c.sql === sql) c.sql = renewed(sql);
+      }
       throw err;
     } finally {
       pool.leave(c, share);
@@ -256,20 +281,18 @@ function placer(pool: ConnectionChoice<postgres.Sql>) {
  */
 export function connectPostgres(url: string, opts: PostgresOptions): Database {
   surviveDroppedTypeFetch();
+  const open = () => openSql(url, opts, 1);
   const pool = new ConnectionChoice(
-    Array.from({ length: Math.max(1, opts.poolSize) }, () => openSql(url, opts, 1)),
+    Array.from({ length: Math.max(1, opts.poolSize) }, open),
     Math.max(1, Math.trunc(opts.pipelineDepth ?? 1)),
   );
-  const first = pool.connections[0].sql;
-  // postgres.js keeps a connection of its own for LISTEN (max 1 here is for anything else run on it).
+  // postgres.js keeps a connection of its own for LISTEN, made by the pool it is asked of: a pool
+  // of its own here, since the statements' pools are ended when renewed (placer).
   let listener: postgres.Sql | undefined;
-  const listenSql = () => {
-    if (!opts.listenUrl) return first;
-    listener ??= openSql(opts.listenUrl, { ...opts, transactionPooler: false }, 1);
-    return listener;
-  };
+  const listenSql = () =>
+    (listener ??= opts.listenUrl ? openSql(opts.listenUrl, { ...opts, transactionPooler: false }, 1) : open());
   const run = statementRunner(opts.preparedStatements ?? true);
-  const placed = placer(pool);
+  const placed = placer(pool, open);
   // Inside a transaction each statement passes its watch (postgres-transaction.ts).
   const inTransaction = (tx: postgres.TransactionSql, state: TransactionState): Queryable => ({
     query: (text, params = [], options = {}) => state.watch(() => run(tx, text, params, options)),
