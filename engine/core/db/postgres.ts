@@ -234,8 +234,8 @@ function cancelUntilEnded(pending: PendingQuery): () => void {
  * write under 1024 bytes, the start-up message of each reconnection included, then waits for a
  * turn that never comes, and each attempt ends at DATABASE_CONNECT_TIMEOUT_MS. The server closing a
  * connection just as a statement was sent on it (a restart) left two of the engine's ten connections
- * so for some 15 s after the database was back: a known-quick request placed on one was answered
- * 503 after 1.5 s (tests/faults-database.test.ts, 1 run in 10).
+ * so for 9 s and more after the database was back: a known-quick request placed on one was answered
+ * 503 after 1.5 s (tests/faults-database.test.ts, 4 runs in about 70).
  */
 function placer(pool: ConnectionChoice<postgres.Sql>, open: () => postgres.Sql) {
   let typesShared = false;
