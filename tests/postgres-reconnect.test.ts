@@ -4,14 +4,14 @@ import { connectPostgres } from '../engine/core/db/postgres';
 import { onPostgres } from './support/database';
 
 /**
- * The engine's PostgreSQL connections after the server closed them all at once, as a restart does
- * (engine/core/db/postgres.ts, placer). A statement that failed with its connection and was sent
- * again lands on another connection whose socket is closing too: postgres.js 3.4.9 then keeps that
- * connection believing a write is on its way, and sends nothing on it again, not even the start-up
- * message of a reconnection, so each later attempt ends at the connect timeout. The engine gives such
- * a connection a new postgres.js pool: every statement after the close is answered.
+ * An engine's PostgreSQL connection after the server reset it (engine/core/db/postgres.ts, placer). A
+ * statement sent in the turn that reads the reset is due on the next turn, after the close has been
+ * handled: postgres.js 3.4.9 then keeps that connection believing a write is on its way, and sends
+ * nothing on it again, not even the start-up message of a reconnection, so each later attempt ends at
+ * the connect timeout. The engine gives such a connection a new postgres.js pool: every statement
+ * after the reset is answered.
  *
- * The server's closing is a TCP proxy in front of PostgreSQL that destroys every client socket at once.
+ * The server's reset is a TCP proxy in front of PostgreSQL that resets every client socket at once.
  */
 interface Proxy {
   url: string;
@@ -55,7 +55,7 @@ async function startProxy(target: URL): Promise<Proxy> {
 
 const suite = onPostgres ? describe : describe.skip;
 
-suite('PostgreSQL connections closed by the server all at once', () => {
+suite('PostgreSQL connections reset by the server', () => {
   let proxy: Proxy;
   let db: Database;
 
