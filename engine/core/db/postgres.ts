@@ -241,7 +241,7 @@ function placer(pool: ConnectionChoice<postgres.Sql>, open: () => postgres.Sql) 
   let typesShared = false;
   const renewed = (old: postgres.Sql): postgres.Sql => {
     const fresh = open();
-    if (typesShared) typesReadBy(old, [old, fresh]);
+    if (typesShared) typesReadBy(old, [fresh]);
     // Its connection has failed: statements still queued on it fail for the connection too, and a
     // read is run again elsewhere (faults.ts readAgainOnFailure).
     old.end({ timeout: 0 }).catch(() => undefined);
@@ -255,10 +255,8 @@ function placer(pool: ConnectionChoice<postgres.Sql>, open: () => postgres.Sql) 
       const result = await fn(sql);
       if (!typesShared) {
         typesShared = true;
-        typesReadBy(
-          sql,
-          pool.connections.map((p) => p.sql),
-        );
+        const all = pool.connections.map((p) => p.sql);
+        typesReadBy(sql, all);
       }
       return result;
     } catch (err) {
