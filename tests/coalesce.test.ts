@@ -6,6 +6,7 @@ import { placeholderTypes } from '../engine/core/db/placeholder-types';
 import { multiplexedStatement } from '../engine/compile/sql/multiplex';
 import type { ParamSlot } from '../engine/compile/sql/writer';
 import { backendName, onPostgres } from './support/database';
+import { collected } from './support/collected';
 import { adminSession } from '../engine/serve/auth/admin-secret';
 import { ADMIN_SECRET, as, startTestServer, type TestServer } from './support/server';
 
@@ -311,6 +312,35 @@ describe(`the coalescer's choice on ${backendName}`, () => {
     expect(rows.map((r) => r.f0)).toEqual(doubles(8));
     expect(c.batches).toBe(batches + 1);
     expect(listening.size).toBe(0);
+  });
+
+  test('a finished batch of reads of many rows lets its rows go, though the driver keeps its row callback', async () => {
+    // postgres.js's Query keeps the `onRow` it was given, and something may keep a Query past its
+    // statement's end (core/db/postgres.ts statementRunner). Rows the batch still held through that
+    // callback then lived into V8's old generation, every request's (coalesce.ts CohortRows.finish).
+    const kept: ((row: Row) => void)[] = [];
+    let asked: Promise<string[]> | undefined;
+    const c = new Coalescer(
+      (reader, text, params, signal, onRow) => {
+        if (onRow) kept.push(onRow);
+        return reader.query(text, params, { signal, onRow });
+      },
+      { batchMs: 1000, describe: (text) => (asked = placeholderTypes(server.started.db, text)) },
+    );
+    const text = `SELECT g::text AS "g", $1::int::text AS "n" FROM generate_series(1, 3) AS g`;
+    const ask = () => Promise.all([1, 2].map((i) => c.rows(full, text, [String(i)])));
+    await ask(); // alone, while PostgreSQL is asked the placeholders' types
+    await asked;
+    let got: Row[][] | undefined = await ask();
+    expect(c.batches).toBe(1);
+    expect(kept).toHaveLength(1);
+    expect(got.map((rows) => rows.map((r) => r.n))).toEqual([
+      ['1', '1', '1'],
+      ['2', '2', '2'],
+    ]);
+    const row = new WeakRef(got[0][0]);
+    got = undefined;
+    expect(await collected(row)).toBe(true);
   });
 
   test('a batch holds as many requests as its time allows, by the database’s clock', async () => {
