@@ -231,12 +231,15 @@ describe(`the coalescer's choice on ${backendName}`, () => {
    * A coalescer of reads of many rows (`rows`), whose placeholders' types PostgreSQL is asked:
    * `described()` is that question's answer, after which the reads are batched.
    */
-  const describingCoalescer = () => {
+  const describingCoalescer = (rowCallback?: (onRow: (row: Row) => void) => void) => {
     let asked: Promise<string[]> | undefined;
-    const c = new Coalescer((reader, text, params, signal, onRow) => reader.query(text, params, { signal, onRow }), {
-      batchMs: 1000,
-      describe: (text) => (asked = placeholderTypes(server.started.db, text)),
-    });
+    const c = new Coalescer(
+      (reader, text, params, signal, onRow) => {
+        if (onRow) rowCallback?.(onRow);
+        return reader.query(text, params, { signal, onRow });
+      },
+      { batchMs: 1000, describe: (text) => (asked = placeholderTypes(server.started.db, text)) },
+    );
     return { c, described: () => asked };
   };
 
@@ -319,18 +322,11 @@ describe(`the coalescer's choice on ${backendName}`, () => {
     // statement's end (core/db/postgres.ts statementRunner). Rows the batch still held through that
     // callback then lived into V8's old generation, every request's (coalesce.ts CohortRows.finish).
     const kept: ((row: Row) => void)[] = [];
-    let asked: Promise<string[]> | undefined;
-    const c = new Coalescer(
-      (reader, text, params, signal, onRow) => {
-        if (onRow) kept.push(onRow);
-        return reader.query(text, params, { signal, onRow });
-      },
-      { batchMs: 1000, describe: (text) => (asked = placeholderTypes(server.started.db, text)) },
-    );
+    const { c, described } = describingCoalescer((onRow) => kept.push(onRow));
     const text = `SELECT g::text AS "g", $1::int::text AS "n" FROM generate_series(1, 3) AS g`;
     const ask = () => Promise.all([1, 2].map((i) => c.rows(full, text, [String(i)])));
     await ask(); // alone, while PostgreSQL is asked the placeholders' types
-    await asked;
+    await described();
     let got: Row[][] | undefined = await ask();
     expect(c.batches).toBe(1);
     expect(kept).toHaveLength(1);
