@@ -25,12 +25,13 @@ export function startFlags(): string[] {
 
 /**
  * The engine's database settings from the bench's own environment (DATABASE_POOL_*,
- * DATABASE_PIPELINE_*, DATABASE_COALESCE), handed to the engine it starts, to compare them.
+ * DATABASE_PIPELINE_*, DATABASE_COALESCE, DATABASE_PARALLEL_WORKERS), handed to the engine it starts, to compare them.
  */
 export function engineDatabaseSettings(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
   return Object.fromEntries(
     Object.entries(env).filter(
-      (e): e is [string, string] => e[1] !== undefined && /^DATABASE_(POOL|PIPELINE)_|^DATABASE_COALESCE$/.test(e[0]),
+      (e): e is [string, string] =>
+        e[1] !== undefined && /^DATABASE_(POOL|PIPELINE)_|^DATABASE_(COALESCE|PARALLEL_WORKERS)$/.test(e[0]),
     ),
   );
 }

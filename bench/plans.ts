@@ -30,6 +30,8 @@ export interface PlanCheck {
   prepared: boolean;
   /** The jit setting of the engine's connections (DATABASE_JIT), under which custom and generic are timed. */
   engineJit?: string;
+  /** max_parallel_workers_per_gather of the engine's connections (DATABASE_PARALLEL_WORKERS), likewise. */
+  engineParallelWorkers?: string;
   /** Median planning + execution ms per run. */
   customMs: number;
   genericMs: number;
@@ -82,8 +84,13 @@ async function timeModes(
   args: string,
   budgetMs: number,
 ): Promise<Omit<PlanCheck, 'name' | 'prepared'>> {
-  // Custom and generic plans under the engine's own jit setting (DATABASE_JIT); JIT itself seen with jit = on.
-  const [{ jit: engineJit }] = await tx.query(`SELECT current_setting('jit') AS jit`, [], { prepare: false });
+  // Custom and generic plans under the engine's own jit and parallel workers settings (DATABASE_JIT,
+  // DATABASE_PARALLEL_WORKERS: its connection's); JIT itself seen with jit = on.
+  const [{ jit: engineJit, workers }] = await tx.query(
+    `SELECT current_setting('jit') AS jit, current_setting('max_parallel_workers_per_gather') AS workers`,
+    [],
+    { prepare: false },
+  );
   const other = engineJit === 'on' ? 'off' : 'on';
   const mode = (m: string, jit = String(engineJit)) =>
     tx.exec(`SET LOCAL plan_cache_mode = ${m}; SET LOCAL jit = ${jit}`);
@@ -113,6 +120,7 @@ async function timeModes(
   const otherMs = otherJit.length ? median(otherJit.map((r) => r.ms)) : undefined;
   return {
     engineJit: String(engineJit),
+    engineParallelWorkers: String(workers),
     customMs,
     genericMs: median(generic.map((r) => r.ms)),
     jitOnMs: engineJit === 'on' ? customMs : otherMs,

@@ -580,6 +580,7 @@ function explainLines(x: Explained): string[] {
  * into its custom plan, what it cost and the time with jit = off.
  */
 function plansTable(plans: PlanCheck[]): string[] {
+  const timed = plans.find((p) => p.engineJit);
   const body = plans.map((p) => {
     if (p.skipped) return [p.name, p.prepared ? 'yes' : 'no', '-', '-', '-', '-', '-', '-', `not timed: ${p.skipped}`];
     const ratio = p.genericMs / p.customMs;
@@ -601,7 +602,8 @@ function plansTable(plans: PlanCheck[]): string[] {
   const head = ['workload', 'engine prepares', 'custom ms', 'generic ms', 'generic/custom', 'JIT (jit = on)'];
   return [
     '',
-    `plans of the engine statements (engine connections: jit = ${plans.find((p) => p.engineJit)?.engineJit ?? '?'}): median PostgreSQL planning + execution ms of ` +
+    `plans of the engine statements (engine connections: jit = ${timed?.engineJit ?? '?'}, ` +
+      `max_parallel_workers_per_gather = ${timed?.engineParallelWorkers ?? '?'}): median PostgreSQL planning + execution ms of ` +
       'EXPLAIN (ANALYZE, TIMING OFF) EXECUTE, custom (force_custom_plan) against generic (force_generic_plan) plans, in turns on one connection; ' +
       'JIT: the JIT section of a custom plan with jit = on, and custom plans timed with jit on and off; goal (issue 20): generic <= 1.10x custom, else the engine should not prepare it:',
     table([...head, 'jit=on ms', 'jit=off ms', ''], body),
@@ -803,7 +805,8 @@ async function startServers(scratch: Scratch, selected: Workload[], spendRows?: 
     allocProfDir: settings.allocProfDir,
     allocProfOld: settings.allocProfOld,
     // A JWT that outlives the longest run; /metrics for the plan-cache counts; the pool's settings
-    // of the bench's own environment (DATABASE_POOL_*, DATABASE_PIPELINE_*, DATABASE_COALESCE), to compare them.
+    // of the bench's own environment (DATABASE_POOL_*, DATABASE_PIPELINE_*, DATABASE_COALESCE,
+    // DATABASE_PARALLEL_WORKERS), to compare them.
     env: { ...engineDatabaseSettings(), METRICS_TOKEN: metricsToken, JWT_EXPIRY_SECONDS: '86400' },
   } satisfies EngineStart);
   const floor = forkChild('floor-server.js', profArgs);

@@ -22,6 +22,12 @@ export interface EngineConfig {
    * README "Configuration").
    */
   databaseJit: boolean;
+  /**
+   * DATABASE_PARALLEL_WORKERS: PostgreSQL's max_parallel_workers_per_gather on the engine's connections
+   * (0, the default: no parallel workers), or undefined (`server`): the server's own setting. See
+   * parallelWorkers below.
+   */
+  databaseParallelWorkers: number | undefined;
   /** Where PGlite keeps its files (kept across restarts). */
   dataDir: string;
   /**
@@ -472,6 +478,7 @@ export function loadConfig(env: Env = process.env): EngineConfig {
     databaseUrl,
     pooler: poolerConfig(env),
     databaseJit: bool(env, 'DATABASE_JIT', false),
+    databaseParallelWorkers: parallelWorkers(env),
     dataDir: env.DATA_DIR?.startsWith('memory://') ? env.DATA_DIR : path.resolve(root, env.DATA_DIR || 'data/pglite'),
     metadataDir: path.resolve(root, env.METADATA_DIR || 'metadata'),
     migrationsDir: path.resolve(root, env.MIGRATIONS_DIR || 'sql'),
@@ -532,6 +539,18 @@ function limitsConfig(env: Env): EngineConfig['limits'] {
     maxResponseBytesInFlight: positive(env, 'MAX_RESPONSE_BYTES_IN_FLIGHT', 32 * 1024 * 1024),
     requestTimeoutMs: int(env, 'REQUEST_TIMEOUT_MS', 60000),
   };
+}
+
+/**
+ * DATABASE_PARALLEL_WORKERS. An API's statements run many at once, and PostgreSQL's parallel workers
+ * then add processes to each statement without adding cores: under 32 clients the month-long spends
+ * groupings, planned for their values and so parallel, cost PostgreSQL 1.4-1.7x the CPU a request of
+ * the same plan without workers (`npm run bench -- v2`, README "Configuration"). `server` leaves the
+ * server's setting, for a database with cores to spare for one request's statement.
+ */
+function parallelWorkers(env: Env): number | undefined {
+  if ((env.DATABASE_PARALLEL_WORKERS ?? '').trim().toLowerCase() === 'server') return undefined;
+  return int(env, 'DATABASE_PARALLEL_WORKERS', 0);
 }
 
 function poolerConfig(env: Env): PoolerConfig {

@@ -34,7 +34,14 @@ export async function connectDatabase(
   }
   const url = config.databaseUrl;
   const { transactionMode: transactionPooler, preparedStatements, listenUrl } = config.pooler;
-  const pg = { statementTimeoutMs, connectTimeoutMs, transactionPooler, preparedStatements, jit: config.databaseJit };
+  const pg = {
+    statementTimeoutMs,
+    connectTimeoutMs,
+    transactionPooler,
+    preparedStatements,
+    jit: config.databaseJit,
+    parallelWorkers: config.databaseParallelWorkers,
+  };
   // Replicas behind the same kind of pooler take the same settings; only the primary listens.
   // The main pools (primary and replicas) keep room for quick statements and pipeline very quick
   // ones (gate.ts); the small reserve pool does neither.

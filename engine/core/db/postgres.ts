@@ -55,6 +55,11 @@ export interface PostgresOptions {
    * server's own setting.
    */
   jit?: boolean;
+  /**
+   * max_parallel_workers_per_gather on these connections (sent at connect time, as jit; not behind a
+   * pooler in transaction mode). Default: the server's own setting.
+   */
+  parallelWorkers?: number;
   /** A direct URL for LISTEN (not through the pooler); default: the pool's own URL. */
   listenUrl?: string;
   /** Statements of queryShared sent on one connection at once, at most (default 1). */
@@ -81,6 +86,9 @@ function openSql(url: string, opts: PostgresOptions, max: number): postgres.Sql 
   const connection: Record<string, string | number> = { application_name: APPLICATION_NAME };
   if (!opts.transactionPooler) connection.statement_timeout = opts.statementTimeoutMs;
   if (!opts.transactionPooler && opts.jit === false) connection.jit = 'off';
+  // As text: postgres.js leaves out a start-up parameter whose value is falsy, so 0 would not be sent.
+  if (!opts.transactionPooler && opts.parallelWorkers !== undefined)
+    connection.max_parallel_workers_per_gather = String(opts.parallelWorkers);
   return postgresJs()(url, {
     max,
     // Seconds, fractions allowed: a server that does not answer is given up on quickly, so that a
