@@ -7,6 +7,18 @@ import { openPglite } from './pglite';
 import { connectPostgres } from './postgres';
 import { readReplicas } from './replicas';
 
+/** What every PostgreSQL connection of the engine is opened with (primary, replicas, reserve). */
+function connectionSettings(config: EngineConfig) {
+  return {
+    statementTimeoutMs: config.limits.statementTimeoutMs,
+    connectTimeoutMs: config.database.connectTimeoutMs,
+    transactionPooler: config.pooler.transactionMode,
+    preparedStatements: config.pooler.preparedStatements,
+    jit: config.databaseJit,
+    parallelWorkers: config.databaseParallelWorkers,
+  };
+}
+
 /**
  * PostgreSQL when DATABASE_URL is set, the embedded PGlite otherwise; either behind a gate that bounds
  * the wait for a connection (gate.ts). PostgreSQL also gets a small reserve pool for health checks
@@ -18,7 +30,7 @@ export async function connectDatabase(
   opts: { log?: Logger; holder?: string } = {},
 ): Promise<Database> {
   const { log = silentLogger, holder = 'engine' } = opts;
-  const { poolTimeoutMs, reservePoolSize, connectTimeoutMs, connectRetrySeconds } = config.database;
+  const { poolTimeoutMs, reservePoolSize, connectRetrySeconds } = config.database;
   const statementTimeoutMs = config.limits.statementTimeoutMs;
   if (!config.databaseUrl) {
     if (config.replicas.urls.length)
@@ -33,15 +45,8 @@ export async function connectDatabase(
     );
   }
   const url = config.databaseUrl;
-  const { transactionMode: transactionPooler, preparedStatements, listenUrl } = config.pooler;
-  const pg = {
-    statementTimeoutMs,
-    connectTimeoutMs,
-    transactionPooler,
-    preparedStatements,
-    jit: config.databaseJit,
-    parallelWorkers: config.databaseParallelWorkers,
-  };
+  const listenUrl = config.pooler.listenUrl;
+  const pg = connectionSettings(config);
   // Replicas behind the same kind of pooler take the same settings; only the primary listens.
   // The main pools (primary and replicas) keep room for quick statements and pipeline very quick
   // ones (gate.ts); the small reserve pool does neither.
@@ -60,7 +65,7 @@ export async function connectDatabase(
   const main = open(config.poolSize, sharing);
   try {
     await waitForServer(main, url, connectRetrySeconds, log);
-    if (transactionPooler) await checkServerTimeout(main, statementTimeoutMs, log);
+    if (pg.transactionPooler) await checkServerTimeout(main, statementTimeoutMs, log);
   } catch (err) {
     await main.close().catch(() => undefined);
     throw err;
