@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from './support/server';
  *   into the large analytic ones and took longer to compile than it saved), so the engine turns it off
  *   unless told to leave the server's setting.
  * - DATABASE_PARALLEL_WORKERS: parallel workers made the month-long spends groupings cost PostgreSQL
- *   1.4-1.7x the CPU under load, so the engine asks for none unless told a number or `server`.
+ *   1.2-1.9x the CPU of serial plans under load, so the engine asks for none unless told a number or `server`.
  */
 describe(`the engine's connection settings on ${backendName}`, () => {
   test('DATABASE_JIT: off by default; true leaves the server its own setting', () => {

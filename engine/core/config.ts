@@ -543,10 +543,11 @@ function limitsConfig(env: Env): EngineConfig['limits'] {
 
 /**
  * DATABASE_PARALLEL_WORKERS. An API's statements run many at once, and PostgreSQL's parallel workers
- * then add processes to each statement without adding cores: under 32 clients the month-long spends
- * groupings, planned for their values and so parallel, cost PostgreSQL 1.4-1.7x the CPU a request of
- * the same plan without workers (`npm run bench -- v2`, README "Configuration"). `server` leaves the
- * server's setting, for a database with cores to spare for one request's statement.
+ * then add processes to each statement without adding cores: under 4 and 32 clients the month-long
+ * spends groupings, planned for their values and so parallel, cost PostgreSQL 1.2-1.9x the CPU a
+ * request of the floor's serial plans, and without workers 0.6-1.0x (`npm run bench -- v2`, README
+ * "Configuration"). `server` leaves the server's setting, for a database with cores to spare for one
+ * request's statement.
  */
 function parallelWorkers(env: Env): number | undefined {
   if ((env.DATABASE_PARALLEL_WORKERS ?? '').trim().toLowerCase() === 'server') return undefined;
