@@ -550,8 +550,12 @@ function limitsConfig(env: Env): EngineConfig['limits'] {
  * request's statement.
  */
 function parallelWorkers(env: Env): number | undefined {
-  if ((env.DATABASE_PARALLEL_WORKERS ?? '').trim().toLowerCase() === 'server') return undefined;
-  return int(env, 'DATABASE_PARALLEL_WORKERS', 0);
+  const raw = (env.DATABASE_PARALLEL_WORKERS ?? '').trim();
+  if (raw.toLowerCase() === 'server') return undefined;
+  if (raw === '') return 0;
+  if (!/^\d+$/.test(raw))
+    throw new Error(`DATABASE_PARALLEL_WORKERS must be a non-negative integer or server, got "${raw}"`);
+  return Number(raw);
 }
 
 function poolerConfig(env: Env): PoolerConfig {
