@@ -229,6 +229,20 @@ describe(`logs_query on ${backendName}`, () => {
       expect([...times].sort().reverse()).toEqual(times);
     });
 
+    test('values holding quotes, backslashes and placeholders mean themselves', async () => {
+      // The store's statements go to PostgreSQL with their values as literals (engine/core/db/literals.ts).
+      const hostile = "quote ' back\\ dollar $1 */ ''";
+      await server.started.db.query(
+        `INSERT INTO logs (tenant_id, cloud_account_id, ts, severity, message, labels)
+         VALUES ($1::uuid, $2::uuid, $3::timestamptz, 'info', $4, $5::jsonb), ($1::uuid, $2::uuid, $3::timestamptz, 'info', 'quote', $5::jsonb)`,
+        [acme.id, ACCOUNT, tsOf(0), hostile, JSON.stringify({ namespace: "lq'hostile\\", app: 'a$1' })],
+      );
+      // A LogQL raw string: the backslash is itself.
+      const got = await lines('{namespace="lq\'hostile\\\\", app=~"a\\\\$1"} |= `back\\ dollar $1 */ \'\'`');
+      expect(got.map((l) => l.message)).toEqual([hostile]);
+      expect(got[0].labels).toEqual({ namespace: "lq'hostile\\", app: 'a$1' });
+    });
+
     test('the lines as PostgreSQL wrote them when all four fields are selected; any other selection alike by value', async () => {
       const request = { account_id: ACCOUNT, ...DAY, query: '{namespace="lq", app="apix"}' };
       const all = await server.gql(FETCH, { request }, admin);

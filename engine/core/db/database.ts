@@ -12,6 +12,7 @@ export interface QueryOptions {
    * false: plan it anew with each call's values (PostgreSQL: an unnamed statement), never from a
    * prepared statement's generic plan. For a statement whose best plan depends on its values, such
    * as a LIMIT over an index walk whose row count only the values tell; PGlite always plans anew.
+   * PostgreSQL gets its values written into the text as literals (literals.ts), to take one round trip.
    */
   prepare?: boolean;
   /**

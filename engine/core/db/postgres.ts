@@ -5,6 +5,7 @@ import { onFirstUse } from '../on-first-use';
 import { replacePostgresJsQueue } from './connection-queue';
 import { beginSafely, type TransactionState } from './postgres-transaction';
 import { ConnectionChoice } from './postgres-connections';
+import { inlineParams } from './literals';
 
 /**
  * The engine binds every parameter as text and casts it in SQL. postgres.js would otherwise serialise
@@ -130,6 +131,8 @@ function typesReadBy(answered: postgres.Sql, all: readonly postgres.Sql[] = [ans
 // postgres.js's options of a statement: the same two objects for every statement.
 const PREPARE = { prepare: true };
 const DO_NOT_PREPARE = { prepare: false };
+/** A statement with its values as literals (literals.ts): the extended protocol still, one statement only. */
+const INLINED = { prepare: false, simple: false };
 
 /**
  * The error of a statement whose signal was aborted before it was made, as a statement cancelled while
@@ -164,7 +167,7 @@ function statementRunner(prepared: boolean) {
     options: QueryOptions,
   ): Promise<Row[]> => {
     if (options.signal?.aborted) throw cancelledBeforeSent();
-    const pending = q.unsafe(text, params as Param[], prepared && options.prepare !== false ? PREPARE : DO_NOT_PREPARE);
+    const pending = send(q, text, params, prepared && options.prepare !== false, options.prepare === false);
     let rows: Row[] = [];
     void pending.forEach(options.onRow ?? ((row: Row) => void rows.push(row)));
     const stop = options.signal && cancelOnAbort(pending as unknown as PendingQuery, options.signal);
@@ -177,6 +180,22 @@ function statementRunner(prepared: boolean) {
     rows = [];
     return got;
   };
+}
+
+/**
+ * Hands a statement to postgres.js: prepared, or unnamed; one the caller asked to plan anew each time
+ * goes with its values as literals (literals.ts) where they can be, to take one round trip.
+ */
+function send(
+  q: postgres.Sql | postgres.TransactionSql,
+  text: string,
+  params: readonly Param[],
+  prepare: boolean,
+  planEachCall: boolean,
+) {
+  const inlined = planEachCall && params.length > 0 ? inlineParams(text, params) : undefined;
+  if (inlined !== undefined) return q.unsafe(inlined, [], INLINED);
+  return q.unsafe(text, params as Param[], prepare ? PREPARE : DO_NOT_PREPARE);
 }
 
 /**
