@@ -46,10 +46,13 @@ describe('placeholders as literals', () => {
     );
   });
 
-  test('a value holding NUL, or a placeholder without a value: left to PostgreSQL as parameters', () => {
+  test('a value holding NUL, a placeholder without a value, a backslash in a plain string: left as parameters', () => {
     expect(inlineParams('SELECT $1::text', ['a\0b'])).toBeUndefined();
     expect(inlineParams('SELECT $2::text', ['a'])).toBeUndefined();
     expect(inlineParams('SELECT $0::text', ['a'])).toBeUndefined();
+    // Where a plain string with a backslash ends depends on standard_conforming_strings.
+    expect(inlineParams("SELECT '\\' AS a, $1::text", ['a'])).toBeUndefined();
+    expect(inlineParams("SELECT E'\\'' AS a, $1::text", ['a'])).toBe("SELECT E'\\'' AS a, 'a'::text");
   });
 });
 

@@ -4,10 +4,10 @@ import type { Param } from './database';
  * A statement's values written into its text as literals, for the statements the engine plans anew on
  * each call (`QueryOptions.prepare: false`). postgres.js sends an unnamed statement with parameters
  * in two round trips: Parse and Describe, then, once PostgreSQL has described the parameters, Bind and
- * Execute; and it cannot pipeline it behind others. Without parameters it sends all four messages at
- * once. PostgreSQL plans an unnamed statement with its values either way, so the plan is the same;
- * logs_selector at 32 clients went from 0.66 to 0.92 of its floor (`npm run bench -- v2`), the engine
- * spending 840 → 595 µs of CPU a request and PostgreSQL 2,949 → 2,557.
+ * Execute; and it cannot pipeline it behind others. Without parameters it is one simple query
+ * (postgres.ts, INLINED). PostgreSQL plans an unnamed statement with its values either way, so the plan
+ * is the same; logs_selector at 32 clients went from 0.66 to 0.79-0.92 of its floor (`npm run bench --
+ * v2`), the engine spending 840 → 595-615 µs of CPU a request and PostgreSQL 2,949 → 1,992-2,557.
  *
  * Every placeholder of the engine's SQL carries a cast (`$1::uuid`), and an untyped quoted literal
  * takes its type from the cast as a parameter does, so `'…'::uuid` means what `$1::uuid` meant.
@@ -31,7 +31,8 @@ const IDENT_CHAR = /[A-Za-z0-9_$\u0080-\uffff]/;
  * as PostgreSQL's lexer finds them: not inside quoted strings ('…', E'…'), quoted identifiers, dollar-
  * quoted strings or comments, and not within a word (`a$1` is an identifier). Undefined when a value
  * cannot be written as a literal (text cannot hold a NUL character; PostgreSQL refuses it as a
- * parameter too, and the caller sends the parameters as they are) or a placeholder has no value.
+ * parameter too, and the caller sends the parameters as they are), a placeholder has no value, or a
+ * plain string of the text holds a backslash.
  */
 export function inlineParams(text: string, params: readonly Param[]): string | undefined {
   if (params.some((p) => p !== null && p.includes('\0'))) return undefined;
@@ -41,8 +42,14 @@ export function inlineParams(text: string, params: readonly Param[]): string | u
   while (i < text.length) {
     const ch = text[i];
     const wordBefore = i > 0 && IDENT_CHAR.test(text[i - 1]);
-    if (ch === "'") i = endOfString(text, i, isEscapeString(text, i));
-    else if (ch === '"') i = endOfQuoted(text, i, '"');
+    if (ch === "'") {
+      const escapes = isEscapeString(text, i);
+      const end = endOfString(text, i, escapes);
+      // A backslash in a plain string is itself only while standard_conforming_strings is on: where
+      // the string ends would depend on the server's setting, so the values stay parameters.
+      if (!escapes && text.slice(i, end).includes('\\')) return undefined;
+      i = end;
+    } else if (ch === '"') i = endOfQuoted(text, i, '"');
     else if (ch === '-' && text[i + 1] === '-') i = lineEnd(text, i);
     else if (ch === '/' && text[i + 1] === '*') i = endOfComment(text, i);
     else if (ch === '$' && !wordBefore) {
