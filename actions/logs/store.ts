@@ -154,9 +154,9 @@ function rangeHoldsMore(b: Built): Sql {
  * `lines` (JSON text, newest first) of the selector over the RECENT_WINDOW newest lines, and
  * `complete`: whether they are the answer (`limit` found, or the window held every line of the
  * range). When not, rangeLines answers. The matched lines are aggregated once, in a subquery: a CTE
- * read twice (to count them and to write them) cost PostgreSQL a fifth more CPU on logs_selector
- * (`statement-ab`, one connection). The count of the range is an InitPlan, run only when `limit`
- * lines were not found.
+ * read twice (to count them and to write them) cost PostgreSQL 8-20% more CPU on logs_selector
+ * (`statement-ab`, one connection, three runs). The count of the range is an InitPlan, run only when
+ * `limit` lines were not found.
  */
 export function recentLines(q: StoreQuery): Sql {
   const b = build(q);

@@ -128,7 +128,7 @@ function typesReadBy(answered: postgres.Sql, all: readonly postgres.Sql[] = [ans
   }
 }
 
-// postgres.js's options of a statement: the same two objects for every statement.
+// postgres.js's options of a statement: the same objects for every statement.
 const PREPARE = { prepare: true };
 const DO_NOT_PREPARE = { prepare: false };
 /**
