@@ -584,15 +584,21 @@ describe(`request time limit (REQUEST_TIMEOUT_MS) on ${backendName}`, () => {
   test("when it reached the server between the statement's describe and its execute", async () => {
     // postgres.js runs a statement text with parameters the first time on a connection in two steps:
     // Parse and Describe, then, with the types, Bind and Execute. In between the server waits for the
-    // client, and drops a cancel that comes then. The proxy holds the Bind back 1 s; the signal aborts
-    // at 200 ms, in between.
+    // client, and drops a cancel that comes then. The signal aborts at 200 ms; the proxy holds the
+    // Bind back until two cancels have passed (the engine sends them 250 ms apart, then 500), and
+    // 150 ms more, so that both reach the server before the Bind and the next comes well after it.
+    // (Held for a fixed second, a cancel sent just before the Bind was let go could reach the server
+    // after it, and cancel the statement without a later one: a loaded machine showed it.)
     let holdBind = false;
     let cancelsBeforeBind = 0;
+    const cancels = () => proxy.connections.filter(isCancel).length;
     const proxy = await wireProxy(new URL(process.env.DATABASE_URL!), async (chunk) => {
       if (!holdBind || chunk[0] !== BIND) return;
       holdBind = false;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      cancelsBeforeBind = proxy.connections.filter(isCancel).length;
+      for (let waited = 0; cancels() < 2 && waited < 5000; waited += 10)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      cancelsBeforeBind = cancels();
     });
     const db = connectPostgres(proxy.url, { poolSize: 1, statementTimeoutMs: 30_000, connectTimeoutMs: 5_000 });
     try {
@@ -610,8 +616,8 @@ describe(`request time limit (REQUEST_TIMEOUT_MS) on ${backendName}`, () => {
       ]);
       expect(outcome).toBe('57014');
       // The first cancel came while the Bind was held, and so was dropped; a later one cancelled.
-      expect(cancelsBeforeBind).toBeGreaterThanOrEqual(1);
-      expect(proxy.connections.filter(isCancel).length).toBeGreaterThan(cancelsBeforeBind);
+      expect(cancelsBeforeBind).toBeGreaterThanOrEqual(2);
+      expect(cancels()).toBeGreaterThan(cancelsBeforeBind);
       // The connection is usable afterwards.
       expect((await db.query('SELECT 2 AS two'))[0].two).toBe(2);
     } finally {
