@@ -250,7 +250,9 @@ describe(`SAML sign-in in Chromium with an IdP process, on ${backendName}`, () =
     } finally {
       await context.close();
     }
-  });
+    // A browser flow through two processes: the first one here took more than 60 s in a CI run where the
+    // three browser test files shared two cores (oidc-browser's flows have 120 s too).
+  }, 120_000);
 
   test('the IdP signs with another key than SAML_CERT: the sign-in page shows why, and there is no session', async () => {
     // The IdP rotates its key and the engine was not given the new certificate: restart it, same
@@ -284,5 +286,5 @@ describe(`SAML sign-in in Chromium with an IdP process, on ${backendName}`, () =
     } finally {
       await context.close();
     }
-  });
+  }, 120_000);
 });
