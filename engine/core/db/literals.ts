@@ -38,10 +38,16 @@ export function inlineParams(text: string, params: readonly Param[]): string | u
   if (params.some((p) => p !== null && p.includes('\0'))) return undefined;
   let out = '';
   let copied = 0;
+  // Only these characters can start a placeholder, a string, a quoted identifier or a comment: the
+  // scan jumps from one to the next (this runs on each request of a statement planned on each call).
+  const special = /['"$/-]/g;
   let i = 0;
   while (i < text.length) {
+    special.lastIndex = i;
+    const next = special.exec(text);
+    if (!next) break;
+    i = next.index;
     const ch = text[i];
-    const wordBefore = i > 0 && IDENT_CHAR.test(text[i - 1]);
     if (ch === "'") {
       const escapes = isEscapeString(text, i);
       const end = endOfString(text, i, escapes);
@@ -49,10 +55,10 @@ export function inlineParams(text: string, params: readonly Param[]): string | u
       // the string ends would depend on the server's setting, so the values stay parameters.
       if (!escapes && text.slice(i, end).includes('\\')) return undefined;
       i = end;
-    } else if (ch === '"') i = endOfQuoted(text, i, '"');
+    } else if (ch === '"') i = endOfQuotedIdentifier(text, i);
     else if (ch === '-' && text[i + 1] === '-') i = lineEnd(text, i);
     else if (ch === '/' && text[i + 1] === '*') i = endOfComment(text, i);
-    else if (ch === '$' && !wordBefore) {
+    else if (ch === '$' && !(i > 0 && IDENT_CHAR.test(text[i - 1]))) {
       const number = /^\$(\d+)/.exec(text.slice(i, i + 12));
       if (number) {
         const n = Number(number[1]);
@@ -85,11 +91,11 @@ function endOfString(text: string, at: number, escapes: boolean): number {
 }
 
 /** Past the end of a quoted identifier ("" is a quote inside it). */
-function endOfQuoted(text: string, at: number, quote: string): number {
+function endOfQuotedIdentifier(text: string, at: number): number {
   let i = at + 1;
   while (i < text.length) {
-    if (text[i] === quote) {
-      if (text[i + 1] !== quote) return i + 1;
+    if (text[i] === '"') {
+      if (text[i + 1] !== '"') return i + 1;
       i += 2;
     } else i++;
   }
