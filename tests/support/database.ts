@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import postgres from 'postgres';
-import { pgliteArchive, postgresTemplateName, unpackPgliteArchive } from './template';
+import { pgliteArchive, postgresTemplateName, unpackPgliteArchive, type Contents } from './template';
 
 /**
  * Every database test runs on both engines: on PostgreSQL when DATABASE_URL is set (each test file
@@ -20,23 +20,33 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** What a new test database holds: `seeded` (the migrations and the demo data) wins over `migrated`. */
+interface ContentsOptions {
+  seeded?: boolean;
+  migrated?: boolean;
+}
+const contentsOf = (opts: ContentsOptions): Contents => (opts.seeded ? 'seeded' : opts.migrated ? 'migrated' : 'blank');
+
 /**
- * A fresh, empty database; `seeded`: one already migrated and holding the demo data (a copy of the
- * run's template, support/template.ts), when the template is there. `persistent` PGlite databases
- * live in a temporary folder so that a test can restart the engine on them; otherwise PGlite runs in
- * memory. An empty PGlite database is a copy of the one initdb made in global set-up (the same
- * cluster, without running initdb again).
+ * A fresh, empty database; `migrated`: one with the platform's migrations applied, `seeded`: and the
+ * demo data too (each a copy of the run's template, support/template.ts), when the template is there.
+ * `persistent` PGlite databases live in a temporary folder so that a test can restart the engine on
+ * them; otherwise PGlite runs in memory. An empty PGlite database is a copy of the one initdb made in
+ * global set-up (the same cluster, without running initdb again).
  */
-export async function createTestDatabase(opts: { persistent?: boolean; seeded?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(opts: { persistent?: boolean } & ContentsOptions = {}): Promise<TestDatabase> {
+  const contents = contentsOf(opts);
   if (onPostgres) {
     const base = process.env.DATABASE_URL!;
     const name = `jest_${process.pid}_${randomBytes(4).toString('hex')}`;
     const admin = postgres(base, { max: 1, onnotice: () => undefined });
     try {
-      await admin.unsafe(`CREATE DATABASE ${name}${opts.seeded ? ` TEMPLATE ${postgresTemplateName()}` : ''}`);
+      await admin.unsafe(
+        `CREATE DATABASE ${name}${contents === 'blank' ? '' : ` TEMPLATE ${postgresTemplateName(contents)}`}`,
+      );
     } catch (err) {
       // No template (global set-up did not run): an empty database, which the engine migrates and seeds.
-      if (!opts.seeded || (err as { code?: string }).code !== '3D000') throw err;
+      if (contents === 'blank' || (err as { code?: string }).code !== '3D000') throw err;
       await admin.unsafe(`CREATE DATABASE ${name}`);
     } finally {
       await admin.end();
@@ -53,21 +63,22 @@ export async function createTestDatabase(opts: { persistent?: boolean; seeded?: 
     };
   }
   if (!opts.persistent) {
-    const snapshot = await pgliteArchive(opts.seeded ? 'seeded' : 'blank');
+    const snapshot = await pgliteArchive(contents);
     return { env: { DATA_DIR: 'memory://' }, snapshot, drop: async () => undefined };
   }
-  return pgliteFolder({ seeded: opts.seeded });
+  return pgliteFolder(opts);
 }
 
 /**
  * A PGlite data folder of its own in a temporary folder, on PGlite whatever DATABASE_URL says (for the
- * tests of the embedded database's folder): the database initdb makes, or with `seeded` the run's
- * migrated, seeded template, unpacked; or, where global set-up did not make them, an empty folder in
- * which the engine's first start makes the database. `empty`: an empty folder always, for a test of
- * that first start.
+ * tests of the embedded database's folder): the database initdb makes, or with `migrated` or `seeded`
+ * the run's template, unpacked; or, where global set-up did not make them, an empty folder in which the
+ * engine's first start makes the database. `empty`: an empty folder always, for a test of that first
+ * start.
  */
-export function pgliteFolder(opts: { seeded?: boolean; empty?: boolean } = {}): TestDatabase {
+export function pgliteFolder(opts: { empty?: boolean } & ContentsOptions = {}): TestDatabase {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'engine-pglite-'));
-  if (!opts.empty && !(opts.seeded && unpackPgliteArchive('seeded', dir))) unpackPgliteArchive('blank', dir);
+  const contents = contentsOf(opts);
+  if (!opts.empty && !(contents !== 'blank' && unpackPgliteArchive(contents, dir))) unpackPgliteArchive('blank', dir);
   return { env: { DATA_DIR: dir }, drop: async () => fs.rmSync(dir, { recursive: true, force: true }) };
 }

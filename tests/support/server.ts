@@ -62,12 +62,17 @@ export function poster(url: string): TestServer['post'] {
 /** Settings that change what a new database holds: a server given one starts from an empty database. */
 const SHAPING = ['MIGRATIONS_DIR', 'SEED_DEMO_DATA', 'SEED_DEMO_SCALE', 'DATA_DIR', 'DATABASE_URL'];
 
-/** Whether the server's new database may start as a copy of the run's migrated, seeded template. */
-const startsSeeded = (opts: ServerOptions) => opts.seed !== false && !SHAPING.some((k) => opts.env?.[k] !== undefined);
+/**
+ * Whether the server's new database may start as a copy of one of the run's templates: migrated and
+ * seeded, or (`seed: false`) migrated only; with a shaping setting it starts empty.
+ */
+const shaped = (opts: ServerOptions) => SHAPING.some((k) => opts.env?.[k] !== undefined);
 
 /** The real engine behind a real HTTP server on a loopback port. */
 export async function startTestServer(opts: ServerOptions = {}): Promise<TestServer> {
-  const database = opts.database ?? (await createTestDatabase({ seeded: startsSeeded(opts) }));
+  const database =
+    opts.database ??
+    (await createTestDatabase({ seeded: !shaped(opts) && opts.seed !== false, migrated: !shaped(opts) }));
   const config = loadConfig({
     ADMIN_SECRET,
     SEED_DEMO_DATA: opts.seed === false ? 'false' : 'true',

@@ -18,7 +18,9 @@ import { seedDemoData } from '../../demo/seed';
  *
  * PGlite also gets an archive of a database just made by initdb (`blank`): a test that wants an empty
  * database (its own migrations, no demo data) starts from it instead of running initdb again, which
- * took 2 to 3 s of CPU each time and gives the same empty cluster.
+ * took 2 to 3 s of CPU each time and gives the same empty cluster. Between the two, `migrated`: the
+ * platform's migrations without the demo data, for the servers started with `seed: false`, which ran
+ * every migration again (most of their start-up on PGlite).
  */
 const ROOT = path.resolve(__dirname, '..', '..');
 const MIGRATIONS = path.join(ROOT, 'sql');
@@ -47,26 +49,30 @@ function pgliteVersion(): string {
 let key: string | undefined;
 const cachedKey = () => (key ??= templateKey());
 
-export const postgresTemplateName = () => `jest_template_${cachedKey()}`;
-const pgliteTemplateFile = () => path.join(os.tmpdir(), `engine-test-template-${cachedKey()}.tar`);
+/**
+ * What a test database starts as: the empty database initdb makes, the platform's migrations applied,
+ * or those and the demo data.
+ */
+export type Contents = 'blank' | 'migrated' | 'seeded';
+/** The templates that are built from another, and what each adds to it. */
+type Built = Exclude<Contents, 'blank'>;
+const BUILT_FROM: Record<Built, Contents> = { migrated: 'blank', seeded: 'migrated' };
+const fill = (which: Built, db: Database): Promise<unknown> =>
+  which === 'migrated' ? migrate(db, MIGRATIONS) : seedDemoData(db);
+
+export const postgresTemplateName = (which: Built) =>
+  `jest_template_${which === 'seeded' ? '' : `${which}_`}${cachedKey()}`;
 /** initdb's output depends on PGlite alone. */
-const pgliteBlankFile = () => path.join(os.tmpdir(), `engine-test-blank-${pgliteVersion()}-${ARCHIVE_FORMAT}.tar`);
-
-async function prepare(db: Database): Promise<void> {
-  await migrate(db, MIGRATIONS);
-  await seedDemoData(db);
-}
-
-/** Which PGlite archive: the migrated, seeded template, or the empty database initdb makes. */
-export type PgliteArchive = 'seeded' | 'blank';
-
-const archiveFile = (which: PgliteArchive) => (which === 'seeded' ? pgliteTemplateFile() : pgliteBlankFile());
+const archiveFile = (which: Contents) =>
+  which === 'blank'
+    ? path.join(os.tmpdir(), `engine-test-blank-${pgliteVersion()}-${ARCHIVE_FORMAT}.tar`)
+    : path.join(os.tmpdir(), `engine-test-${which}-${cachedKey()}.tar`);
 
 /**
  * A PGlite archive as the engine's `dataDirSnapshot`; undefined when global set-up did not make it.
  * A Blob backed by the file: PGlite reads it once, where a Blob of a Buffer copied 70 MB twice more.
  */
-export async function pgliteArchive(which: PgliteArchive): Promise<Blob | undefined> {
+export async function pgliteArchive(which: Contents): Promise<Blob | undefined> {
   const file = archiveFile(which);
   return fs.existsSync(file) ? await fs.openAsBlob(file) : undefined;
 }
@@ -84,14 +90,14 @@ async function writeArchive(db: Database, file: string): Promise<void> {
   fs.renameSync(partial, file);
 }
 
-async function makePgliteArchive(which: PgliteArchive): Promise<void> {
+async function makePgliteArchive(which: Contents): Promise<void> {
   const file = archiveFile(which);
   if (fs.existsSync(file)) return;
-  // The template starts from the blank database (made first): initdb runs once.
-  const snapshot = which === 'seeded' ? await pgliteArchive('blank') : undefined;
+  // Each starts from the one it is built from (made first): initdb and the migrations run once.
+  const snapshot = which === 'blank' ? undefined : await pgliteArchive(BUILT_FROM[which]);
   const db = await openPglite('memory://', { statementTimeoutMs: 0, snapshot });
   try {
-    if (which === 'seeded') await prepare(db);
+    if (which !== 'blank') await fill(which, db);
     await writeArchive(db, file);
   } finally {
     await db.close();
@@ -104,7 +110,7 @@ async function makePgliteArchive(which: PgliteArchive): Promise<void> {
  * set-up did not make it): the folder stays empty and the engine's first start makes the database.
  * The archive is a plain tar (PGlite's `dumpDataDir('none')`): directories and regular files.
  */
-export function unpackPgliteArchive(which: PgliteArchive, dir: string): boolean {
+export function unpackPgliteArchive(which: Contents, dir: string): boolean {
   const file = archiveFile(which);
   if (!fs.existsSync(file)) return false;
   const tar = fs.readFileSync(file);
@@ -131,30 +137,34 @@ export function unpackPgliteArchive(which: PgliteArchive, dir: string): boolean 
   return true;
 }
 
-async function postgresTemplateExists(admin: postgres.Sql): Promise<boolean> {
-  const rows = await admin`SELECT 1 FROM pg_database WHERE datname = ${postgresTemplateName()}`;
+async function postgresTemplateExists(admin: postgres.Sql, name: string): Promise<boolean> {
+  const rows = await admin`SELECT 1 FROM pg_database WHERE datname = ${name}`;
   return rows.length > 0;
 }
 
-async function makePostgresTemplate(baseUrl: string): Promise<void> {
+async function makePostgresTemplate(baseUrl: string, which: Built): Promise<void> {
   const admin = postgres(baseUrl, { max: 1, onnotice: () => undefined });
+  const name = postgresTemplateName(which);
   try {
-    if (await postgresTemplateExists(admin)) return;
+    if (await postgresTemplateExists(admin, name)) return;
     // Built under a name of its own, then renamed: two runs that build at once do not collide.
     const building = `jest_building_${process.pid}_${randomBytes(4).toString('hex')}`;
-    await admin.unsafe(`CREATE DATABASE ${building}`);
+    const from = BUILT_FROM[which];
+    await admin.unsafe(
+      `CREATE DATABASE ${building}${from === 'blank' ? '' : ` TEMPLATE ${postgresTemplateName(from)}`}`,
+    );
     const url = new URL(baseUrl);
     url.pathname = `/${building}`;
     const db = connectPostgres(url.toString(), { poolSize: 2, statementTimeoutMs: 0, connectTimeoutMs: 10_000 });
     try {
-      await prepare(db);
+      await fill(which, db);
     } finally {
       await db.close();
     }
     try {
-      await admin.unsafe(`ALTER DATABASE ${building} RENAME TO ${postgresTemplateName()}`);
+      await admin.unsafe(`ALTER DATABASE ${building} RENAME TO ${name}`);
       // Nobody connects to it by mistake: a connection would stop it from being copied.
-      await admin.unsafe(`ALTER DATABASE ${postgresTemplateName()} WITH ALLOW_CONNECTIONS false`);
+      await admin.unsafe(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
     } catch {
       await admin.unsafe(`DROP DATABASE IF EXISTS ${building}`);
     }
@@ -164,13 +174,14 @@ async function makePostgresTemplate(baseUrl: string): Promise<void> {
 }
 
 /**
- * Makes the template of the database the tests run on (DATABASE_URL set: PostgreSQL; else PGlite), and
- * PGlite's blank database either way: the tests of the embedded database's folder run on PGlite
- * whatever DATABASE_URL says. Each is kept (in the system's temporary folder, or as a database) until
- * what it is made from changes, so most runs make none.
+ * Makes the templates of the database the tests run on (DATABASE_URL set: PostgreSQL; else PGlite),
+ * migrated and seeded, and PGlite's blank database either way: the tests of the embedded database's
+ * folder run on PGlite whatever DATABASE_URL says. Each is kept (in the system's temporary folder, or
+ * as a database) until what it is made from changes, so most runs make none.
  */
 export async function makeTemplate(): Promise<void> {
   const url = process.env.DATABASE_URL;
   await makePgliteArchive('blank');
-  await (url ? makePostgresTemplate(url) : makePgliteArchive('seeded'));
+  for (const which of ['migrated', 'seeded'] as const)
+    await (url ? makePostgresTemplate(url, which) : makePgliteArchive(which));
 }
