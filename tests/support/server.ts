@@ -63,8 +63,8 @@ export function poster(url: string): TestServer['post'] {
 const SHAPING = ['MIGRATIONS_DIR', 'SEED_DEMO_DATA', 'SEED_DEMO_SCALE', 'DATA_DIR', 'DATABASE_URL'];
 
 /**
- * Whether the server's new database may start as a copy of one of the run's templates: migrated and
- * seeded, or (`seed: false`) migrated only; with a shaping setting it starts empty.
+ * Whether the options name a shaping setting: then the server's new database starts empty; else as a
+ * copy of one of the run's templates, migrated and seeded, or (`seed: false`) migrated only.
  */
 const shaped = (opts: ServerOptions) => SHAPING.some((k) => opts.env?.[k] !== undefined);
 
