@@ -14,6 +14,7 @@ export type { ActionHandler, ActionModules } from '../engine/compile/execute/act
 export type { Param, QueryOptions, Queryable, Row } from '../engine/core/db/database';
 export {
   arrayLiteral,
+  customPlansOnly,
   INSIDE,
   paramText,
   query,

@@ -449,6 +449,7 @@ function statementsToCheck(s: Started, names: string[]): StatementToCheck[] {
       out.push({ name: w.name, text: built.text, params: built.params, prepared });
     } else if (w.logs) {
       const stmt = logsStatement(logsQueryOf(w));
+      // Prepared, but never run on its generic plan (actions/logs/store.ts, PLANNED_EACH_RUN).
       out.push({ name: w.name, text: stmt.text, params: stmt.params, prepared: false });
     } else {
       try {

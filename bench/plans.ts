@@ -19,7 +19,7 @@ export interface StatementToCheck {
   name: string;
   text: string;
   params: (string | null)[];
-  /** Whether the engine runs it as a prepared statement (false: planned anew each time). */
+  /** Whether the engine may run it on a prepared statement's generic plan (false: planned for its values each time). */
   prepared: boolean;
   /** Not timed, and why (e.g. the workload does not compile to one statement). */
   skipped?: string;

@@ -1,6 +1,6 @@
 import { toPostgresRegex, RegexError } from '../actions/logs/regex';
 import { formatSelector, parseSelector } from '../actions/logs/selector';
-import { RECENT_WINDOW, recentLines } from '../actions/logs/store';
+import { RECENT_WINDOW, rangeLines, recentLines } from '../actions/logs/store';
 import { render } from '../actions/api';
 import { DEMO } from '../demo/demo-data';
 import { authEnv, bearer, gqlWith, jwtFor } from './support/auth';
@@ -525,6 +525,40 @@ describe(`logs_query on ${backendName}`, () => {
       const window = filtered.Plans![0];
       expect(window['Plan Rows']).toBeGreaterThan(1000);
       expect(filtered['Plan Rows']).toBeGreaterThanOrEqual(Math.floor(window['Plan Rows'] / 2));
+    });
+
+    test('both statements are prepared, and PostgreSQL plans each run for its values, never running a generic plan', async () => {
+      // What a generic plan risks: not knowing how many lines the account has in the range, it may
+      // sort them all where the index walk stops at the limit. PostgreSQL tries the generic plan after
+      // five custom ones and keeps it when it looks no costlier; the statements' custom_plans_only
+      // column makes it look costlier (engine/core/db/sql.ts). Without the column (the control) the
+      // same statement runs on its generic plan, whose conditions read `$n` where a custom plan's
+      // read the values, the account's id among them.
+      const q = { tenant: acme.id, account: ACCOUNT, selector: parseSelector('{app="api"} |= "timeout"'), limit: 100 };
+      const literal = (v: string | null) => (v === null ? 'NULL' : `'${v.replace(/'/g, "''")}'`);
+      const planAfterRuns = async (text: string, params: (string | null)[]): Promise<string> => {
+        let plan = '';
+        await server.started.db.transaction(async (tx) => {
+          await tx.exec(`PREPARE probe AS ${text}`);
+          const execute = `EXECUTE probe(${params.map(literal).join(', ')})`;
+          for (let i = 0; i < 8; i++) await tx.query(execute, [], { prepare: false });
+          const [row] = await tx.query(`EXPLAIN (FORMAT JSON) ${execute}`, [], { prepare: false });
+          const raw = row['QUERY PLAN'];
+          plan = typeof raw === 'string' ? raw : JSON.stringify(raw);
+          await tx.exec('DEALLOCATE probe');
+        });
+        return plan;
+      };
+      for (const build of [recentLines, rangeLines]) {
+        const { text, params } = render(build(q));
+        const guard =
+          /CASE WHEN (\$\d+)::boolean THEN \(SELECT count\(\*\) FROM "logs" a, "logs" b\) END AS custom_plans_only/;
+        expect(text).toMatch(guard);
+        const valueInPlan = `'${ACCOUNT}'::uuid`;
+        expect(await planAfterRuns(text, params)).toContain(valueInPlan);
+        const control = text.replace(guard, '$1::boolean AS custom_plans_only');
+        expect(await planAfterRuns(control, params)).not.toContain(valueInPlan);
+      }
     });
 
     test('the window checks required substrings first, excluded ones after the labels, regular expressions last', () => {

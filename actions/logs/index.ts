@@ -81,13 +81,12 @@ export async function logs_query(args: Record<string, unknown>, ctx: ActionConte
       { account, selector, start, end, limit },
     );
   }
-  // Both statements are planned with their values every time: a prepared statement's generic plan
-  // cannot tell how many lines the account has in the range, and sorts them all.
+  // Both statements are prepared, and planned with their values every time (store.ts, PLANNED_EACH_RUN).
   const q: StoreQuery = { tenant, account, selector, start, end, limit };
-  const [row] = await query(ctx.db, recentLines(q), { prepare: false });
+  const [row] = await query(ctx.db, recentLines(q));
   if (row.owned !== true && row.owned !== 't') throw notOwned();
   // The lines' JSON as PostgreSQL wrote it: put into the answer as it is where the selection is all four.
   if (row.complete === true || row.complete === 't') return new JsonRows(String(row.lines), LINE_KEYS);
-  const [all] = await query(ctx.db, rangeLines(q), { prepare: false });
+  const [all] = await query(ctx.db, rangeLines(q));
   return new JsonRows(String(all.lines), LINE_KEYS);
 }
