@@ -11,7 +11,8 @@ export interface QueryOptions {
   /**
    * false: plan it anew with each call's values (PostgreSQL: an unnamed statement), never from a
    * prepared statement's generic plan. For a statement whose best plan depends on its values, such
-   * as a LIMIT over an index walk whose row count only the values tell; PGlite always plans anew.
+   * as a LIMIT over an index walk whose row count only the values tell; PGlite always plans anew. (A
+   * statement run often, whose parsing costs, can instead be prepared with sql.ts' customPlansOnly.)
    * PostgreSQL gets its values written into the text as literals (literals.ts), to take one round trip.
    */
   prepare?: boolean;

@@ -2,12 +2,15 @@ import type { Param } from './database';
 
 /**
  * A statement's values written into its text as literals, for the statements the engine plans anew on
- * each call (`QueryOptions.prepare: false`). postgres.js sends an unnamed statement with parameters
- * in two round trips: Parse and Describe, then, once PostgreSQL has described the parameters, Bind and
- * Execute; and it cannot pipeline it behind others. Without parameters it is one simple query
- * (postgres.ts, INLINED). PostgreSQL plans an unnamed statement with its values either way, so the plan
- * is the same; logs_selector at 32 clients went from 0.66 to 0.79-0.92 of its floor (`npm run bench --
- * v2`), the engine spending 840 → 595-615 µs of CPU a request and PostgreSQL 2,949 → 1,992-2,557.
+ * each call (`QueryOptions.prepare: false`: the analytic operations marked planEachRun). postgres.js
+ * sends an unnamed statement with parameters in two round trips: Parse and Describe, then, once
+ * PostgreSQL has described the parameters, Bind and Execute; and it cannot pipeline it behind others.
+ * Without parameters it is one simple query (postgres.ts, INLINED). PostgreSQL plans an unnamed
+ * statement with its values either way, so the plan is the same. While logs_query's statements were
+ * sent so, logs_selector at 32 clients went from 0.66 to 0.79-0.92 of its floor (`npm run bench --
+ * v2`), the engine spending 840 → 595-615 µs of CPU a request and PostgreSQL 2,949 → 1,992-2,557; they
+ * are now prepared and planned for their values all the same (sql.ts, customPlansOnly), which also
+ * saves their parsing.
  *
  * Every placeholder of the engine's SQL carries a cast (`$1::uuid`), and an untyped quoted literal
  * takes its type from the cast as a parameter does, so `'…'::uuid` means what `$1::uuid` meant.
