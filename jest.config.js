@@ -46,6 +46,8 @@ module.exports = {
   },
   // The migrated, seeded database each test file's starts as a copy of (tests/support/template.ts).
   globalSetup: '<rootDir>/tests/support/global-setup.ts',
+  // TEST_LEAK_PROBE=1: which test file leaves a timer, socket or process holding its worker open.
+  setupFilesAfterEnv: process.env.TEST_LEAK_PROBE === '1' ? ['<rootDir>/tests/support/leak-probe.ts'] : [],
   testTimeout: 60000,
   // Three workers on two cores: a test file spends much of its time waiting (on child processes, timers,
   // the database, Chromium), and a third worker fills those waits. Measured on a 2-core machine: the

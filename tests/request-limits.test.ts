@@ -612,7 +612,8 @@ describe(`request time limit (REQUEST_TIMEOUT_MS) on ${backendName}`, () => {
           () => 'ran to its end',
           (err: { code?: string }) => err.code,
         ),
-        new Promise((resolve) => setTimeout(resolve, 8000, 'still running after 8 s')),
+        // Unref'd: once the race is decided it must not hold the jest worker open for 8 s.
+        new Promise((resolve) => setTimeout(resolve, 8000, 'still running after 8 s').unref()),
       ]);
       expect(outcome).toBe('57014');
       // The first cancel came while the Bind was held, and so was dropped; a later one cancelled.
