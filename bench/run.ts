@@ -849,8 +849,12 @@ async function verifyAnswer(w: Workload, s: Servers): Promise<Answer> {
   return answer;
 }
 
-/** Answers a connection gives at least in a measured period (measuredSeconds). */
-const MIN_ANSWERS_PER_CONNECTION = 10;
+/**
+ * Answers a connection gives at least in a measured period (measuredSeconds). Each connection's count
+ * is a whole number give or take the one in flight at the end, so this many keep that to about 4%:
+ * with 10, spend_by_day at 4 connections answered 35 and 53 requests in one round and read 0.88.
+ */
+const MIN_ANSWERS_PER_CONNECTION = 25;
 /** The longest a measured period is made (measuredSeconds). */
 const MAX_MEASURED_SECONDS = 30;
 
