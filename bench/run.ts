@@ -51,9 +51,9 @@
  * answered fewer than 25 requests a connection in that time, up to 30 s: measuredSeconds),
  * BENCH_ROUNDS (3; rounds rotate which server goes first, and so do workloads; each server's figures
  * merge its rounds, and the summary's req/s ratio is the median of the rounds' ratios, rounds.ts),
- * BENCH_EXTRA_SPEND_DAYS
- * (365 days of spend lines added before the demo's), BENCH_WORKLOADS (comma list, default all but
- * those that write rows without undoing it, such as nested_insert, which run only when named),
+ * BENCH_EXTRA_SPEND_DAYS (365 days of spend lines added before the demo's), BENCH_WORKLOADS (comma
+ * list, default all but those that write rows without undoing it, such as nested_insert, which run
+ * only when named),
  * BENCH_DIAGNOSE=1 (also load `Engine.run` behind a bare node:http route, without Hono, to split
  * the engine's overhead into HTTP layer and engine), BENCH_CPU_PROF (a folder: the engine and floor
  * processes write V8 CPU profiles there when they stop; summarise with dist/bench/profile-top.js),
@@ -958,8 +958,8 @@ const delta = (a: PlanCount, b: PlanCount): PlanCount => ({
  * One workload: its answers compared (the engine's first request of it), then its rounds, each starting
  * with another server, merged per server into a report row, with the engine's plan-cache look-ups.
  * The first round's first server also turns with the workload's place in the run (`index`) and the
- * connection count's: with one round (the `_v2` default) the engine always went first, straight after
- * the workload before, whose garbage and cached pages the second server then found settled.
+ * connection count's: with one round (the `_v2` default) the engine always went first, so it alone
+ * always ran straight after the workload before.
  */
 async function measureWorkload(w: Workload, index: number, s: Servers, scratch: Scratch): Promise<Row[]> {
   const p0 = await s.plans();
