@@ -2,6 +2,7 @@ import { toPostgresRegex, RegexError } from '../actions/logs/regex';
 import { formatSelector, parseSelector } from '../actions/logs/selector';
 import { RECENT_WINDOW, rangeLines, recentLines } from '../actions/logs/store';
 import { render } from '../actions/api';
+import { sqlLiteral } from '../engine/core/db/literals';
 import { DEMO } from '../demo/demo-data';
 import { authEnv, bearer, gqlWith, jwtFor } from './support/auth';
 import { backendName } from './support/database';
@@ -535,12 +536,11 @@ describe(`logs_query on ${backendName}`, () => {
       // same statement runs on its generic plan, whose conditions read `$n` where a custom plan's
       // read the values, the account's id among them.
       const q = { tenant: acme.id, account: ACCOUNT, selector: parseSelector('{app="api"} |= "timeout"'), limit: 100 };
-      const literal = (v: string | null) => (v === null ? 'NULL' : `'${v.replace(/'/g, "''")}'`);
       const planAfterRuns = async (text: string, params: (string | null)[]): Promise<string> => {
         let plan = '';
         await server.started.db.transaction(async (tx) => {
           await tx.exec(`PREPARE probe AS ${text}`);
-          const execute = `EXECUTE probe(${params.map(literal).join(', ')})`;
+          const execute = `EXECUTE probe(${params.map(sqlLiteral).join(', ')})`;
           for (let i = 0; i < 8; i++) await tx.query(execute, [], { prepare: false });
           const [row] = await tx.query(`EXPLAIN (FORMAT JSON) ${execute}`, [], { prepare: false });
           const raw = row['QUERY PLAN'];

@@ -70,9 +70,10 @@ const shaped = (opts: ServerOptions) => SHAPING.some((k) => opts.env?.[k] !== un
 
 /** The real engine behind a real HTTP server on a loopback port. */
 export async function startTestServer(opts: ServerOptions = {}): Promise<TestServer> {
+  const fromTemplate = !shaped(opts);
   const database =
     opts.database ??
-    (await createTestDatabase({ seeded: !shaped(opts) && opts.seed !== false, migrated: !shaped(opts) }));
+    (await createTestDatabase({ seeded: fromTemplate && opts.seed !== false, migrated: fromTemplate }));
   const config = loadConfig({
     ADMIN_SECRET,
     SEED_DEMO_DATA: opts.seed === false ? 'false' : 'true',

@@ -134,9 +134,10 @@ const DO_NOT_PREPARE = { prepare: false };
 /**
  * A statement with its values as literals (literals.ts), sent as a simple query: under load it cost
  * both processes less than the same text as an unnamed extended-protocol statement (logs_selector at
- * 32 clients, when logs_query's statements were sent so: 0.79 of its floor against 0.63, PostgreSQL 1,992 against 3,459 µs a request, the engine
- * 615 against 966; one client alone showed no difference). A simple query may hold several
- * statements; this text holds one, the engine's own, and every value in it is a whole literal.
+ * 32 clients, when logs_query's statements were sent so: 0.79 of its floor against 0.63, PostgreSQL
+ * 1,992 against 3,459 µs a request, the engine 615 against 966; one client alone showed no
+ * difference). A simple query may hold several statements; this text holds one, the engine's own, and
+ * every value in it is a whole literal.
  */
 const INLINED = { prepare: false, simple: true };
 
