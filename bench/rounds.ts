@@ -1,7 +1,7 @@
 /**
- * The engine against its floor round by round. Within a round the two servers are loaded one after
- * the other (rounds rotate which goes first), so a round's ratio compares them at one moment of a
- * shared, noisy machine. The summary's verdict is the median of the rounds' ratios, as issue 20 measured
+ * The engine against its floor round by round. Within a round the two servers take turns slice by
+ * slice (slices.ts; rounds rotate which goes first), so a round's ratio compares them at the same
+ * moments of a shared, noisy machine. The summary's verdict is the median of the rounds' ratios, as issue 20 measured
  * its own table (interleaved rounds, medians): one round slowed by something else on the machine moves
  * the median less than it moves the ratio of the rounds merged.
  */

@@ -51,6 +51,9 @@
  * answered fewer than 25 requests a connection in that time, up to 30 s: measuredSeconds),
  * BENCH_ROUNDS (3; rounds rotate which server goes first, and so do workloads; each server's figures
  * merge its rounds, and the summary's req/s ratio is the median of the rounds' ratios, rounds.ts),
+ * BENCH_SLICES (5: after both servers' warm-ups, a round's measured period is cut into up to this many
+ * slices, the servers loaded in turns slice by slice, A B B A ..., and each server's slices merged;
+ * fewer for slow workloads: slices.ts),
  * BENCH_EXTRA_SPEND_DAYS (365 days of spend lines added before the demo's), BENCH_WORKLOADS (comma
  * list, default all but those that write rows without undoing it, such as nested_insert, which run
  * only when named),
@@ -105,6 +108,7 @@ import type { PlanCheck } from './plans';
 import { sampleRss, type RssPeak } from './rss';
 import { engineDatabaseSettings, engineNodeFlags } from './engine-flags';
 import { median, roundRatios } from './rounds';
+import { sliceCount, sliceOrder } from './slices';
 import { copyKept, keep, keptDataName } from './kept-data';
 
 const env = process.env;
@@ -155,6 +159,8 @@ const settings = {
   warmupSeconds: intSetting('BENCH_WARMUP_SECONDS', v2Mode ? 3 : 5),
   durationSeconds: intSetting('BENCH_DURATION_SECONDS', v2Mode ? 5 : 8, 1),
   rounds: intSetting('BENCH_ROUNDS', v2Mode ? 1 : 3, 1),
+  /** The most slices a round's measured period is cut into, alternating between the servers (slices.ts). */
+  slices: intSetting('BENCH_SLICES', 5, 1),
   scale,
   logLines,
   /** `-- size`: the spends table sizes, each a scratch database of its own. */
@@ -339,7 +345,7 @@ function headerLines(started: EngineStarted, pgVersion: string): string[] {
     '',
     `PostgreSQL ${pgVersion} at ${where(settings.baseUrl)}; ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}); node ${process.version}`,
     `${settings.connections.join(' and ')} connections, ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s measured (more for slow workloads)` +
-      `${settings.rounds > 1 ? ` x ${settings.rounds} rounds` : ''}; pool size ${started.poolSize} (engine and floor); spends rows: ${started.spendsRows}` +
+      `${settings.rounds > 1 ? ` x ${settings.rounds} rounds` : ''}, each server's measured time in up to ${settings.slices} slices taken in turns; pool size ${started.poolSize} (engine and floor); spends rows: ${started.spendsRows}` +
       `${settings.logLines > 0 ? `; log lines: ${started.logsRows}` : ''}`,
   ];
 }
@@ -485,7 +491,7 @@ function noteLines(rows: Row[], started: EngineStarted, memory: Memory, compilat
     "its backends µs/req: of it, the backends of the server's own connections (pg_stat_activity by application_name): what its statements cost the database, without the checkpointer's, autovacuum's or anyone else's share; of a parallel plan, the leader's share only (its workers are processes of their own).",
     "GC pause ms/s, mark-compacts/s: the server process's garbage-collection pauses (every kind) and its full collections (V8's mark-compacts), a second of the measured runs (bench/gc-watch.ts); a mark-compact stops every request in flight, so they show in the p99.",
     'goals (issue 20): engine/floor req/s >= 0.95 (0.9 for the _v2 operations and logs_query), p99 <= 1.2x; marked when missed.',
-    "ratio: the median of the rounds' engine/floor req/s (rounds: each round's, in order; within a round the two servers ran one after the other); the servers' own lines above merge their rounds, and their ratio line is the merged one. p99 ratio: over the rounds' latencies pooled.",
+    "ratio: the median of the rounds' engine/floor req/s (rounds: each round's, in order; within a round the servers warmed up one after the other, then took turns slice by slice, slices.ts); the servers' own lines above merge their rounds, and their ratio line is the merged one. p99 ratio: over the rounds' latencies pooled.",
   );
   for (const r of rows) {
     if (r.label !== r.workload.name && r.connections !== settings.connections[0]) continue;
@@ -874,36 +880,37 @@ function measuredSeconds(warmupRps: number | undefined, connections: number): nu
   return Math.max(base, Math.min(MAX_MEASURED_SECONDS, wanted));
 }
 
-/** One load run of one server: the warm-up, then the measured period with the server's and PostgreSQL's CPU time. */
-async function measureRun(
+/** The load run of `w` on one server, without its length. */
+function loadOf(w: Workload, target: Target, s: Servers, connections: number) {
+  return { url: s.urlOf(target, w), headers: s.headersOf(w), body: requestBody(w), connections };
+}
+
+/** One server's warm-up before a round's slices: its rate, which sets how long and in how many slices the round measures. */
+async function warmUp(
   w: Workload,
   target: Target,
   round: number,
   s: Servers,
-  scratch: Scratch,
   connections: number,
-): Promise<LoadResult> {
+): Promise<number | undefined> {
   log(
     `${w.name}: loading ${TARGET_LABEL[target]} with ${connections} connections (round ${round + 1}/${settings.rounds})`,
   );
+  if (settings.warmupSeconds === 0) return undefined;
+  const run = { ...loadOf(w, target, s, connections), seconds: settings.warmupSeconds, measure: false };
+  return (await s.load.call<LoadResult>('run', run satisfies LoadRun)).rps;
+}
+
+/** One measured slice of one server: its requests, with the server's and PostgreSQL's CPU time. */
+async function measureSlice(
+  w: Workload,
+  target: Target,
+  s: Servers,
+  scratch: Scratch,
+  connections: number,
+  seconds: number,
+): Promise<LoadResult> {
   const server = target === 'floor' ? s.floor : s.engine;
-  const run = {
-    url: s.urlOf(target, w),
-    headers: s.headersOf(w),
-    body: requestBody(w),
-    connections,
-  };
-  const warm =
-    settings.warmupSeconds > 0
-      ? await s.load.call<LoadResult>('run', {
-          ...run,
-          seconds: settings.warmupSeconds,
-          measure: false,
-        } satisfies LoadRun)
-      : undefined;
-  const seconds = measuredSeconds(warm?.rps, connections);
-  if (seconds > settings.durationSeconds)
-    log(`${w.name}: measured for ${seconds} s (at ${warm!.rps.toFixed(1)} req/s in the warm-up; measuredSeconds)`);
   if (w.logs || w.v2) await settle(scratch.admin, scratch.dbName);
   if (w.cleanup) await cleanUp(w, s);
   const cpu0 = await cpuMicros([server]);
@@ -911,21 +918,55 @@ async function measureRun(
   const pg0 = isLocalDatabase(settings.baseUrl) ? postgresCpuMicros() : undefined;
   const backends = pg0 === undefined ? [] : await backendsOf(scratch, target);
   const backends0 = processesCpuMicros(backends);
-  const r = await s.load.call<LoadResult>('run', { ...run, seconds, measure: true } satisfies LoadRun);
+  const run = { ...loadOf(w, target, s, connections), seconds, measure: true };
+  const r = await s.load.call<LoadResult>('run', run satisfies LoadRun);
   r.serverCpuMicros = (await cpuMicros([server])) - cpu0;
   r.serverGc = gcBetween(gc0, await server.call<GcTotals>('gc'));
   if (pg0 !== undefined) r.postgresCpuMicros = (postgresCpuMicros() ?? pg0) - pg0;
   if (backends.length > 0) r.backendsCpuMicros = processesCpuMicros(backends) - backends0;
   if (w.cleanup) await cleanUp(w, s);
-  log(
-    `${w.name}: ${target} ${r.rps.toFixed(0)} req/s, p50 ${(r.p50 ?? NaN).toFixed(2)} ms, p99 ${(r.p99 ?? NaN).toFixed(2)} ms` +
-      `${r.errors + r.non2xx ? `, ${r.errors} errors/timeouts, ${r.non2xx} non-2xx` : ''}`,
-  );
   if (w.logs || w.v2) {
     const waited = await settle(scratch.admin, scratch.dbName);
     if (waited > 0.5) log(`${w.name}: waited ${waited.toFixed(1)} s for the run's statements to end`);
   }
   return r;
+}
+
+/**
+ * One round: each server's warm-up in `order`, then the measured period cut into slices that take
+ * the servers in turns (slices.ts), each server's slices merged.
+ */
+async function measureRound(
+  w: Workload,
+  order: Target[],
+  round: number,
+  s: Servers,
+  scratch: Scratch,
+  connections: number,
+): Promise<Map<Target, LoadResult>> {
+  const warm: number[] = [];
+  for (const target of order) {
+    const rps = await warmUp(w, target, round, s, connections);
+    if (rps !== undefined) warm.push(rps);
+  }
+  const seconds = measuredSeconds(warm.length ? Math.min(...warm) : undefined, connections);
+  const slices = sliceCount(settings.slices, seconds, connections, warm);
+  if (seconds > settings.durationSeconds)
+    log(
+      `${w.name}: measured for ${seconds} s (at ${Math.min(...warm).toFixed(1)} req/s in the slowest warm-up; measuredSeconds)`,
+    );
+  const parts = new Map<Target, LoadResult[]>(order.map((t) => [t, []]));
+  for (let i = 0; i < slices; i++)
+    for (const target of sliceOrder(order, i))
+      parts.get(target)!.push(await measureSlice(w, target, s, scratch, connections, seconds / slices));
+  const merged = new Map([...parts].map(([t, rs]) => [t, merge(rs)]));
+  for (const [target, r] of merged)
+    log(
+      `${w.name}: ${target} ${r.rps.toFixed(0)} req/s, p50 ${(r.p50 ?? NaN).toFixed(2)} ms, p99 ${(r.p99 ?? NaN).toFixed(2)} ms` +
+        ` (${slices} slice${slices > 1 ? 's' : ''})` +
+        `${r.errors + r.non2xx ? `, ${r.errors} errors/timeouts, ${r.non2xx} non-2xx` : ''}`,
+    );
+  return merged;
 }
 
 /** Each server's connections, by their application_name. */
@@ -974,8 +1015,8 @@ async function measureWorkload(w: Workload, index: number, s: Servers, scratch: 
     for (let round = 0; round < settings.rounds; round++) {
       const first = (round + index + c) % targets.length;
       const order = [...targets.slice(first), ...targets.slice(0, first)];
-      for (const target of order)
-        results.get(target)!.push(await measureRun(w, target, round, s, scratch, connections));
+      const merged = await measureRound(w, order, round, s, scratch, connections);
+      for (const target of targets) results.get(target)!.push(merged.get(target)!);
     }
     const p2 = await s.plans();
     rows.push({

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { valueDifference } from '../bench/compare';
 import { perRequest, processesCpuMicros } from '../bench/cpu';
 import { median, roundRatios } from '../bench/rounds';
+import { MIN_ANSWERS_PER_SLICE, sliceCount, sliceOrder } from '../bench/slices';
 
 /**
  * The bench's comparison of the engine's answer with a floor's own (bench/compare.ts): by value, so a
@@ -78,5 +79,26 @@ describe('bench answers compared by value', () => {
     expect(median([0.7])).toBe(0.7);
     expect(median([])).toBeNaN();
     expect(() => roundRatios(rps(1, 2), rps(1))).toThrow('2 engine rounds against 1 floor rounds');
+  });
+
+  test('a round is cut into as many slices as the slowest warm-up rate fills, up to the most asked for', () => {
+    // 5,000 req/s for 5 s at 4 connections: 6,250 answers a connection, far more than 5 slices need.
+    expect(sliceCount(5, 5, 4, [5000, 6000])).toBe(5);
+    // The slowest server decides: 20 req/s for 30 s at 4 connections is 150 answers a connection, 6 slices' worth.
+    expect(sliceCount(10, 30, 4, [20, 9000])).toBe(Math.floor((20 * 30) / (4 * MIN_ANSWERS_PER_SLICE)));
+    // Too slow for two slices, or no warm-up to tell: one slice, the whole period.
+    expect(sliceCount(5, 30, 32, [40])).toBe(1);
+    expect(sliceCount(5, 5, 4, [])).toBe(1);
+    expect(sliceCount(5, 5, 4, [0, 100])).toBe(1);
+    expect(sliceCount(1, 5, 4, [5000])).toBe(1);
+  });
+
+  test("slices take the servers in turns, the round's order reversed every other slice", () => {
+    const order = ['engine', 'floor'];
+    const turns = [0, 1, 2, 3].flatMap((i) => sliceOrder(order, i));
+    expect(turns).toEqual(['engine', 'floor', 'floor', 'engine', 'engine', 'floor', 'floor', 'engine']);
+    expect(sliceOrder(['a', 'b', 'c'], 1)).toEqual(['c', 'b', 'a']);
+    // The round's order itself is left as it was.
+    expect(order).toEqual(['engine', 'floor']);
   });
 });
