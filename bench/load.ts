@@ -25,6 +25,8 @@ export interface LoadResult {
   mean: number;
   errors: number;
   non2xx: number;
+  /** The non-2xx answers by status ("503": 2), to tell a refusal under load (busy) from a failure. */
+  statuses?: Record<string, number>;
   /** Every latency, for runs that are merged across rounds. */
   latencies: number[];
   /** CPU time (user + system) of the server process during the run, in microseconds. */
@@ -92,6 +94,7 @@ serveCalls({
   async run(opts: LoadRun): Promise<LoadResult> {
     const latencies: number[] = [];
     let non2xx = 0;
+    const statuses: Record<string, number> = {};
     // A warm-up keeps no latencies, only how many were answered: its rate tells the measured period.
     let answered = 0;
     const result = await run(
@@ -99,13 +102,16 @@ serveCalls({
       opts.measure
         ? (status, ms) => {
             if (status >= 200 && status < 300) latencies.push(ms);
-            else non2xx++;
+            else {
+              non2xx++;
+              statuses[status] = (statuses[status] ?? 0) + 1;
+            }
           }
         : (status) => {
             if (status >= 200 && status < 300) answered++;
           },
     );
     const summary = summarize(latencies, result.duration, result.errors + result.timeouts, non2xx);
-    return opts.measure ? summary : { ...summary, ok: answered, rps: answered / result.duration };
+    return opts.measure ? { ...summary, statuses } : { ...summary, ok: answered, rps: answered / result.duration };
   },
 });

@@ -320,6 +320,10 @@ function merge(results: LoadResult[]): LoadResult {
   if (results.every((r) => r.backendsCpuMicros !== undefined))
     merged.backendsCpuMicros = sum((r) => r.backendsCpuMicros!);
   if (results.every((r) => r.serverGc !== undefined)) merged.serverGc = results.map((r) => r.serverGc!).reduce(gcSum);
+  merged.statuses = {};
+  for (const r of results)
+    for (const [status, n] of Object.entries(r.statuses ?? {}))
+      merged.statuses[status] = (merged.statuses[status] ?? 0) + n;
   return merged;
 }
 
@@ -880,6 +884,12 @@ function measuredSeconds(warmupRps: number | undefined, connections: number): nu
   return Math.max(base, Math.min(MAX_MEASURED_SECONDS, wanted));
 }
 
+/** The non-2xx answers by status, as ` (503 x2)`; empty without any. */
+function statusList(r: LoadResult): string {
+  const each = Object.entries(r.statuses ?? {}).map(([status, n]) => `${status} x${n}`);
+  return each.length ? ` (${each.join(', ')})` : '';
+}
+
 /** The load run of `w` on one server, without its length. */
 function loadOf(w: Workload, target: Target, s: Servers, connections: number) {
   return { url: s.urlOf(target, w), headers: s.headersOf(w), body: requestBody(w), connections };
@@ -901,7 +911,10 @@ async function warmUp(
   return (await s.load.call<LoadResult>('run', run satisfies LoadRun)).rps;
 }
 
-/** One measured slice of one server: its requests, with the server's and PostgreSQL's CPU time. */
+/**
+ * One measured slice of one server: its requests, with the server's and PostgreSQL's CPU time. For the
+ * slow logs and `_v2` workloads it then waits until their statements have ended (settle).
+ */
 async function measureSlice(
   w: Workload,
   target: Target,
@@ -911,7 +924,6 @@ async function measureSlice(
   seconds: number,
 ): Promise<LoadResult> {
   const server = target === 'floor' ? s.floor : s.engine;
-  if (w.logs || w.v2) await settle(scratch.admin, scratch.dbName);
   if (w.cleanup) await cleanUp(w, s);
   const cpu0 = await cpuMicros([server]);
   const gc0 = await server.call<GcTotals>('gc');
@@ -949,6 +961,8 @@ async function measureRound(
     const rps = await warmUp(w, target, round, s, connections);
     if (rps !== undefined) warm.push(rps);
   }
+  // The warm-ups' statements ended before the first slice; each slice waits for its own (measureSlice).
+  if (w.logs || w.v2) await settle(scratch.admin, scratch.dbName);
   const seconds = measuredSeconds(warm.length ? Math.min(...warm) : undefined, connections);
   const slices = sliceCount(settings.slices, seconds, connections, warm);
   if (seconds > settings.durationSeconds)
@@ -964,7 +978,7 @@ async function measureRound(
     log(
       `${w.name}: ${target} ${r.rps.toFixed(0)} req/s, p50 ${(r.p50 ?? NaN).toFixed(2)} ms, p99 ${(r.p99 ?? NaN).toFixed(2)} ms` +
         ` (${slices} slice${slices > 1 ? 's' : ''})` +
-        `${r.errors + r.non2xx ? `, ${r.errors} errors/timeouts, ${r.non2xx} non-2xx` : ''}`,
+        `${r.errors + r.non2xx ? `, ${r.errors} errors/timeouts, ${r.non2xx} non-2xx${statusList(r)}` : ''}`,
     );
   return merged;
 }
@@ -1094,7 +1108,12 @@ function runWorkloads(selected: Workload[], spendRows?: number): Promise<Measure
     await stopServers(s);
     report(rows, s.started, { before, after: stats.memory, collected, peak }, stats.compilations, pgVersion);
     const failed = rows.filter((r) => Object.values(r.results).some((x) => x.errors + x.non2xx > 0));
-    if (failed.length) log(`requests failed under load in: ${failed.map((r) => r.label).join(', ')}`);
+    const failures = (r: Row) =>
+      Object.entries(r.results)
+        .filter(([, x]) => x.errors + x.non2xx > 0)
+        .map(([t, x]) => `${t} ${x.errors} errors/timeouts, ${x.non2xx} non-2xx${statusList(x)}`);
+    if (failed.length)
+      log(`requests failed under load in: ${failed.map((r) => `${r.label} (${failures(r).join('; ')})`).join(', ')}`);
     return { rows, started: s.started, failed: failed.map((r) => r.label) };
   }, spendRows);
 }

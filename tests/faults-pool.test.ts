@@ -136,6 +136,24 @@ describe(`the wait for a connection on ${backendName}`, () => {
     await Promise.all(holders2);
   });
 
+  test('a slow statement waiting behind quick ones gets the first connection that frees, not the quick ones after it', async () => {
+    // Known quick (its last run took at most DATABASE_POOL_QUICK_MS), yet long enough to keep every connection busy.
+    const quickish = () => db.query(`SELECT pg_sleep(0.15), 'quickish' AS kind`);
+    await quickish();
+    const order: string[] = [];
+    const first = Array.from({ length: 4 }, () => quickish().then(() => order.push('first')));
+    await sleep(50);
+    expect(db.poolStats!()).toMatchObject({ inUse: 4, waiting: 0 });
+    const slow = db.query(`SELECT 'a new lane' AS kind`).then(() => order.push('slow'));
+    await sleep(20);
+    const later = Array.from({ length: 8 }, () => quickish().then(() => order.push('later')));
+    await Promise.all([...first, slow, ...later]);
+    // The reserve keeps slow statements from holding every connection; it does not make one wait for
+    // two free connections while quick ones take each as it frees (that starved it without end).
+    expect(order.indexOf('slow')).toBeGreaterThan(-1);
+    expect(order.indexOf('slow')).toBeLessThan(order.indexOf('later'));
+  });
+
   test('after a connection ends under a statement, the next slow statement does not keep the quick ones refused', async () => {
     await db.query(QUICK);
     const victim = db.query(`SELECT pg_sleep(5), 'victim' AS kind`);

@@ -10,13 +10,21 @@ import * as path from 'node:path';
  * `<tmpdir>/engine-test-leaks/<worker pid>.txt`. A worker that still holds such a resource when jest
  * ends it is killed after a wait, with jest's "A worker process has failed to exit gracefully".
  *
- * The last file of each worker is not seen, and a resource still closing when the next file starts
- * (a file read, a socket's end) shows once without being a leak: read the list, do not assert on it.
+ * A worker's last file has no next file to be seen by: a second after each file ends, if no other file
+ * has started in the worker since (a marker written before each file's module is loaded), the counts are compared with those at that file's start, and growth
+ * is written the same way, marked "after its end". A resource still closing when the next file
+ * starts (a file read, a socket's end) shows once without being a leak: read the list, do not assert
+ * on it.
  * The counts pass from file to file through a file of the worker's own, since jest gives each test
  * file fresh module objects and a global object of its own.
  */
 const DIR = path.join(os.tmpdir(), 'engine-test-leaks');
 const stateFile = path.join(DIR, `state-${process.pid}.json`);
+/** The file the worker runs now, written before its module (and what it opens on import) is loaded. */
+const currentFile = path.join(DIR, `current-${process.pid}`);
+const thisFile = expect.getState().testPath ?? '';
+fs.mkdirSync(DIR, { recursive: true });
+fs.writeFileSync(currentFile, thisFile);
 
 type Counts = Record<string, number>;
 
@@ -34,15 +42,29 @@ function previousFile(): { file: string; counts: Counts } | undefined {
   }
 }
 
+/** How long after a file's end its worker is looked at again when no other file has started. */
+const LATE_MS = 1000;
+
+/** Writes the kinds that grew from `before` to `now`, if any, as what `file` left behind. */
+function noteGrowth(file: string, before: Counts, now: Counts, when = ''): void {
+  const grown = Object.entries(now)
+    .filter(([kind, n]) => n > (before[kind] ?? 0))
+    .map(([kind, n]) => `${kind} ${before[kind] ?? 0} -> ${n}`);
+  if (grown.length) fs.appendFileSync(path.join(DIR, `${process.pid}.txt`), `${file}${when}: ${grown.join(', ')}\n`);
+}
+
 beforeAll(() => {
-  fs.mkdirSync(DIR, { recursive: true });
   const now = activeCounts();
   const before = previousFile();
-  if (before) {
-    const grown = Object.entries(now)
-      .filter(([kind, n]) => n > (before.counts[kind] ?? 0))
-      .map(([kind, n]) => `${kind} ${before.counts[kind] ?? 0} -> ${n}`);
-    if (grown.length) fs.appendFileSync(path.join(DIR, `${process.pid}.txt`), `${before.file}: ${grown.join(', ')}\n`);
-  }
-  fs.writeFileSync(stateFile, JSON.stringify({ file: expect.getState().testPath, counts: now }));
+  if (before) noteGrowth(before.file, before.counts, now);
+  fs.writeFileSync(stateFile, JSON.stringify({ file: thisFile, counts: now }));
+});
+
+// Unref'd: it must not itself keep the worker alive. A worker that jest lets end exits before it fires.
+afterAll(() => {
+  setTimeout(() => {
+    if (fs.readFileSync(currentFile, 'utf8') !== thisFile) return;
+    const state = previousFile();
+    if (state?.file === thisFile) noteGrowth(thisFile, state.counts, activeCounts(), ` (after its end, ${LATE_MS} ms)`);
+  }, LATE_MS).unref();
 });
