@@ -12,7 +12,7 @@ import * as vm from 'node:vm';
  * A worker that still holds such a resource when jest ends it is killed after a wait, with jest's
  * "A worker process has failed to exit gracefully".
  *
- * A worker's last file has no next file to be seen by. So a second after each file ends, if no other
+ * A worker's last file has no next file to be seen by. So five seconds after each file ends, if no other
  * file has started in the worker since, the counts are compared with those at that file's start,
  * marked "after its end" (its own afterAll hooks may still be running then); and again when jest ends
  * the worker, marked "when jest ended the worker": what is listed then is what holds the worker open.
@@ -42,7 +42,7 @@ function previousFile(): { file: string; counts: Counts } | undefined {
 }
 
 /** How long after a file's end its worker is looked at again when no other file has started. */
-const LATE_MS = 1000;
+const LATE_MS = 5000;
 
 /** Writes the kinds that grew from `before` to `now`, if any, as what `file` left behind. */
 function noteGrowth(file: string, before: Counts, now: Counts, when = ''): void {
@@ -88,6 +88,15 @@ const onEnd: ProbeListener = (message) => {
   realProcess.removeListener('message', onEnd);
   const state = previousFile();
   if (state) noteGrowth(state.file, state.counts, activeCounts(), ' (when jest ended the worker)');
+  // Jest kills a worker still alive 500 ms after this message. Unref'd, this fires only if something
+  // else holds the worker: then everything still active is written, leak or not.
+  setTimeout(() => {
+    const all = Object.entries(activeCounts()).map(([kind, n]) => `${kind} ${n}`);
+    fs.appendFileSync(
+      path.join(DIR, `${process.pid}.txt`),
+      `${state?.file} (alive 300 ms after the end message): ${all.join(', ')}\n`,
+    );
+  }, 300).unref();
 };
 onEnd.leakProbe = true;
 for (const l of realProcess.listeners('message') as ProbeListener[])
