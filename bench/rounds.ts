@@ -1,9 +1,9 @@
 /**
  * The engine against its floor round by round. Within a round the two servers take turns slice by
  * slice (slices.ts; rounds rotate which goes first), so a round's ratio compares them at the same
- * moments of a shared, noisy machine. The summary's verdict is the median of the rounds' ratios, as issue 20 measured
- * its own table (interleaved rounds, medians): one round slowed by something else on the machine moves
- * the median less than it moves the ratio of the rounds merged.
+ * moments of a shared, noisy machine. The summary's verdict is the median of the rounds' ratios, as
+ * issue 20 measured its own table (interleaved rounds, medians): one round slowed by something else
+ * on the machine moves the median less than it moves the ratio of the rounds merged.
  */
 export function roundRatios(engine: readonly { rps: number }[], floor: readonly { rps: number }[]): number[] {
   if (engine.length !== floor.length)

@@ -74,7 +74,7 @@ afterAll(() => {
  */
 const realProcess = vm.runInThisContext('process') as NodeJS.Process;
 
-/** jest-worker's message that asks a worker to end (CHILD_MESSAGE_END): it then exits once nothing holds it. */
+/** jest-worker's message that asks a worker to end (CHILD_MESSAGE_END); it exits once nothing holds it. */
 const END = 2;
 type ProbeListener = ((message: unknown) => void) & { leakProbe?: true };
 

@@ -98,8 +98,8 @@ export const PROBE = 'SELECT 1';
  * A statement's lane is its SQL text: a plan's statement has the same text on every request, so its
  * last duration says whether it is quick. At most `permits - quickReserve` statements not known to
  * be quick run at once, so that a flood of slow analytic statements (or statements stuck behind a
- * lock) leaves room for the quick requests behind them. A lane that turns slow while in the reserve holds it for one run; its
- * slow run then takes it out of the reserve.
+ * lock) leaves room for the quick requests behind them. A lane that turns slow while it runs counts
+ * as quick for that one run; its slow run then counts it with the slow ones.
  *
  * Pipelining is let in where it cannot make a quick request wait for a slow one: a lane whose last
  * runs usually take at most `pipelineMs` may go beyond one statement per connection (up to `pipelineDepth`
