@@ -884,10 +884,10 @@ function measuredSeconds(warmupRps: number | undefined, connections: number): nu
   return Math.max(base, Math.min(MAX_MEASURED_SECONDS, wanted));
 }
 
-/** The non-2xx answers by status, as ` (503 x2)`; empty without any. */
-function statusList(r: LoadResult): string {
+/** A run's failed requests: `0 errors/timeouts, 2 non-2xx (503 x2)`. */
+function failureText(r: LoadResult): string {
   const each = Object.entries(r.statuses ?? {}).map(([status, n]) => `${status} x${n}`);
-  return each.length ? ` (${each.join(', ')})` : '';
+  return `${r.errors} errors/timeouts, ${r.non2xx} non-2xx${each.length ? ` (${each.join(', ')})` : ''}`;
 }
 
 /** The load run of `w` on one server, without its length. */
@@ -978,7 +978,7 @@ async function measureRound(
     log(
       `${w.name}: ${target} ${r.rps.toFixed(0)} req/s, p50 ${(r.p50 ?? NaN).toFixed(2)} ms, p99 ${(r.p99 ?? NaN).toFixed(2)} ms` +
         ` (${slices} slice${slices > 1 ? 's' : ''})` +
-        `${r.errors + r.non2xx ? `, ${r.errors} errors/timeouts, ${r.non2xx} non-2xx${statusList(r)}` : ''}`,
+        `${r.errors + r.non2xx ? `, ${failureText(r)}` : ''}`,
     );
   return merged;
 }
@@ -1111,7 +1111,7 @@ function runWorkloads(selected: Workload[], spendRows?: number): Promise<Measure
     const failures = (r: Row) =>
       Object.entries(r.results)
         .filter(([, x]) => x.errors + x.non2xx > 0)
-        .map(([t, x]) => `${t} ${x.errors} errors/timeouts, ${x.non2xx} non-2xx${statusList(x)}`);
+        .map(([t, x]) => `${t} ${failureText(x)}`);
     if (failed.length)
       log(`requests failed under load in: ${failed.map((r) => `${r.label} (${failures(r).join('; ')})`).join(', ')}`);
     return { rows, started: s.started, failed: failed.map((r) => r.label) };

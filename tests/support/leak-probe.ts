@@ -33,7 +33,8 @@ function activeCounts(): Counts {
   return counts;
 }
 
-function previousFile(): { file: string; counts: Counts } | undefined {
+/** The counts saved at the start of the worker's latest file (this one, or the one before it). */
+function savedState(): { file: string; counts: Counts } | undefined {
   try {
     return JSON.parse(fs.readFileSync(stateFile, 'utf8'));
   } catch {
@@ -56,14 +57,14 @@ function noteGrowth(file: string, before: Counts, now: Counts, when = ''): void 
 // outside any hook: a hook's own timeout timer would count as one of the file's.
 fs.mkdirSync(DIR, { recursive: true });
 const atStart = activeCounts();
-const before = previousFile();
+const before = savedState();
 if (before) noteGrowth(before.file, before.counts, atStart);
 fs.writeFileSync(stateFile, JSON.stringify({ file: thisFile, counts: atStart }));
 
 // Unref'd: it must not itself keep the worker alive. A worker that jest lets end exits before it fires.
 afterAll(() => {
   setTimeout(() => {
-    const state = previousFile();
+    const state = savedState();
     if (state?.file === thisFile) noteGrowth(thisFile, state.counts, activeCounts(), ` (after its end, ${LATE_MS} ms)`);
   }, LATE_MS).unref();
 });
@@ -86,7 +87,7 @@ type ProbeListener = ((message: unknown) => void) & { leakProbe?: true };
 const onEnd: ProbeListener = (message) => {
   if (!Array.isArray(message) || message[0] !== END) return;
   realProcess.removeListener('message', onEnd);
-  const state = previousFile();
+  const state = savedState();
   if (state) noteGrowth(state.file, state.counts, activeCounts(), ' (when jest ended the worker)');
   // Jest kills a worker still alive 500 ms after this message. Unref'd, this fires only if something
   // else holds the worker: then everything still active is written, leak or not.
