@@ -145,11 +145,10 @@ export class Gate {
    * takes (Share), or undefined when it may not share one.
    */
   run<T>(fn: (share: Share) => Promise<T>, lane?: string): Promise<T> {
-    const light = this.lightTimes(lane);
     // No waiter can start now (leave() starts every one that can), so a caller that may start
     // passes no one who was first; and pipelining never passes a waiter. Started at once, without
     // waiting a turn of the event loop for a promise that is already settled.
-    const admission = this.admission(lane, light, this.waiting.length === 0);
+    const admission = this.admission(lane, this.waiting.length === 0);
     if (admission) {
       this.admit(admission);
       return this.runAdmitted(fn, lane, admission);
@@ -196,10 +195,8 @@ export class Gate {
    * A lane's times when it may share a connection with other statements (its runs are usually very
    * quick), kept for whether it may also fill one before taking an idle one (shareMs); else undefined.
    */
-  private lightTimes(lane: string | undefined): Light {
-    if (lane === undefined || this.pipelined === this.permits) return undefined;
-    const t = this.times.get(lane);
-    return t !== undefined && t.usual <= this.pipelineMs ? t : undefined;
+  private lightOf(t: LaneTimes | undefined): Light {
+    return t !== undefined && this.pipelined > this.permits && t.usual <= this.pipelineMs ? t : undefined;
   }
 
   /**
@@ -210,21 +207,21 @@ export class Gate {
    * needed two free): v2_monitoring at 32 clients had 2 of 1,000 requests refused as busy after 5 s,
    * with the others answered in 0.5 s.
    */
-  private admission(lane: string | undefined, light: Light, pipelining: boolean): Admission | undefined {
+  private admission(lane: string | undefined, pipelining: boolean): Admission | undefined {
+    // One look-up of the lane's times serves both questions (light, quick).
+    const t = lane === undefined || !this.remembers ? undefined : this.times.get(lane);
+    const light = this.lightOf(t);
     if (this.running < this.permits) {
-      const slow = !this.isQuick(lane);
+      const slow = !this.isQuick(lane, t);
       return !slow || this.slow < this.permits - this.reserve ? { light, slow } : undefined;
     }
     const pipelined = pipelining && light !== undefined && this.heavy === 0 && this.running < this.pipelined;
-    return pipelined ? { light, slow: !this.isQuick(lane) } : undefined;
+    return pipelined ? { light, slow: !this.isQuick(lane, t) } : undefined;
   }
 
   /** Whether a lane may use the quick reserve: the probe, or a statement whose last run was quick. */
-  private isQuick(lane: string | undefined): boolean {
-    if (lane === undefined) return false;
-    if (lane === PROBE) return true;
-    const t = this.times.get(lane);
-    return t !== undefined && t.last <= this.quickMs;
+  private isQuick(lane: string | undefined, t: LaneTimes | undefined): boolean {
+    return lane === PROBE || (t !== undefined && t.last <= this.quickMs);
   }
 
   /** Waits for a turn; resolves with how it was let in. */
@@ -263,7 +260,7 @@ export class Gate {
     let pipelining = true;
     for (let i = 0; i < this.waiting.length && this.running < this.pipelined;) {
       const waiter = this.waiting[i];
-      const admission = this.admission(waiter.lane, this.lightTimes(waiter.lane), pipelining);
+      const admission = this.admission(waiter.lane, pipelining);
       if (admission) {
         this.waiting.splice(i, 1);
         waiter.start(admission);
