@@ -1,5 +1,5 @@
-// Tests are transpiled by ts-jest without type checking (isolatedModules): `npm run typecheck`
-// type-checks with tsc. ts-jest is plain JavaScript, so installs need no native binaries.
+// Tests are transpiled by TypeScript's transpileModule without type checking (`npm run typecheck`
+// type-checks with tsc), the outputs kept across runs and checkouts (tests/support/transpile.js).
 /**
  * Test files whose subject is not the database: the pages in Chromium (the database paths under them
  * are tested on both databases by the HTTP tests), files that start no database at all, and files about
@@ -35,16 +35,9 @@ module.exports = {
     '/node_modules/',
     ...(process.env.ONCE_PER_CI === 'skip' ? DATABASE_INDEPENDENT.map((name) => `/tests/${name}\\.test\\.ts$`) : []),
   ],
-  transform: {
-    '^.+\\.tsx?$': [
-      'ts-jest',
-      {
-        tsconfig: { isolatedModules: true, module: 'commonjs', target: 'es2022', esModuleInterop: true },
-        diagnostics: false,
-      },
-    ],
-  },
-  // The migrated, seeded database each test file's starts as a copy of (tests/support/template.ts).
+  transform: { '^.+\\.tsx?$': '<rootDir>/tests/support/jest-transform.js' },
+  // The transpiled sources, and the migrated, seeded database each test file's starts as a copy of
+  // (tests/support/transpile.js, tests/support/template.ts).
   globalSetup: '<rootDir>/tests/support/global-setup.ts',
   // TEST_LEAK_PROBE=1: which test file leaves a timer, socket or process holding its worker open.
   setupFilesAfterEnv: process.env.TEST_LEAK_PROBE === '1' ? ['<rootDir>/tests/support/leak-probe.ts'] : [],
