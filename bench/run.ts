@@ -1107,14 +1107,18 @@ function runWorkloads(selected: Workload[], spendRows?: number): Promise<Measure
 
     await stopServers(s);
     report(rows, s.started, { before, after: stats.memory, collected, peak }, stats.compilations, pgVersion);
-    const failed = rows.filter((r) => Object.values(r.results).some((x) => x.errors + x.non2xx > 0));
-    const failures = (r: Row) =>
-      Object.entries(r.results)
-        .filter(([, x]) => x.errors + x.non2xx > 0)
-        .map(([t, x]) => `${t} ${failureText(x)}`);
+    // Each row with failed requests, and each of its servers' failures.
+    const failed = rows
+      .map((r) => ({
+        label: r.label,
+        failures: Object.entries(r.results)
+          .filter(([, x]) => x.errors + x.non2xx > 0)
+          .map(([t, x]) => `${t} ${failureText(x)}`),
+      }))
+      .filter((f) => f.failures.length > 0);
     if (failed.length)
-      log(`requests failed under load in: ${failed.map((r) => `${r.label} (${failures(r).join('; ')})`).join(', ')}`);
-    return { rows, started: s.started, failed: failed.map((r) => r.label) };
+      log(`requests failed under load in: ${failed.map((f) => `${f.label} (${f.failures.join('; ')})`).join(', ')}`);
+    return { rows, started: s.started, failed: failed.map((f) => f.label) };
   }, spendRows);
 }
 

@@ -23,6 +23,8 @@ import * as vm from 'node:vm';
  */
 const DIR = path.join(os.tmpdir(), 'engine-test-leaks');
 const stateFile = path.join(DIR, `state-${process.pid}.json`);
+/** Where this worker's findings are written. */
+const leaksFile = path.join(DIR, `${process.pid}.txt`);
 const thisFile = expect.getState().testPath ?? '';
 
 type Counts = Record<string, number>;
@@ -50,7 +52,7 @@ function noteGrowth(file: string, before: Counts, now: Counts, when = ''): void 
   const grown = Object.entries(now)
     .filter(([kind, n]) => n > (before[kind] ?? 0))
     .map(([kind, n]) => `${kind} ${before[kind] ?? 0} -> ${n}`);
-  if (grown.length) fs.appendFileSync(path.join(DIR, `${process.pid}.txt`), `${file}${when}: ${grown.join(', ')}\n`);
+  if (grown.length) fs.appendFileSync(leaksFile, `${file}${when}: ${grown.join(', ')}\n`);
 }
 
 // Counted as this file is set up, before its module (and what it opens on import) is loaded and
@@ -93,10 +95,7 @@ const onEnd: ProbeListener = (message) => {
   // else holds the worker: then everything still active is written, leak or not.
   setTimeout(() => {
     const all = Object.entries(activeCounts()).map(([kind, n]) => `${kind} ${n}`);
-    fs.appendFileSync(
-      path.join(DIR, `${process.pid}.txt`),
-      `${state?.file} (alive 300 ms after the end message): ${all.join(', ')}\n`,
-    );
+    fs.appendFileSync(leaksFile, `${state?.file} (alive 300 ms after the end message): ${all.join(', ')}\n`);
   }, 300).unref();
 };
 onEnd.leakProbe = true;

@@ -52,7 +52,7 @@ interface LaneTimes {
   least: number;
 }
 
-/** A light lane's times (Gate.lightTimes), or undefined for a statement that is not light. */
+/** A light lane's times (Gate.lightOf), or undefined for a statement that is not light. */
 type Light = LaneTimes | undefined;
 
 /** How a statement was let in: light (pipelinable) or not, and whether it counts against the quick reserve. */
