@@ -52,6 +52,33 @@ describe(`the wait for a connection on ${backendName}`, () => {
     expect(await db.query('SELECT 2 AS two')).toEqual([{ two: 2 }]);
   });
 
+  test('each waiter is refused at its own deadline, also when the one before it got its turn in time', async () => {
+    // One timer serves the waiters (gate.ts): here the first one's deadline passes after it started,
+    // and the second must still be refused at its own, neither earlier nor never.
+    let releaseFirst: () => void = () => undefined;
+    let releaseSecond: () => void = () => undefined;
+    const first = db.transaction(() => new Promise<void>((r) => (releaseFirst = r)));
+    await sleep(20);
+    const second = db.transaction(() => new Promise<void>((r) => (releaseSecond = r)));
+    await sleep(100);
+    const start = Date.now();
+    const third = db.query('SELECT 3').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    await sleep(50);
+    releaseFirst();
+    await first;
+    const err = await third;
+    const waited = Date.now() - start;
+    expect(err).toMatchObject({ code: 'busy', status: 503 });
+    expect(waited).toBeGreaterThanOrEqual(POOL_TIMEOUT_MS - 20);
+    expect(waited).toBeLessThan(POOL_TIMEOUT_MS + 500);
+    releaseSecond();
+    await second;
+    expect(await db.query('SELECT 4 AS four')).toEqual([{ four: 4 }]);
+  });
+
   test('statements queued behind a short one run in order, none refused', async () => {
     // On PostgreSQL a pool of one connection of its own, that waits long enough: on a busy machine the
     // last of twenty statements queued on this suite's pool waited past its 300 ms (CI, once).
