@@ -32,7 +32,7 @@ COPY demo ./demo
 # The built image has no compiler: `npm start` and `npm run admin` run the built files as they are (no
 # build step, no pre-script), so that `docker exec <container> npm run admin -- ...` goes through the
 # running engine at once.
-RUN npm pkg set scripts.start="node --max-semi-space-size=8 --max-old-space-size=256 --no-allocation-site-pretenuring dist/engine/main.js" scripts.admin="node dist/engine/cli/admin.js" scripts.seed="node dist/demo/seed-cli.js" \
+RUN npm pkg set scripts.start="node --max-semi-space-size=8 --max-old-space-size=256 --no-allocation-site-pretenuring --no-parallel-scavenge dist/engine/main.js" scripts.admin="node dist/engine/cli/admin.js" scripts.seed="node dist/demo/seed-cli.js" \
    scripts.metadata="node dist/engine/cli/metadata.js" scripts.schema="node dist/engine/cli/schema.js" \
  && npm pkg delete scripts.prestart scripts.preadmin scripts.preseed \
  && mkdir -p /app/data/pglite && chown -R node:node /app/data
@@ -42,4 +42,4 @@ EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # The heap's bounds, as npm start sets them (README "Memory"): the engine stays near 130 MB under load.
-CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=256", "--no-allocation-site-pretenuring", "dist/engine/main.js"]
+CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=256", "--no-allocation-site-pretenuring", "--no-parallel-scavenge", "dist/engine/main.js"]
