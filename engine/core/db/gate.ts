@@ -233,7 +233,7 @@ export class Gate {
    * Waits for a turn; resolves with how it was let in. One timer serves every waiter: they all wait
    * `waitMs` and queue in the order they came, so the first one's deadline is the next to pass. A timer
    * of their own for each (made, then cleared when its turn came) was a cost of every request that
-   * waited, and at 32 clients on a pool of 10 most of them do.
+   * waited, and at 32 clients on a pool of 10 many do.
    */
   private wait(lane: string | undefined): Promise<Admission> {
     return new Promise((resolve, reject) => {
