@@ -41,5 +41,5 @@ VOLUME ["/app/data"]
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# The heap's bounds, as npm start sets them (README "Memory"): the engine stays near 130 MB under load.
+# The heap's bounds and how its young collections run, as npm start sets them (README "Memory").
 CMD ["node", "--max-semi-space-size=8", "--max-old-space-size=256", "--no-allocation-site-pretenuring", "--no-parallel-scavenge", "dist/engine/main.js"]

@@ -182,7 +182,7 @@ const freePort = () =>
     });
   });
 
-/** The Node.js flags before a `node ...` command's script: the heap's bounds (README "Memory"). */
+/** The Node.js flags before a `node ...` command's script: the heap's bounds and how the collector runs (README "Memory"). */
 const nodeFlags = (words) => {
   const end = words.findIndex((w, i) => i > 0 && !w.startsWith('--'));
   return words.slice(1, end < 0 ? words.length : end).join(' ');

@@ -65,7 +65,7 @@ describe('the build step', () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
     expect(pkg.scripts.prepare).toBe('node scripts/build-if-stale.cjs');
     for (const name of ['start', 'admin', 'seed', 'bench', 'metadata']) {
-      // Node's own flags may come first (the engine's heap bounds and pretenuring, README "Memory").
+      // Node's own flags may come first (the engine's heap bounds, pretenuring and scavenger, README "Memory").
       expect(pkg.scripts[name]).toMatch(/^node (--[\w-]+(=\S+)? )*scripts\/build-if-stale\.cjs --run dist\/\S+\.js$/);
       expect(pkg.scripts[name]).not.toMatch(/tsc|npm run build|&&/);
     }
